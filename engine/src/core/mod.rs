@@ -1,0 +1,132 @@
+//! The common core every game stands on: seats, action ids, outcomes, the [`Game`]
+//! trait, parameters, fixed-capacity piles, game records and the registry of games.
+
+mod params;
+mod pile;
+mod record;
+mod registry;
+
+use std::fmt;
+
+pub use params::{resolve_params, Bounded, GameParams, ParamError, ParamInfo, ParamSource};
+pub use pile::Pile;
+pub use rand::rngs::SmallRng;
+pub use record::{Record, ReplayError};
+pub use registry::{find_game, games, random_playout, AnyGame, Dyn, AnySpec, GameEntry, Metric};
+
+/// A seat at the table: 0 is the first player (or the first traveller).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Seat(pub u8);
+
+impl Seat {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Display for Seat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "seat {}", self.0)
+    }
+}
+
+/// A stable integer naming one action of a game: the same id means the same action in
+/// every state of that game (like OpenSpiel's distinct action ids).
+pub type ActionId = u32;
+
+/// Why an action was refused. The state is unchanged when this is returned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ActionError {
+    /// The game is over: nothing can be applied.
+    GameOver,
+    /// The id names no action of this game.
+    Unknown(ActionId),
+    /// The id names an action that is not legal now.
+    Illegal { id: ActionId, label: String },
+}
+
+impl fmt::Display for ActionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActionError::GameOver => write!(f, "the game is over: no action can be applied"),
+            ActionError::Unknown(id) => write!(f, "action id {id} names no action of this game"),
+            ActionError::Illegal { id, label } => write!(f, "action {id} ({label}) is not legal now"),
+        }
+    }
+}
+
+impl std::error::Error for ActionError {}
+
+/// The result of a finished game: a score and a rank per seat (rank 0 is first; equal
+/// ranks are ties).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Outcome {
+    pub scores: Vec<i32>,
+    pub ranks: Vec<u8>,
+}
+
+impl Outcome {
+    /// Ranks from scores and a tie-break key (higher is better for both).
+    pub fn ranked(scores: Vec<i32>, tie_break: impl Fn(usize) -> i32) -> Outcome {
+        let ranks = (0..scores.len())
+            .map(|i| {
+                (0..scores.len())
+                    .filter(|&j| (scores[j], tie_break(j)) > (scores[i], tie_break(i)))
+                    .count() as u8
+            })
+            .collect();
+        Outcome { scores, ranks }
+    }
+}
+
+/// One game's rules. A state is a complete position, including the random generator that
+/// deals its chance events, so cloning a state and applying the same actions gives the
+/// same game.
+pub trait Game: Clone + Send + Sync + 'static {
+    type Params: GameParams;
+    /// What one seat may know: structured, comparable, serialisable.
+    type Observation: serde::Serialize + PartialEq + fmt::Debug;
+    /// A position to start from, as read from YAML.
+    type Scenario: serde::de::DeserializeOwned;
+
+    /// The name the registry and the CLI know the game by.
+    const NAME: &'static str;
+
+    /// A new game with every random fact drawn from `seed`.
+    fn new(params: &Self::Params, seed: u64) -> Self;
+    /// A game set up from a scenario: the scenario fixes what it names, `seed` draws the rest.
+    fn from_scenario(params: &Self::Params, seed: u64, scenario: Self::Scenario) -> Result<Self, String>;
+    fn params(&self) -> &Self::Params;
+    fn seats(&self) -> usize;
+    /// Whose decision it is; `None` exactly when the game is over.
+    fn to_move(&self) -> Option<Seat>;
+    /// The legal actions now, in a stable order; empty exactly when the game is over.
+    fn legal_actions(&self, out: &mut Vec<ActionId>);
+    /// Apply one action. An illegal or unknown id is an error and changes nothing.
+    fn apply(&mut self, action: ActionId) -> Result<(), ActionError>;
+    fn is_terminal(&self) -> bool {
+        self.to_move().is_none()
+    }
+    /// Scores and ranks, once the game is over.
+    fn outcome(&self) -> Option<Outcome>;
+    /// A readable label for an action id, e.g. `strike 7♦`.
+    fn action_label(&self, action: ActionId) -> String;
+    /// Exactly what `seat` may know now.
+    fn observation(&self, seat: Seat) -> Self::Observation;
+    /// The observation as text a person can read.
+    fn observation_text(&self, seat: Seat) -> String;
+    /// A full state consistent with `seat`'s observation: every fact hidden from the seat is
+    /// redrawn from `rng`, and so is the generator of future chance events.
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self;
+    /// Game-specific figures of a finished game for summaries (e.g. `arrived`).
+    fn metrics(&self) -> Vec<Metric> {
+        Vec::new()
+    }
+}
+
+/// Is `action` among the legal actions of `game`? (Allocates: for checks, not hot loops.)
+pub fn is_legal<G: Game>(game: &G, action: ActionId) -> bool {
+    let mut v = Vec::new();
+    game.legal_actions(&mut v);
+    v.contains(&action)
+}

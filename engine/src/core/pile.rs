@@ -1,0 +1,189 @@
+//! A fixed-capacity stack of small `Copy` items with no heap storage, so a state made of
+//! piles clones with one `memcpy`. The top of a pile is its last item.
+
+use rand::seq::SliceRandom;
+use rand::Rng;
+use std::fmt;
+
+#[derive(Clone, Copy)]
+pub struct Pile<T: Copy + Default, const N: usize> {
+    items: [T; N],
+    len: u8,
+}
+
+impl<T: Copy + Default, const N: usize> Default for Pile<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy + Default, const N: usize> Pile<T, N> {
+    pub fn new() -> Self {
+        const { assert!(N <= 255, "a pile holds at most 255 items") };
+        Pile { items: [T::default(); N], len: 0 }
+    }
+
+    pub fn from_slice(items: &[T]) -> Self {
+        let mut p = Self::new();
+        for &x in items {
+            p.push(x);
+        }
+        p
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[..self.len as usize]
+    }
+
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.items[..self.len as usize]
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    /// Put on top. Capacities are chosen to hold every item of a game, so a full pile is a
+    /// bug in the rules code.
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        assert!((self.len as usize) < N, "pile capacity {N} exceeded");
+        self.items[self.len as usize] = x;
+        self.len += 1;
+    }
+
+    /// Take from the top.
+    #[inline]
+    pub fn pop(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.items[self.len as usize])
+    }
+
+    /// The top item.
+    #[inline]
+    pub fn top(&self) -> Option<T> {
+        self.as_slice().last().copied()
+    }
+
+    /// The bottom item.
+    #[inline]
+    pub fn first(&self) -> Option<&T> {
+        self.as_slice().first()
+    }
+
+    /// Insert at `index` (0 is the bottom).
+    pub fn insert(&mut self, index: usize, x: T) {
+        let len = self.len as usize;
+        assert!(len < N && index <= len, "pile insert out of range");
+        self.items.copy_within(index..len, index + 1);
+        self.items[index] = x;
+        self.len += 1;
+    }
+
+    /// Slide under the bottom.
+    pub fn put_under(&mut self, x: T) {
+        self.insert(0, x);
+    }
+
+    /// Remove the item at `index`, keeping the order of the rest.
+    pub fn remove(&mut self, index: usize) -> T {
+        let len = self.len as usize;
+        assert!(index < len, "pile remove out of range");
+        let x = self.items[index];
+        self.items.copy_within(index + 1..len, index);
+        self.len -= 1;
+        x
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    pub fn shuffle<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        self.as_mut_slice().shuffle(rng);
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> Pile<T, N> {
+    pub fn contains(&self, x: T) -> bool {
+        self.as_slice().contains(&x)
+    }
+
+    pub fn position(&self, x: T) -> Option<usize> {
+        self.as_slice().iter().position(|&y| y == x)
+    }
+
+    /// Remove one `x`; false if it was not there.
+    pub fn remove_item(&mut self, x: T) -> bool {
+        match self.position(x) {
+            Some(i) => {
+                self.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> PartialEq for Pile<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
+}
+
+impl<T: Copy + Default + Eq, const N: usize> Eq for Pile<T, N> {}
+
+impl<T: Copy + Default + fmt::Debug, const N: usize> fmt::Debug for Pile<T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.as_slice()).finish()
+    }
+}
+
+impl<T: Copy + Default + serde::Serialize, const N: usize> serde::Serialize for Pile<T, N> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.as_slice().serialize(s)
+    }
+}
+
+impl<'a, T: Copy + Default, const N: usize> IntoIterator for &'a Pile<T, N> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn push_pop_insert_remove_keep_order() {
+        let mut p: Pile<u8, 8> = Pile::from_slice(&[1, 2, 3]);
+        p.put_under(0);
+        assert_eq!(p.as_slice(), &[0, 1, 2, 3]);
+        assert_eq!(p.pop(), Some(3));
+        p.insert(1, 9);
+        assert_eq!(p.as_slice(), &[0, 9, 1, 2]);
+        assert!(p.remove_item(9));
+        assert!(!p.remove_item(9));
+        assert_eq!(p.remove(0), 0);
+        assert_eq!(p.as_slice(), &[1, 2]);
+        assert_eq!(p.top(), Some(2));
+    }
+}

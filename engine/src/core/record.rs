@@ -1,0 +1,62 @@
+//! A compact record of a game: which game, its full parameters, its seed and the actions
+//! taken. Replaying a record gives the same game, state for state.
+
+use super::{ActionError, ActionId, AnyGame, ParamSource};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub game: String,
+    /// Every parameter, explicitly (no preset), so the record does not depend on presets.
+    pub params: serde_yaml::Value,
+    pub seed: u64,
+    pub actions: Vec<ActionId>,
+}
+
+#[derive(Debug)]
+pub enum ReplayError {
+    /// The game or its parameters could not be built.
+    Setup(String),
+    /// Action number `index` (from 0) was refused.
+    Action { index: usize, error: ActionError },
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ReplayError::Setup(e) => write!(f, "cannot set the game up: {e}"),
+            ReplayError::Action { index, error } => write!(f, "action #{index}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+impl Record {
+    /// The parameters as a YAML source, ready for [`super::resolve_params`].
+    pub fn param_source(&self) -> ParamSource {
+        ParamSource::Yaml {
+            name: format!("record of {}", self.game),
+            text: serde_yaml::to_string(&self.params).unwrap_or_default(),
+        }
+    }
+
+    /// Play the record from the start. `visit` sees the state before every action and the
+    /// final state.
+    pub fn replay(
+        &self,
+        load: &dyn Fn(&str) -> Result<String, String>,
+        mut visit: impl FnMut(&dyn AnyGame),
+    ) -> Result<Box<dyn AnyGame>, ReplayError> {
+        let entry = super::find_game(&self.game).map_err(ReplayError::Setup)?;
+        let spec = (entry.spec)(None, &[self.param_source()], load).map_err(|e| ReplayError::Setup(e.to_string()))?;
+        let mut game = spec.new_game(self.seed);
+        for (index, &a) in self.actions.iter().enumerate() {
+            visit(game.as_ref());
+            game.apply(a).map_err(|error| ReplayError::Action { index, error })?;
+        }
+        visit(game.as_ref());
+        Ok(game)
+    }
+}

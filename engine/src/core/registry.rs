@@ -1,0 +1,225 @@
+//! Games by name, behind object-safe traits, for callers that choose the game at run time
+//! (the CLI, the server). Hot loops use the concrete [`Game`] types instead.
+
+use super::{resolve_params, ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamInfo, ParamSource, Record, Seat, SmallRng};
+use rand::{RngExt, SeedableRng};
+use std::marker::PhantomData;
+
+/// A named figure of a finished game, for summaries.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Metric {
+    pub name: &'static str,
+    pub value: f64,
+}
+
+/// A game state behind a trait object.
+pub trait AnyGame: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn seats(&self) -> usize;
+    fn to_move(&self) -> Option<Seat>;
+    fn legal_actions(&self, out: &mut Vec<ActionId>);
+    fn apply(&mut self, action: ActionId) -> Result<(), ActionError>;
+    fn is_terminal(&self) -> bool;
+    fn outcome(&self) -> Option<Outcome>;
+    fn action_label(&self, action: ActionId) -> String;
+    fn observation_json(&self, seat: Seat) -> serde_json::Value;
+    fn observation_text(&self, seat: Seat) -> String;
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
+    fn clone_box(&self) -> Box<dyn AnyGame>;
+    fn metrics(&self) -> Vec<Metric>;
+}
+
+/// A concrete game behind [`AnyGame`] (a wrapper, so the two traits' methods never clash).
+#[derive(Clone)]
+pub struct Dyn<G: Game>(pub G);
+
+impl<G: Game> AnyGame for Dyn<G> {
+    fn name(&self) -> &'static str {
+        G::NAME
+    }
+    fn seats(&self) -> usize {
+        self.0.seats()
+    }
+    fn to_move(&self) -> Option<Seat> {
+        self.0.to_move()
+    }
+    fn legal_actions(&self, out: &mut Vec<ActionId>) {
+        self.0.legal_actions(out)
+    }
+    fn apply(&mut self, action: ActionId) -> Result<(), ActionError> {
+        self.0.apply(action)
+    }
+    fn is_terminal(&self) -> bool {
+        self.0.is_terminal()
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        self.0.outcome()
+    }
+    fn action_label(&self, action: ActionId) -> String {
+        self.0.action_label(action)
+    }
+    fn observation_json(&self, seat: Seat) -> serde_json::Value {
+        serde_json::to_value(self.0.observation(seat)).unwrap_or(serde_json::Value::Null)
+    }
+    fn observation_text(&self, seat: Seat) -> String {
+        self.0.observation_text(seat)
+    }
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame> {
+        Box::new(Dyn(self.0.determinize(seat, rng)))
+    }
+    fn clone_box(&self) -> Box<dyn AnyGame> {
+        Box::new(self.clone())
+    }
+    fn metrics(&self) -> Vec<Metric> {
+        self.0.metrics()
+    }
+}
+
+/// A game with its parameters resolved: a factory of games.
+pub trait AnySpec: Send + Sync {
+    fn game(&self) -> &'static str;
+    fn seats(&self) -> usize;
+    /// Every parameter, explicitly.
+    fn params_yaml(&self) -> serde_yaml::Value;
+    fn describe(&self) -> Vec<ParamInfo>;
+    fn new_game(&self, seed: u64) -> Box<dyn AnyGame>;
+    /// A game set up from a YAML scenario.
+    fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String>;
+    /// An empty record for a game of this spec.
+    fn record(&self, seed: u64) -> Record {
+        Record { game: self.game().to_string(), params: self.params_yaml(), seed, actions: Vec::new() }
+    }
+    /// Random play of `games` games from seeds `first_seed..`, with static dispatch:
+    /// returns the number of actions applied. The hot loop of the benchmark.
+    fn random_playouts(&self, first_seed: u64, games: u64) -> u64;
+    /// Clone one mid-game state `n` times (a benchmark of state cloning); returns a
+    /// checksum so the work cannot be optimised away.
+    fn clone_many(&self, seed: u64, n: u64) -> u64;
+}
+
+struct Spec<G: Game> {
+    params: G::Params,
+    _game: PhantomData<fn() -> G>,
+}
+
+/// Play one game with uniformly random actions drawn from `rng`; returns the actions taken.
+pub fn random_playout<G: Game>(game: &mut G, rng: &mut SmallRng, buf: &mut Vec<ActionId>) -> u64 {
+    let mut n = 0;
+    loop {
+        buf.clear();
+        game.legal_actions(buf);
+        if buf.is_empty() {
+            return n;
+        }
+        let a = buf[rng.random_range(0..buf.len())];
+        game.apply(a).expect("a listed action is legal");
+        n += 1;
+    }
+}
+
+impl<G: Game> AnySpec for Spec<G> {
+    fn game(&self) -> &'static str {
+        G::NAME
+    }
+    fn seats(&self) -> usize {
+        Game::seats(&G::new(&self.params, 0))
+    }
+    fn params_yaml(&self) -> serde_yaml::Value {
+        serde_yaml::to_value(&self.params).expect("parameters serialise")
+    }
+    fn describe(&self) -> Vec<ParamInfo> {
+        self.params.describe()
+    }
+    fn new_game(&self, seed: u64) -> Box<dyn AnyGame> {
+        Box::new(Dyn(G::new(&self.params, seed)))
+    }
+    fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String> {
+        let de = serde_yaml::Deserializer::from_str(yaml);
+        let scenario: G::Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            format!("scenario field `{path}`: {}", e.into_inner())
+        })?;
+        Ok(Box::new(Dyn(G::from_scenario(&self.params, seed, scenario)?)))
+    }
+    fn random_playouts(&self, first_seed: u64, games: u64) -> u64 {
+        let mut rng = SmallRng::seed_from_u64(first_seed ^ 0x5eed_5eed);
+        let mut buf = Vec::with_capacity(64);
+        let mut actions = 0;
+        for s in first_seed..first_seed + games {
+            let mut g = G::new(&self.params, s);
+            actions += random_playout(&mut g, &mut rng, &mut buf);
+        }
+        actions
+    }
+    fn clone_many(&self, seed: u64, n: u64) -> u64 {
+        let mut g = G::new(&self.params, seed);
+        let mut rng = SmallRng::seed_from_u64(seed);
+        let mut buf = Vec::new();
+        // Walk a few moves in, so the state is a mid-game one.
+        for _ in 0..10 {
+            buf.clear();
+            g.legal_actions(&mut buf);
+            if buf.is_empty() {
+                break;
+            }
+            let a = buf[rng.random_range(0..buf.len())];
+            g.apply(a).expect("a listed action is legal");
+        }
+        let mut sum = 0u64;
+        for _ in 0..n {
+            let c = std::hint::black_box(&g).clone();
+            sum = sum.wrapping_add(std::hint::black_box(&c).is_terminal() as u64 + 1);
+        }
+        sum
+    }
+}
+
+/// Build a spec for game type `G`.
+pub fn spec_of<G: Game>(
+    preset: Option<&str>,
+    sources: &[ParamSource],
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Box<dyn AnySpec>, ParamError> {
+    let mut params: G::Params = resolve_params(preset, sources)?;
+    params.load_assets(load)?;
+    Ok(Box::new(Spec::<G> { params, _game: PhantomData }))
+}
+
+/// A game the registry knows.
+pub struct GameEntry {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub presets: &'static [&'static str],
+    pub default_preset: &'static str,
+    /// Resolve parameters (preset, then sources in order) and load what they name.
+    pub spec: fn(
+        Option<&str>,
+        &[ParamSource],
+        &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Box<dyn AnySpec>, ParamError>,
+}
+
+impl GameEntry {
+    pub const fn of<G: Game>(summary: &'static str) -> GameEntry {
+        GameEntry {
+            name: G::NAME,
+            summary,
+            presets: <G::Params as GameParams>::PRESETS,
+            default_preset: <G::Params as GameParams>::DEFAULT_PRESET,
+            spec: spec_of::<G>,
+        }
+    }
+}
+
+/// Every game, in the order `arena games` lists them.
+pub fn games() -> &'static [GameEntry] {
+    crate::GAMES
+}
+
+/// The game called `name`, or an error listing the valid names.
+pub fn find_game(name: &str) -> Result<&'static GameEntry, String> {
+    games().iter().find(|g| g.name == name).ok_or_else(|| {
+        let names: Vec<_> = games().iter().map(|g| g.name).collect();
+        format!("unknown game `{name}`; the games are: {}", names.join(", "))
+    })
+}

@@ -1,0 +1,320 @@
+//! `expedition`: a competitive board game for 2-4 players. Players take columns of Discovery
+//! tiles and Tool tokens from the Headquarters, go on Expeditions to complete the tiles for
+//! Lost Coins, and collect Expedition cards (Missions, Discovery cards, Dice cards) that
+//! score at the end. Rules: `docs/rules/expedition.md`.
+//!
+//! The state is flat and `Clone` is a `memcpy` plus one `Arc` count: tiles and cards are
+//! `u8` ids into the shared [`content::Content`], tools are counts, hands are bit sets.
+
+pub mod actions;
+mod board;
+pub mod content;
+mod observe;
+pub mod params;
+mod scoring;
+mod setup;
+mod turn;
+
+use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::sync::Arc;
+
+pub use actions::Action;
+pub use content::{Card, CardKind, Character, Content, Tile, TileKind, Tool};
+pub use observe::{CardView, ColumnView, FinalScore, Observation, SeatView, TileView, ToolCounts};
+pub use params::{CharacterDeal, ContentRef, DiscoveryRule, ExpeditionParams};
+pub use scoring::ScoreBreakdown;
+pub use setup::{ColumnSpec, PlayerSpec, Scenario};
+
+/// Columns of the Headquarters (a tile and two tool spaces each).
+pub const HQ_COLUMNS: usize = 4;
+/// Face-up Expedition cards beside the Headquarters.
+pub const FACE_UP: usize = 4;
+pub const MAX_PLAYERS: usize = 4;
+/// Discovery tiles a player may keep on the board, not yet completed.
+pub const TILE_LIMIT: usize = 3;
+/// Tool tokens a player may keep (the backpack).
+pub const TOOL_LIMIT: u8 = 6;
+/// Tokens of each tool kind in the game (36 in all).
+pub const TOOLS_PER_KIND: u8 = 9;
+/// Completion spaces on a board; filling the last covers a printed coin.
+pub const BOARD_SPACES: usize = 6;
+/// The most completed tiles a player can reach (five before the last round, three in it).
+pub const MAX_DISCOVERIES: usize = 8;
+/// Lost Coins printed on a board.
+pub const PRINTED_COINS: i32 = 4;
+/// Tiles a player may complete in one Expedition.
+pub const COMPLETIONS_PER_TURN: u8 = 3;
+/// An empty space (HQ tile or tool, face-up card).
+pub const NONE: u8 = u8::MAX;
+
+/// The die's three faces, equally likely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Face {
+    /// Draw a tool token into the backpack.
+    Tool,
+    /// Flip every player's Torch.
+    Torch,
+    /// +1 per tile completed this turn.
+    Coin,
+}
+
+impl Face {
+    pub const ALL: [Face; 3] = [Face::Tool, Face::Torch, Face::Coin];
+    pub const fn from_index(i: usize) -> Face {
+        match i {
+            0 => Face::Tool,
+            1 => Face::Torch,
+            _ => Face::Coin,
+        }
+    }
+}
+
+impl fmt::Display for Face {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Face::Tool => "tool",
+            Face::Torch => "torch",
+            Face::Coin => "coin",
+        })
+    }
+}
+
+/// Where the player to move is in the turn. Pending returns (a fourth tile, a seventh tool)
+/// come before everything else and are read from the player's board, not from the step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Step {
+    /// The die is to be rolled (dice game).
+    Roll,
+    /// The die was rolled; its holder may discard a Dice card to change it (dice game).
+    Rolled,
+    /// Choose the action: take a column or take an Expedition card.
+    Action,
+    /// On an Expedition: complete up to three tiles, then end the turn.
+    Complete,
+    /// After preparing an Expedition, a no-dice Dice-card holder may still use it.
+    Finish,
+    /// The game is over.
+    Over,
+}
+
+/// One player's board, backpack, torch, cards and score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Player {
+    pub character: u8,
+    pub torch_lit: bool,
+    /// Tool tokens by kind.
+    pub tools: [u8; 4],
+    /// Tiles taken, not yet completed (one over the limit only while a return is pending).
+    pub tiles: Pile<u8, 4>,
+    /// Completed tiles, face down, in order.
+    pub done: Pile<u8, MAX_DISCOVERIES>,
+    /// Expedition cards held, as a bit set of card ids.
+    pub cards: u64,
+    /// Points scored by completions (and no-dice Dice-card bonuses) so far.
+    pub score: i32,
+}
+
+impl Player {
+    #[inline]
+    pub fn tool_count(&self) -> u8 {
+        self.tools.iter().sum()
+    }
+}
+
+/// What all states of one game share: the parameters and the content.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Shared {
+    pub params: ExpeditionParams,
+    pub content: Arc<Content>,
+}
+
+/// A complete position of `expedition`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expedition {
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) rng: SmallRng,
+    /// The Discovery pile, top last.
+    pub(crate) pile: Pile<u8, { content::MAX_TILES }>,
+    pub(crate) hq_tile: [u8; HQ_COLUMNS],
+    pub(crate) hq_tools: [[u8; 2]; HQ_COLUMNS],
+    /// Tool tokens in the bag, by kind.
+    pub(crate) bag: [u8; 4],
+    /// The Expedition deck, top last.
+    pub(crate) deck: Pile<u8, { content::MAX_CARDS }>,
+    pub(crate) face_up: [u8; FACE_UP],
+    pub(crate) players: [Player; MAX_PLAYERS],
+    /// Tiles, cards and tools a scenario left out of play (always empty in a new game).
+    pub(crate) boxed_tiles: u64,
+    pub(crate) boxed_cards: u64,
+    pub(crate) boxed_tools: [u8; 4],
+    pub(crate) n: u8,
+    pub(crate) first: u8,
+    pub(crate) current: u8,
+    pub(crate) step: Step,
+    /// The face the die shows this turn.
+    pub(crate) die: Option<Face>,
+    /// +1 per tile completed this turn, for each bonus (die Coin, no-dice Dice card).
+    pub(crate) coin_bonus: u8,
+    /// Tiles completed this turn.
+    pub(crate) completed: u8,
+    /// Someone has completed a sixth tile: this round is the last.
+    pub(crate) last_round: bool,
+    /// Rounds started (1 in the first round).
+    pub(crate) round: u16,
+}
+
+impl Expedition {
+    pub fn content(&self) -> &Content {
+        &self.shared.content
+    }
+
+    pub fn player(&self, seat: usize) -> &Player {
+        &self.players[seat]
+    }
+
+    pub fn step(&self) -> Step {
+        self.step
+    }
+
+    pub fn die(&self) -> Option<Face> {
+        self.die
+    }
+
+    pub fn first_player(&self) -> usize {
+        self.first as usize
+    }
+
+    pub fn current(&self) -> usize {
+        self.current as usize
+    }
+
+    pub fn round(&self) -> u16 {
+        self.round
+    }
+
+    pub fn is_last_round(&self) -> bool {
+        self.last_round
+    }
+
+    pub fn bag(&self) -> [u8; 4] {
+        self.bag
+    }
+
+    /// The Discovery pile, bottom first (top last).
+    pub fn pile(&self) -> &[u8] {
+        self.pile.as_slice()
+    }
+
+    /// The Expedition deck, bottom first (top last).
+    pub fn deck(&self) -> &[u8] {
+        self.deck.as_slice()
+    }
+
+    pub fn face_up(&self) -> [Option<u8>; FACE_UP] {
+        self.face_up.map(|c| (c != NONE).then_some(c))
+    }
+
+    pub fn hq(&self) -> [(Option<u8>, [Option<Tool>; 2]); HQ_COLUMNS] {
+        std::array::from_fn(|c| {
+            let t = self.hq_tile[c];
+            let tools = self.hq_tools[c].map(|x| (x != NONE).then(|| Tool::from_index(x as usize)));
+            ((t != NONE).then_some(t), tools)
+        })
+    }
+
+    /// Tiles, cards and tools out of play (only a scenario puts anything there).
+    pub fn out_of_play(&self) -> (u64, u64, [u8; 4]) {
+        (self.boxed_tiles, self.boxed_cards, self.boxed_tools)
+    }
+
+    /// The seat's position in turn order (0 = the first player).
+    pub fn turn_position(&self, seat: usize) -> usize {
+        (seat + self.n as usize - self.first as usize) % self.n as usize
+    }
+}
+
+impl Game for Expedition {
+    type Params = ExpeditionParams;
+    type Observation = Observation;
+    type Scenario = Scenario;
+    const NAME: &'static str = "expedition";
+
+    fn new(params: &ExpeditionParams, seed: u64) -> Self {
+        setup::new_game(params, seed)
+    }
+
+    fn from_scenario(
+        params: &ExpeditionParams,
+        seed: u64,
+        scenario: Scenario,
+    ) -> Result<Self, String> {
+        setup::from_scenario(params, seed, scenario)
+    }
+
+    fn params(&self) -> &ExpeditionParams {
+        &self.shared.params
+    }
+
+    fn seats(&self) -> usize {
+        self.n as usize
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        (self.step != Step::Over).then_some(Seat(self.current))
+    }
+
+    fn legal_actions(&self, out: &mut Vec<ActionId>) {
+        let mut buf = turn::Legal::new();
+        self.legal_into(&mut buf);
+        out.extend_from_slice(buf.as_slice());
+    }
+
+    fn apply(&mut self, action: ActionId) -> Result<(), ActionError> {
+        if self.step == Step::Over {
+            return Err(ActionError::GameOver);
+        }
+        let a = Action::from_id(action, self.shared.content.tiles.len())
+            .ok_or(ActionError::Unknown(action))?;
+        let mut buf = turn::Legal::new();
+        self.legal_into(&mut buf);
+        if !buf.as_slice().contains(&action) {
+            return Err(ActionError::Illegal {
+                id: action,
+                label: self.label(a),
+            });
+        }
+        self.perform(a);
+        Ok(())
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        (self.step == Step::Over).then(|| self.final_outcome())
+    }
+
+    fn action_label(&self, action: ActionId) -> String {
+        match Action::from_id(action, self.shared.content.tiles.len()) {
+            Some(a) => self.label(a),
+            None => format!("unknown action {action}"),
+        }
+    }
+
+    fn observation(&self, seat: Seat) -> Observation {
+        self.observe(seat)
+    }
+
+    fn observation_text(&self, seat: Seat) -> String {
+        observe::render(&self.observe(seat))
+    }
+
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
+        self.redraw_hidden(seat, rng)
+    }
+
+    fn metrics(&self) -> Vec<Metric> {
+        self.final_metrics()
+    }
+}

@@ -1,0 +1,557 @@
+//! `journey`: a cooperative card game for 1–4 travellers, in three editions.
+//! The rules as implemented are in `docs/rules/journey.md`; each file here is one part of
+//! them: [`setup`], [`refuge`], [`fight`], [`hide`], [`companions`], [`return_journey`].
+//!
+//! The flow: the state always rests at a decision (or at the end). Applying an action
+//! changes the state, then [`Journey::advance`] runs every step that needs no decision
+//! (revealing cards, counters, falls, the stops of the way home) until the next one.
+
+pub mod actions;
+pub mod cards;
+mod companions;
+mod fight;
+mod hide;
+mod observation;
+pub mod params;
+mod refuge;
+mod return_journey;
+mod setup;
+
+pub use actions::Action;
+pub use cards::{Card, Suit, CARD_COUNT};
+pub use observation::{JourneyObservation, TravellerView};
+pub use params::JourneyParams;
+pub use setup::JourneyScenario;
+
+use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use params::{AceRank, AdversaryScale, Aces, Destination, ReturnJourney};
+
+/// A pile big enough for every card of the game.
+pub type Cards = Pile<Card, 54>;
+
+/// Where a traveller stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Status {
+    #[default]
+    Journeying,
+    /// Could not cover a strike: out of the game.
+    Fallen,
+    /// Could not pay a toll on the way home: the journey ended there.
+    Stopped,
+    /// Arrived (at the destination, or home when there is a way home).
+    Arrived,
+}
+
+/// A card hidden at a refuge by a traveller.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct CacheSpot {
+    pub refuge: Card,
+    pub card: Card,
+    pub seat: u8,
+}
+
+/// What a due is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum DueKind {
+    /// Cover an adversary's strike with satchel cards, Wreckage or a Q/K companion.
+    #[default]
+    Cover,
+    /// A toll on the way home, from the shared purse; `card` is the stop.
+    Toll,
+    /// The price of a Ruin or Shadow, from the shared purse; `card` is what it banks.
+    Price,
+    /// Cards owed to the Discard (being rid of the Burden); `owed` counts cards.
+    Discard,
+}
+
+/// Something a traveller must pay before play goes on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Due {
+    pub seat: u8,
+    pub kind: DueKind,
+    pub owed: i16,
+    pub card: Card,
+}
+
+/// An adversary being fought.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FightState {
+    pub adversary: Card,
+    pub health: i16,
+    pub attack: i16,
+    /// This round's counter reduction (Queens, the Revelation).
+    pub reduction: i16,
+    /// Travellers who hid successfully this round: the counter spares them.
+    pub spared: [bool; 4],
+    /// Reveal-chain Hide: the next reveal must rank below this.
+    pub hide_bar: u8,
+    /// A Hide failed in this encounter: no more hiding.
+    pub hide_failed: bool,
+    /// Classic Hide is still open (the front's first decision).
+    pub nominate_open: bool,
+    /// This round's actors, front first, and how many have acted.
+    pub order: [u8; 4],
+    pub order_len: u8,
+    pub pos: u8,
+}
+
+/// What follows a Take decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Then {
+    /// The traveller's round action is over.
+    AfterAction,
+    /// Back to the traveller's round decision (after the classic Hide bonus).
+    Decide,
+}
+
+/// Where the way home stands at a stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopStep {
+    DigUp,
+    Joker,
+    Ruin,
+    Tolls,
+    Done,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Reveal the next Journey card (no decision).
+    Reveal,
+    /// A refuge with `left` actions; `actor` decides.
+    Refuge { refuge: Card, left: u8, actor: u8 },
+    /// `actor`'s action in this fight round.
+    Fight { actor: u8 },
+    /// `seat` takes a Discard card (of `suit`, if set; never `not`).
+    Take { seat: u8, suit: Option<Suit>, not: Card, then: Then },
+    /// Classic Hide succeeded: one bonus Forage or Regroup, or pass.
+    HideBonus { seat: u8 },
+    /// `actor` has acted: the next actor, or the counter (no decision).
+    AfterAction { actor: u8 },
+    /// The counter has been paid: the next round (no decision).
+    RoundEnd,
+    /// The encounter is over: the next traveller is the front (no decision).
+    EndTurn,
+    /// The destination is reached (no decision).
+    Arrive,
+    /// The next card of the way home (no decision).
+    Way,
+    /// A stop on the way home.
+    Stop { stop: Card, step: StopStep },
+    /// A Ruin or Shadow offered: pay half its worth to bank it, or pass it by.
+    Offer { card: Card, stop: Option<Card> },
+    Over,
+}
+
+#[derive(Clone, Debug)]
+pub struct Journey {
+    pub(crate) p: JourneyParams,
+    pub(crate) rng: SmallRng,
+    pub(crate) journey: Pile<Card, 28>,
+    pub(crate) supply: Cards,
+    /// How many cards at the bottom of the Supply are known to all (slid under it).
+    pub(crate) supply_known: u8,
+    pub(crate) discard: Cards,
+    /// Out of the game: the Joker before the way home, spent Aces, companions who left,
+    /// stolen cards, Ruins and Shadows passed by.
+    pub(crate) boxed: Cards,
+    /// martian way home: the Supply set aside after the stock-up.
+    pub(crate) set_aside: Cards,
+    /// A♥ while it is set aside or turned.
+    pub(crate) destination: Option<Card>,
+    pub(crate) satchels: [Pile<Card, 40>; 4],
+    pub(crate) status: [Status; 4],
+    pub(crate) wreckage: Pile<Card, 16>,
+    /// Refuges passed, in order (on the way home: the stops visited).
+    pub(crate) passed: Pile<Card, 16>,
+    pub(crate) caches: Pile<CacheSpot, 16>,
+    pub(crate) companion: Option<Card>,
+    pub(crate) front: u8,
+    pub(crate) turns: u16,
+    pub(crate) phase: Phase,
+    pub(crate) fight: Option<FightState>,
+    pub(crate) dues: Pile<Due, 8>,
+    /// Points banked on the way home (tolls).
+    pub(crate) points: i32,
+    /// The way home, next card on top.
+    pub(crate) way: Pile<Card, 32>,
+    pub(crate) ruins: Pile<Card, 16>,
+    pub(crate) joker_active: bool,
+}
+
+impl PartialEq for Journey {
+    /// Equal positions; the random generator is compared through its next draws' source
+    /// state only indirectly (clones compare equal).
+    fn eq(&self, o: &Self) -> bool {
+        format!("{self:?}") == format!("{o:?}")
+    }
+}
+
+impl Journey {
+    // ----- values and ranks -------------------------------------------------------------
+
+    /// A card's value when it strikes, covers or pays: pips, J/Q/K 10, Aces per edition.
+    pub fn value(&self, c: Card) -> i16 {
+        match c.rank() {
+            0 => 0,
+            2..=10 => c.rank() as i16,
+            11..=13 => 10,
+            _ => match self.p.aces {
+                Aces::Ordinary => 11,
+                Aces::Powers => match c.suit() {
+                    Some(Suit::Clubs | Suit::Diamonds) => self.p.spent_ace_value.get() as i16,
+                    _ => 11,
+                },
+            },
+        }
+    }
+
+    /// A card's rank in comparisons and tolls: 2..=10, J 11, Q 12, K 13, Ace 1 or 14.
+    pub fn rank(&self, c: Card) -> u8 {
+        if c.is_ace() && self.p.ace_rank == AceRank::Low { 1 } else { c.rank() }
+    }
+
+    /// An A♣ or A♦ that carries a power (and takes no satchel room).
+    pub fn is_power_ace(&self, c: Card) -> bool {
+        self.p.aces == Aces::Powers && c.is_ace() && (c.is(Suit::Clubs) || c.is(Suit::Diamonds))
+    }
+
+    pub fn is_nemesis(&self, c: Card) -> bool {
+        c == Card::new(Suit::Spades, 14)
+    }
+
+    /// An adversary's (health, attack).
+    pub fn adversary_stats(&self, c: Card) -> (i16, i16) {
+        if self.is_nemesis(c) {
+            let extra = self.p.travellers() as i16 - 1;
+            let hp = self.p.nemesis_health.get() as i16 + extra * self.p.nemesis_health_per_extra_traveller.get() as i16;
+            return (hp, self.p.nemesis_attack.get() as i16);
+        }
+        let size = match self.p.adversary_scale {
+            AdversaryScale::Rank => c.rank() as i16,
+            AdversaryScale::Value => self.value(c),
+        };
+        (size * self.p.adversary_health_factor.get() as i16, size)
+    }
+
+    /// A banked Wreckage card's worth: the adversary's attack.
+    pub fn worth(&self, c: Card) -> i16 {
+        self.adversary_stats(c).1
+    }
+
+    // ----- travellers -------------------------------------------------------------------
+
+    pub fn travellers(&self) -> usize {
+        self.p.travellers()
+    }
+
+    pub(crate) fn journeying(&self, seat: u8) -> bool {
+        self.status[seat as usize] == Status::Journeying
+    }
+
+    /// The next journeying traveller after `seat`, in seat order, wrapping (may be `seat`).
+    pub(crate) fn next_journeying(&self, seat: u8) -> Option<u8> {
+        let n = self.travellers() as u8;
+        (1..=n).map(|k| (seat + k) % n).find(|&s| self.journeying(s))
+    }
+
+    /// The first journeying traveller from `seat` on (`seat` itself if journeying).
+    pub(crate) fn journeying_from(&self, seat: u8) -> Option<u8> {
+        let n = self.travellers() as u8;
+        (0..n).map(|k| (seat + k) % n).find(|&s| self.journeying(s))
+    }
+
+    /// Satchel room in use: power Aces take none.
+    pub fn satchel_load(&self, seat: u8) -> usize {
+        self.satchels[seat as usize].iter().filter(|&&c| !self.is_power_ace(c)).count()
+    }
+
+    pub fn satchel_limit(&self) -> usize {
+        let base = self.p.satchel_limit.get();
+        (base + companions::limit_change(self)).max(0) as usize
+    }
+
+    pub(crate) fn has_room(&self, seat: u8) -> bool {
+        self.satchel_load(seat) < self.satchel_limit()
+    }
+
+    pub(crate) fn find_in_satchels(&self, c: Card) -> Option<u8> {
+        (0..self.travellers() as u8).find(|&s| self.satchels[s as usize].contains(c))
+    }
+
+    // ----- piles ------------------------------------------------------------------------
+
+    /// Draw the top Supply card.
+    pub(crate) fn draw_supply(&mut self) -> Option<Card> {
+        let c = self.supply.pop()?;
+        self.supply_known = self.supply_known.min(self.supply.len() as u8);
+        Some(c)
+    }
+
+    /// Slide a card under the Supply, where everyone saw it go.
+    pub(crate) fn slide_under_supply(&mut self, c: Card) {
+        self.supply.put_under(c);
+        self.supply_known += 1;
+    }
+
+    /// Shuffle an adversary back into the Journey deck at a random place (above a
+    /// `last_refuge` A♥ at the bottom).
+    pub(crate) fn shuffle_into_journey(&mut self, c: Card) {
+        use rand::RngExt;
+        let lowest = usize::from(
+            self.p.destination == Destination::LastRefuge && self.journey.as_slice().first().is_some_and(|&b| b == Card::new(Suit::Hearts, 14)),
+        );
+        let at = self.rng.random_range(lowest..=self.journey.len());
+        self.journey.insert(at, c);
+    }
+
+    // ----- turn order -------------------------------------------------------------------
+
+    pub(crate) fn end_turn(&mut self) {
+        self.turns += 1;
+        match self.next_journeying(self.front) {
+            Some(s) => {
+                self.front = s;
+                self.phase = Phase::Reveal;
+            }
+            None => self.phase = Phase::Over,
+        }
+    }
+
+    fn everyone_out(&self) -> bool {
+        (0..self.travellers() as u8).all(|s| !self.journeying(s))
+    }
+
+    /// Run every step that needs no decision, until a decision or the end.
+    pub(crate) fn advance(&mut self) {
+        loop {
+            if !self.dues.is_empty() {
+                if fight::settle_due(self) {
+                    continue;
+                }
+                return;
+            }
+            if self.everyone_out() && !matches!(self.phase, Phase::Over) {
+                self.finish();
+            }
+            match self.phase {
+                Phase::Reveal => refuge::reveal(self),
+                Phase::AfterAction { actor } => fight::after_action(self, actor),
+                Phase::RoundEnd => fight::next_round(self),
+                Phase::EndTurn => self.end_turn(),
+                Phase::Arrive => return_journey::arrive(self),
+                Phase::Way => return_journey::next_on_way(self),
+                // The Joker's decision.
+                Phase::Stop { step: StopStep::Joker, .. } if self.joker_active => return,
+                Phase::Stop { stop, step } => return_journey::stop_step(self, stop, step),
+                Phase::Fight { actor } if !self.journeying(actor) => self.phase = Phase::AfterAction { actor },
+                Phase::Refuge { .. }
+                | Phase::Fight { .. }
+                | Phase::Take { .. }
+                | Phase::HideBonus { .. }
+                | Phase::Offer { .. }
+                | Phase::Over => return,
+            }
+        }
+    }
+
+    /// No one journeys on: the game ends, and a card the phase held is laid down.
+    fn finish(&mut self) {
+        match self.phase {
+            Phase::Refuge { refuge, .. } => self.passed.push(refuge),
+            Phase::Stop { stop, .. } => self.passed.push(stop),
+            Phase::Offer { card, stop } => {
+                self.boxed.push(card);
+                stop.into_iter().for_each(|s| self.passed.push(s));
+            }
+            _ => {}
+        }
+        self.phase = Phase::Over;
+    }
+
+    /// The leader on the way home: the first journeying traveller in seat order.
+    pub(crate) fn leader(&self) -> Option<u8> {
+        self.journeying_from(0)
+    }
+
+    // ----- the one place that lists legal actions ----------------------------------------
+
+    pub(crate) fn legal(&self, mut emit: impl FnMut(Action)) {
+        if let Some(due) = self.dues.first() {
+            return fight::legal_payments(self, due, &mut emit);
+        }
+        match self.phase {
+            Phase::Refuge { refuge, actor, .. } => refuge::legal(self, refuge, actor, &mut emit),
+            Phase::Fight { actor } => fight::legal(self, actor, &mut emit),
+            Phase::Take { seat: _, suit, not, .. } => {
+                for &c in self.discard.iter() {
+                    if fight::takeable(c) && c != not && suit.is_none_or(|s| c.is(s)) {
+                        emit(Action::Take(c));
+                    }
+                }
+            }
+            Phase::HideBonus { seat } => hide::legal_bonus(self, seat, &mut emit),
+            Phase::Stop { step: StopStep::Joker, .. } => return_journey::legal_joker(self, &mut emit),
+            Phase::Offer { card, .. } => return_journey::legal_offer(self, card, &mut emit),
+            _ => {}
+        }
+    }
+
+    /// The seat whose decision it is.
+    fn decider(&self) -> Option<u8> {
+        if let Some(d) = self.dues.first() {
+            return Some(d.seat);
+        }
+        match self.phase {
+            Phase::Refuge { actor, .. } | Phase::Fight { actor } => Some(actor),
+            Phase::Take { seat, .. } | Phase::HideBonus { seat } => Some(seat),
+            Phase::Stop { step: StopStep::Joker, .. } | Phase::Offer { .. } => self.leader(),
+            _ => None,
+        }
+    }
+
+    // ----- the one place that applies them ---------------------------------------------
+
+    fn execute(&mut self, a: Action) {
+        if !self.dues.is_empty() {
+            fight::pay(self, a);
+        } else {
+            match self.phase {
+                Phase::Refuge { refuge, left, actor } => refuge::apply(self, refuge, left, actor, a),
+                Phase::Fight { actor } => fight::apply(self, actor, a),
+                Phase::Take { seat, then, .. } => fight::take(self, seat, a, then),
+                Phase::HideBonus { seat } => hide::apply_bonus(self, seat, a),
+                Phase::Stop { stop, step: StopStep::Joker } => return_journey::apply_joker(self, stop, a),
+                Phase::Offer { card, stop } => return_journey::apply_offer(self, card, stop, a),
+                _ => unreachable!("no decision in phase {:?}", self.phase),
+            }
+        }
+        self.advance();
+    }
+
+    /// Every card's place, for checks: each of the 53 cards must appear exactly once.
+    pub fn census(&self) -> [u8; CARD_COUNT] {
+        let mut n = [0u8; CARD_COUNT];
+        let mut count = |c: &Card| n[c.index()] += 1;
+        self.journey.iter().for_each(&mut count);
+        for pile in [&self.supply, &self.discard, &self.boxed, &self.set_aside] {
+            pile.iter().for_each(&mut count);
+        }
+        self.satchels.iter().flat_map(|s| s.iter()).for_each(&mut count);
+        self.wreckage.iter().for_each(&mut count);
+        self.passed.iter().for_each(&mut count);
+        self.way.iter().for_each(&mut count);
+        self.ruins.iter().for_each(&mut count);
+        self.caches.iter().for_each(|s| count(&s.card));
+        self.destination.iter().for_each(&mut count);
+        self.companion.iter().for_each(&mut count);
+        self.fight.iter().for_each(|f| count(&f.adversary));
+        self.dues.iter().filter(|d| d.kind == DueKind::Price).for_each(|d| count(&d.card));
+        match self.phase {
+            Phase::Refuge { refuge, .. } => count(&refuge),
+            Phase::Stop { stop, .. } => count(&stop),
+            Phase::Offer { card, stop } => {
+                count(&card);
+                stop.iter().for_each(&mut count);
+            }
+            _ => {}
+        }
+        n
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn score(&self) -> i32 {
+        self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
+    }
+
+    pub fn arrived(&self) -> usize {
+        self.status.iter().take(self.travellers()).filter(|&&s| s == Status::Arrived).count()
+    }
+}
+
+impl Game for Journey {
+    type Params = JourneyParams;
+    type Observation = JourneyObservation;
+    type Scenario = JourneyScenario;
+    const NAME: &'static str = "journey";
+
+    fn new(params: &JourneyParams, seed: u64) -> Self {
+        setup::new_game(params, seed)
+    }
+
+    fn from_scenario(params: &JourneyParams, seed: u64, scenario: JourneyScenario) -> Result<Self, String> {
+        setup::from_scenario(params, seed, scenario)
+    }
+
+    fn params(&self) -> &JourneyParams {
+        &self.p
+    }
+
+    fn seats(&self) -> usize {
+        self.travellers()
+    }
+
+    fn to_move(&self) -> Option<Seat> {
+        if self.phase == Phase::Over { None } else { self.decider().map(Seat) }
+    }
+
+    fn legal_actions(&self, out: &mut Vec<ActionId>) {
+        if self.phase != Phase::Over {
+            self.legal(|a| out.push(a.id()));
+        }
+    }
+
+    fn apply(&mut self, id: ActionId) -> Result<(), ActionError> {
+        if self.phase == Phase::Over {
+            return Err(ActionError::GameOver);
+        }
+        let action = Action::from_id(id).ok_or(ActionError::Unknown(id))?;
+        let mut legal = false;
+        self.legal(|a| legal |= a == action);
+        if !legal {
+            return Err(ActionError::Illegal { id, label: action.label() });
+        }
+        self.execute(action);
+        Ok(())
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        (self.phase == Phase::Over).then(|| {
+            let n = self.travellers();
+            Outcome { scores: vec![self.score(); n], ranks: vec![0; n] }
+        })
+    }
+
+    fn action_label(&self, id: ActionId) -> String {
+        Action::from_id(id).map(Action::label).unwrap_or_else(|| format!("unknown action {id}"))
+    }
+
+    fn observation(&self, seat: Seat) -> JourneyObservation {
+        observation::observe(self, seat.0)
+    }
+
+    fn observation_text(&self, seat: Seat) -> String {
+        observation::render(self, &self.observation(seat))
+    }
+
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
+        observation::determinize(self, seat.0, rng)
+    }
+
+    fn metrics(&self) -> Vec<Metric> {
+        vec![
+            Metric { name: "arrived", value: (self.arrived() > 0) as u8 as f64 },
+            Metric { name: "travellers_arrived", value: self.arrived() as f64 },
+            Metric { name: "turns", value: self.turns as f64 },
+        ]
+    }
+}
+
+impl ReturnJourney {
+    pub fn is_on(self) -> bool {
+        self != ReturnJourney::Off
+    }
+}

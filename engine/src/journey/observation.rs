@@ -1,0 +1,234 @@
+//! What a traveller may know, and states sampled from it.
+//!
+//! `journey` is cooperative with a shared purse: satchels, the Discard, Wreckage, caches and
+//! the companion are open to every traveller. Hidden are the orders of the Journey deck, the
+//! Supply (but for the cards everyone saw slid under it), the Ruins, the set-aside Supply,
+//! and where the Shadows and the Joker lie on the way home. Their contents are known by
+//! counting, so observations list them sorted.
+
+use super::params::Destination;
+use super::{companions, return_journey, Card, Journey, Phase, Status, Suit};
+use crate::core::{Pile, SmallRng};
+use rand::{Rng, RngExt, SeedableRng};
+use serde::Serialize;
+use std::fmt::Write;
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TravellerView {
+    pub seat: u8,
+    pub status: String,
+    pub satchel: Vec<Card>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct JourneyObservation {
+    /// Whose observation this is.
+    pub seat: u8,
+    pub to_move: Option<u8>,
+    pub front: u8,
+    pub turns: u16,
+    /// What is being decided, in words.
+    pub phase: String,
+    pub travellers: Vec<TravellerView>,
+    pub satchel_limit: usize,
+    pub refuge: Option<Card>,
+    pub refuge_actions_left: Option<u8>,
+    pub adversary: Option<Card>,
+    pub adversary_health: Option<i16>,
+    pub adversary_attack: Option<i16>,
+    pub counter_reduction: Option<i16>,
+    /// Journey deck: size, contents (sorted), and the cards whose place is known.
+    pub journey_count: usize,
+    pub journey_cards: Vec<Card>,
+    /// Shown by the Witness.
+    pub journey_top: Option<Card>,
+    /// dunwich: A♥ lies at the bottom.
+    pub journey_bottom: Option<Card>,
+    pub supply_count: usize,
+    /// Supply contents above the known bottom, sorted.
+    pub supply_unknown: Vec<Card>,
+    /// The bottom of the Supply, bottom card first: cards everyone saw slid under it.
+    pub supply_bottom: Vec<Card>,
+    pub discard: Vec<Card>,
+    pub wreckage: Vec<Card>,
+    pub score: i32,
+    pub passed: Vec<Card>,
+    pub caches: Vec<(Card, Card)>,
+    pub companion: Option<Card>,
+    pub destination: Option<Card>,
+    pub boxed: Vec<Card>,
+    pub set_aside: Vec<Card>,
+    /// The way home: stops still ahead, next first, and the other cards shuffled among them.
+    pub way_stops: Vec<Card>,
+    pub way_hidden: Vec<Card>,
+    pub ruins: Vec<Card>,
+    pub offer: Option<(Card, i16)>,
+    pub joker_active: bool,
+    /// Dues being paid: (seat, what, still owed).
+    pub dues: Vec<(u8, String, i16)>,
+}
+
+fn sorted(cards: &[Card]) -> Vec<Card> {
+    let mut v = cards.to_vec();
+    v.sort();
+    v
+}
+
+fn status_name(s: Status) -> &'static str {
+    match s {
+        Status::Journeying => "journeying",
+        Status::Fallen => "fallen",
+        Status::Stopped => "stopped on the way home",
+        Status::Arrived => "arrived",
+    }
+}
+
+fn phase_text(g: &Journey) -> String {
+    if let Some(d) = g.dues.first() {
+        return format!("traveller {} pays: {:?}, {} still owed", d.seat, d.kind, d.owed);
+    }
+    match g.phase {
+        Phase::Refuge { refuge, left, actor } => format!("refuge {refuge}: traveller {actor} acts, {left} actions left"),
+        Phase::Fight { actor } => format!("fight: traveller {actor} acts"),
+        Phase::Take { seat, .. } => format!("traveller {seat} takes a Discard card"),
+        Phase::HideBonus { seat } => format!("traveller {seat} hid: a bonus Forage or Regroup"),
+        Phase::Stop { stop, .. } => format!("way home, stop {stop}: the Joker takes a card unless bought off"),
+        Phase::Offer { card, .. } => format!("way home: {card} offered for {}", return_journey::price(g, card)),
+        Phase::Over => "over".into(),
+        p => format!("{p:?}"),
+    }
+}
+
+pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
+    let n = g.travellers();
+    let fight = g.fight.as_ref();
+    let (refuge, left) = match g.phase {
+        Phase::Refuge { refuge, left, .. } => (Some(refuge), Some(left)),
+        _ => (None, None),
+    };
+    let ace_at_bottom = g.p.destination == Destination::LastRefuge
+        && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
+    let known = g.supply_known as usize;
+    JourneyObservation {
+        seat,
+        to_move: crate::core::Game::to_move(g).map(|s| s.0),
+        front: g.front,
+        turns: g.turns,
+        phase: phase_text(g),
+        travellers: (0..n)
+            .map(|s| TravellerView {
+                seat: s as u8,
+                status: status_name(g.status[s]).into(),
+                satchel: g.satchels[s].as_slice().to_vec(),
+            })
+            .collect(),
+        satchel_limit: g.satchel_limit(),
+        refuge,
+        refuge_actions_left: left,
+        adversary: fight.map(|f| f.adversary),
+        adversary_health: fight.map(|f| f.health),
+        adversary_attack: fight.map(|f| f.attack),
+        counter_reduction: fight.map(|f| f.reduction),
+        journey_count: g.journey.len(),
+        journey_cards: sorted(g.journey.as_slice()),
+        journey_top: if companions::witness(g) { g.journey.top() } else { None },
+        journey_bottom: if ace_at_bottom { g.journey.as_slice().first().copied() } else { None },
+        supply_count: g.supply.len(),
+        supply_unknown: sorted(&g.supply.as_slice()[known..]),
+        supply_bottom: g.supply.as_slice()[..known].to_vec(),
+        discard: g.discard.as_slice().to_vec(),
+        wreckage: g.wreckage.as_slice().to_vec(),
+        score: g.score(),
+        passed: g.passed.as_slice().to_vec(),
+        caches: g.caches.iter().map(|s| (s.refuge, s.card)).collect(),
+        companion: g.companion,
+        destination: g.destination,
+        boxed: sorted(g.boxed.as_slice()),
+        set_aside: sorted(g.set_aside.as_slice()),
+        way_stops: g.way.iter().rev().copied().filter(|c| c.is(Suit::Hearts)).collect(),
+        way_hidden: sorted(&g.way.iter().copied().filter(|c| !c.is(Suit::Hearts)).collect::<Vec<_>>()),
+        ruins: sorted(g.ruins.as_slice()),
+        offer: match g.phase {
+            Phase::Offer { card, .. } => Some((card, return_journey::price(g, card))),
+            _ => None,
+        },
+        joker_active: g.joker_active,
+        dues: g.dues.iter().map(|d| (d.seat, format!("{:?}", d.kind).to_lowercase(), d.owed)).collect(),
+    }
+}
+
+fn list(cards: &[Card]) -> String {
+    if cards.is_empty() {
+        return "—".into();
+    }
+    cards.iter().map(Card::to_string).collect::<Vec<_>>().join(" ")
+}
+
+/// The observation as text, one fact per line.
+pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "traveller {} sees — turn {}, front: traveller {} — {}", o.seat, o.turns, o.front, o.phase);
+    for v in &o.travellers {
+        let you = if v.seat == o.seat { " (you)" } else { "" };
+        let _ = writeln!(t, "  traveller {}{you} [{}]: satchel {} (limit {})", v.seat, v.status, list(&v.satchel), o.satchel_limit);
+    }
+    if let (Some(r), Some(l)) = (o.refuge, o.refuge_actions_left) {
+        let _ = writeln!(t, "  refuge {r}: {l} actions left");
+    }
+    if let (Some(a), Some(h), Some(k)) = (o.adversary, o.adversary_health, o.adversary_attack) {
+        let _ = writeln!(t, "  adversary {a}: health {h}, attack {k} (counter −{})", o.counter_reduction.unwrap_or(0));
+    }
+    let top = o.journey_top.map(|c| format!(", top {c} (the Witness)")).unwrap_or_default();
+    let _ = writeln!(t, "  journey deck: {} cards{top}", o.journey_count);
+    let bottom = if o.supply_bottom.is_empty() { String::new() } else { format!(", known at the bottom {}", list(&o.supply_bottom)) };
+    let _ = writeln!(t, "  supply: {} cards{bottom}", o.supply_count);
+    let _ = writeln!(t, "  discard: {}", list(&o.discard));
+    let _ = writeln!(t, "  wreckage: {} — score {}", list(&o.wreckage), o.score);
+    if let Some(c) = o.companion {
+        let _ = writeln!(t, "  companion: {c}");
+    }
+    if !o.caches.is_empty() {
+        let c: Vec<_> = o.caches.iter().map(|(r, c)| format!("{c} at {r}")).collect();
+        let _ = writeln!(t, "  cached: {}", c.join(", "));
+    }
+    if g.p.return_journey.is_on() {
+        let _ = writeln!(t, "  passed refuges: {}", list(&o.passed));
+        if !o.way_stops.is_empty() || !o.way_hidden.is_empty() {
+            let _ = writeln!(t, "  way home: stops {} with {} face-down cards among them", list(&o.way_stops), o.way_hidden.len());
+        }
+        if !o.ruins.is_empty() {
+            let _ = writeln!(t, "  ruins: {} face down", o.ruins.len());
+        }
+        if o.joker_active {
+            let _ = writeln!(t, "  the Joker is with you");
+        }
+    }
+    t
+}
+
+/// A state consistent with what `seat` sees: the hidden orders redrawn from `rng`.
+pub(super) fn determinize(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
+    let mut d = g.clone();
+    // Journey deck: keep a top shown by the Witness and a bottom A♥.
+    let keep_top = usize::from(companions::witness(g) && !g.journey.is_empty());
+    let ace_at_bottom = g.p.destination == Destination::LastRefuge
+        && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
+    let lo = usize::from(ace_at_bottom);
+    let hi = d.journey.len().saturating_sub(keep_top).max(lo);
+    rand::seq::SliceRandom::shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
+    let known = g.supply_known as usize;
+    rand::seq::SliceRandom::shuffle(&mut d.supply.as_mut_slice()[known..], rng);
+    d.ruins.shuffle(rng);
+    d.set_aside.shuffle(rng);
+    // Way home: the stops keep their order; the face-down cards go anywhere among them.
+    let hidden: Vec<Card> = g.way.iter().copied().filter(|c| !c.is(Suit::Hearts)).collect();
+    let mut way: Pile<Card, 32> = Pile::new();
+    g.way.iter().filter(|c| c.is(Suit::Hearts)).for_each(|&c| way.push(c));
+    for c in hidden {
+        let at = rng.random_range(0..=way.len());
+        way.insert(at, c);
+    }
+    d.way = way;
+    d.rng = SmallRng::seed_from_u64(rng.next_u64());
+    d
+}

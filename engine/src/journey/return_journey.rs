@@ -1,0 +1,224 @@
+//! Arrival and the Return Journey (martian when on; dunwich always).
+//!
+//! The stops are the passed ♥ refuges in reverse, home last (no toll). At each stop a card
+//! cached there is dug up, the Joker (if met) takes a purse card unless bought off with a
+//! face card or the companion, a Ruin is offered (martian), then every journeying traveller
+//! pays a toll equal to the stop's rank from the shared purse — a traveller whose toll cannot
+//! be paid ends the journey there — and each paid toll banks its rank in points.
+//! Banked Wreckage becomes face-down Ruins (martian, one offered per stop) or Shadows
+//! (dunwich, shuffled into the way home with the Joker): pay half its worth, rounded up, to
+//! bank it again, or pass it by.
+
+use super::params::{Aces, ReturnJourney};
+use super::{fight, Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit};
+use rand::RngExt;
+
+/// The destination is reached.
+pub(super) fn arrive(g: &mut Journey) {
+    if g.p.return_journey == ReturnJourney::Off {
+        for s in 0..g.travellers() {
+            if g.status[s] == Status::Journeying {
+                g.status[s] = Status::Arrived;
+            }
+        }
+        g.phase = Phase::Over;
+        return;
+    }
+    // The way home: the passed refuges, the most recent first.
+    g.way = super::Pile::from_slice(g.passed.as_slice());
+    g.passed.clear();
+    match g.p.return_journey {
+        ReturnJourney::Ruins => stock_up(g),
+        ReturnJourney::Shadows => {
+            for c in g.wreckage.as_slice().to_vec().into_iter().chain([Card::JOKER]) {
+                let at = g.rng.random_range(0..=g.way.len());
+                g.way.insert(at, c);
+            }
+            g.boxed.remove_item(Card::JOKER);
+            g.wreckage.clear();
+        }
+        ReturnJourney::Off => unreachable!(),
+    }
+    g.phase = Phase::Way;
+}
+
+/// martian: remove the two spendable Aces, shuffle the Discard and the Joker into the Supply,
+/// forage until every satchel is full, set the Supply aside; Wreckage becomes Ruins.
+fn stock_up(g: &mut Journey) {
+    if g.p.aces == Aces::Powers {
+        for ace in [Card::new(Suit::Clubs, 14), Card::new(Suit::Diamonds, 14)] {
+            let found = g.supply.remove_item(ace)
+                || g.discard.remove_item(ace)
+                || g.find_in_satchels(ace).is_some_and(|s| g.satchels[s as usize].remove_item(ace));
+            if found {
+                g.boxed.push(ace);
+            }
+        }
+    }
+    for c in g.discard.as_slice().to_vec() {
+        if fight::takeable(c) {
+            g.discard.remove_item(c);
+            g.supply.push(c);
+        }
+    }
+    g.boxed.remove_item(Card::JOKER);
+    g.supply.push(Card::JOKER);
+    g.supply.shuffle(&mut g.rng);
+    g.supply_known = 0;
+    // Round by round, each journeying traveller draws while there is room.
+    loop {
+        let mut drew = false;
+        for s in 0..g.travellers() as u8 {
+            if g.journeying(s) && g.has_room(s) {
+                if let Some(c) = g.draw_supply() {
+                    g.satchels[s as usize].push(c);
+                    drew = true;
+                }
+            }
+        }
+        if !drew {
+            break;
+        }
+    }
+    while let Some(c) = g.supply.pop() {
+        g.set_aside.push(c);
+    }
+    g.supply_known = 0;
+    g.joker_active = g.find_in_satchels(Card::JOKER).is_some();
+    g.ruins = g.wreckage;
+    g.ruins.shuffle(&mut g.rng);
+    g.wreckage.clear();
+}
+
+/// The next card of the way home; home when none is left.
+pub(super) fn next_on_way(g: &mut Journey) {
+    let Some(c) = g.way.pop() else {
+        for s in 0..g.travellers() {
+            if g.status[s] == Status::Journeying {
+                g.status[s] = Status::Arrived;
+            }
+        }
+        g.phase = Phase::Over;
+        return;
+    };
+    g.phase = if c.is_joker() {
+        g.joker_active = true;
+        g.boxed.push(c);
+        Phase::Way
+    } else if c.is(Suit::Spades) {
+        Phase::Offer { card: c, stop: None }
+    } else {
+        Phase::Stop { stop: c, step: StopStep::DigUp }
+    };
+}
+
+pub(super) fn stop_step(g: &mut Journey, stop: Card, step: StopStep) {
+    g.phase = match step {
+        StopStep::DigUp => {
+            while let Some(i) = g.caches.iter().position(|s| s.refuge == stop) {
+                let spot = g.caches.remove(i);
+                let to = g.journeying_from(spot.seat).expect("someone is journeying");
+                g.satchels[to as usize].push(spot.card);
+            }
+            Phase::Stop { stop, step: StopStep::Joker }
+        }
+        // (With the Joker active this is a decision, and `advance` stops before it.)
+        StopStep::Joker => Phase::Stop { stop, step: StopStep::Ruin },
+        StopStep::Ruin => match g.ruins.pop() {
+            Some(ruin) => Phase::Offer { card: ruin, stop: Some(stop) },
+            None => Phase::Stop { stop, step: StopStep::Tolls },
+        },
+        StopStep::Tolls => {
+            let toll = g.rank(stop) as i16;
+            for s in 0..g.travellers() as u8 {
+                if g.journeying(s) {
+                    g.dues.push(Due { seat: s, kind: DueKind::Toll, owed: toll, card: stop });
+                }
+            }
+            Phase::Stop { stop, step: StopStep::Done }
+        }
+        StopStep::Done => {
+            g.passed.push(stop);
+            Phase::Way
+        }
+    };
+}
+
+fn purse_cards(g: &Journey) -> impl Iterator<Item = Card> + '_ {
+    (0..g.travellers() as u8).filter(|&s| g.journeying(s)).flat_map(|s| g.satchels[s as usize].iter().copied())
+}
+
+pub(super) fn legal_joker(g: &Journey, emit: &mut impl FnMut(Action)) {
+    for c in purse_cards(g) {
+        if c.is_face() {
+            emit(Action::ShedForJoker(c));
+        }
+    }
+    if g.companion.is_some() {
+        emit(Action::ShedCompanionForJoker);
+    }
+    emit(Action::Pass);
+}
+
+pub(super) fn apply_joker(g: &mut Journey, stop: Card, a: Action) {
+    match a {
+        Action::ShedForJoker(c) => {
+            let s = g.find_in_satchels(c).expect("listed from the purse");
+            g.satchels[s as usize].remove_item(c);
+            g.discard.push(c);
+            rid_joker(g);
+        }
+        Action::ShedCompanionForJoker => {
+            super::companions::leave(g);
+            rid_joker(g);
+        }
+        Action::Pass => {
+            // The Joker takes a random purse card (never itself).
+            let cards: Vec<Card> = purse_cards(g).filter(|c| !c.is_joker()).collect();
+            if !cards.is_empty() {
+                let c = cards[g.rng.random_range(0..cards.len())];
+                let s = g.find_in_satchels(c).expect("from the purse");
+                g.satchels[s as usize].remove_item(c);
+                g.boxed.push(c);
+            }
+        }
+        _ => unreachable!("not a Joker decision: {a:?}"),
+    }
+    g.phase = Phase::Stop { stop, step: StopStep::Ruin };
+}
+
+fn rid_joker(g: &mut Journey) {
+    g.joker_active = false;
+    if let Some(s) = g.find_in_satchels(Card::JOKER) {
+        g.satchels[s as usize].remove_item(Card::JOKER);
+        g.boxed.push(Card::JOKER);
+    }
+}
+
+/// Half the worth, rounded up.
+pub fn price(g: &Journey, card: Card) -> i16 {
+    (g.worth(card) + 1) / 2
+}
+
+pub(super) fn legal_offer(g: &Journey, card: Card, emit: &mut impl FnMut(Action)) {
+    let companion = if super::companions::spendable(g) { 10 } else { 0 };
+    if fight::purse(g) + companion >= price(g, card) {
+        emit(Action::Strip);
+    }
+    emit(Action::Pass);
+}
+
+pub(super) fn apply_offer(g: &mut Journey, card: Card, stop: Option<Card>, a: Action) {
+    match a {
+        Action::Strip => {
+            let seat = g.leader().expect("someone is journeying");
+            g.dues.push(Due { seat, kind: DueKind::Price, owed: price(g, card), card });
+        }
+        Action::Pass => g.boxed.push(card),
+        _ => unreachable!("not an offer decision: {a:?}"),
+    }
+    g.phase = match stop {
+        Some(stop) => Phase::Stop { stop, step: StopStep::Tolls },
+        None => Phase::Way,
+    };
+}

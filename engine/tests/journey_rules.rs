@@ -1,0 +1,626 @@
+//! One scenario test per rule of `docs/rules/journey.md`: each starts from a precise position
+//! set up in YAML and plays the rule through the public API, by action label.
+
+use engine::core::{resolve_params, Game, ParamSource, Seat};
+use engine::journey::{Card, Journey, JourneyObservation};
+
+fn start(preset: &str, overrides: &[(&str, &str)], yaml: &str) -> Journey {
+    let sources: Vec<ParamSource> = overrides
+        .iter()
+        .map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() })
+        .collect();
+    let p = resolve_params(Some(preset), &sources).unwrap();
+    Journey::from_scenario(&p, 7, serde_yaml::from_str(yaml).unwrap()).unwrap()
+}
+
+fn labels(g: &Journey) -> Vec<String> {
+    let mut ids = Vec::new();
+    g.legal_actions(&mut ids);
+    ids.iter().map(|&a| g.action_label(a)).collect()
+}
+
+fn has(g: &Journey, label: &str) -> bool {
+    labels(g).iter().any(|l| l == label)
+}
+
+fn play(g: &mut Journey, label: &str) {
+    let mut ids = Vec::new();
+    g.legal_actions(&mut ids);
+    let id = ids
+        .iter()
+        .copied()
+        .find(|&a| g.action_label(a) == label)
+        .unwrap_or_else(|| panic!("`{label}` is not legal; legal: {:?}", labels(g)));
+    g.apply(id).unwrap();
+}
+
+fn obs(g: &Journey) -> JourneyObservation {
+    g.observation(Seat(0))
+}
+
+fn c(s: &str) -> Card {
+    s.parse().unwrap()
+}
+
+fn cards(list: &[&str]) -> Vec<Card> {
+    list.iter().map(|s| c(s)).collect()
+}
+
+// ----- the turn and the refuge -------------------------------------------------------------
+
+#[test]
+fn a_refuge_gives_actions_equal_to_its_value_alternating_from_the_front() {
+    let mut g = start(
+        "classic",
+        &[("travellers", "2")],
+        "journey: [Q♥, 2♠]\nsupply: [2♦, 3♦, 4♦]\nsatchels: [[2♣], [3♣]]\nfront: 1",
+    );
+    assert_eq!(obs(&g).refuge, Some(c("Q♥")));
+    assert_eq!(obs(&g).refuge_actions_left, Some(10), "faces give 10");
+    assert_eq!(g.to_move(), Some(Seat(1)), "the front acts first");
+    play(&mut g, "forage");
+    assert_eq!(obs(&g).travellers[1].satchel, cards(&["3♣", "2♦"]));
+    assert_eq!(g.to_move(), Some(Seat(0)), "then the next traveller");
+    assert_eq!(obs(&g).refuge_actions_left, Some(9));
+    assert!(!labels(&g).iter().any(|l| l.starts_with("cache")), "classic has no Cache");
+    play(&mut g, "end refuge");
+    assert_eq!(obs(&g).passed, cards(&["Q♥"]));
+    assert_eq!(obs(&g).adversary, Some(c("2♠")), "the next traveller reveals the next card");
+    assert_eq!(obs(&g).front, 0);
+}
+
+#[test]
+fn forage_needs_room_and_a_supply() {
+    let g = start("classic", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣]]");
+    assert!(!has(&g, "forage"), "a full satchel cannot forage");
+    let g = start("classic", &[], "journey: [5♥]\nsupply: []\nsatchels: [[2♣]]");
+    assert!(!has(&g, "forage"), "an empty Supply cannot be foraged");
+}
+
+#[test]
+fn recover_slides_a_discard_under_the_supply_for_all_to_see() {
+    let mut g = start("classic", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[2♣]]\ndiscard: [7♦, 3♠]");
+    assert!(!has(&g, "recover 3♠"), "spent adversaries stay in the Discard");
+    play(&mut g, "recover 7♦");
+    let o = obs(&g);
+    assert_eq!(o.supply_bottom, cards(&["7♦"]));
+    assert_eq!(o.supply_count, 2);
+    assert_eq!(o.discard, cards(&["3♠"]));
+    assert_eq!(o.refuge_actions_left, Some(4));
+}
+
+#[test]
+fn cache_ends_the_refuge_and_the_card_is_dug_up_on_the_way_home() {
+    let mut g = start(
+        "martian",
+        &[("return_journey", "ruins")],
+        "journey: [4♥]\nsupply: []\nsatchels: [[9♦, 2♣, 3♣, 4♣, 5♣, 6♣]]",
+    );
+    play(&mut g, "cache 9♦");
+    // The refuge ended at once; the deck is empty: arrival, the stock-up, the way home.
+    let o = obs(&g);
+    assert_eq!(o.caches, vec![]);
+    assert!(o.travellers[0].satchel.contains(&c("9♦")), "dug up at the 4♥ stop");
+    assert_eq!(o.dues, vec![(0, "toll".to_string(), 4)]);
+    play(&mut g, "spend 9♦");
+    assert!(g.is_terminal());
+    assert_eq!(g.score(), 4, "a paid toll banks the stop's rank; overpayment is lost");
+    assert_eq!(g.arrived(), 1);
+}
+
+#[test]
+fn only_one_card_may_be_cached_at_a_location() {
+    let g = start("martian", &[], "journey: [4♥]\nsupply: []\nsatchels: [[9♦, 2♣]]");
+    assert!(has(&g, "cache 2♣"));
+    let g2 = start("martian", &[], "journey: [4♥]\nsupply: []\nsatchels: [[9♦, 2♣]]\ncaches: [{refuge: 4♥, card: 3♣}]");
+    assert!(!labels(&g2).iter().any(|l| l.starts_with("cache")));
+}
+
+// ----- fighting ----------------------------------------------------------------------------
+
+#[test]
+fn adversary_health_and_attack_per_edition() {
+    let g = start("classic", &[], "journey: [K♠]\nsatchels: [[2♣]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(26), Some(13)));
+    let g = start("dunwich", &[], "journey: [K♠]\nsatchels: [[2♣]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(30), Some(10)));
+    let g = start("dunwich", &[], "journey: [7♠]\nsatchels: [[2♣]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(21), Some(7)));
+}
+
+#[test]
+fn a_direct_hit_banks_wreckage_worth_its_attack() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[5♦, 2♣]]");
+    play(&mut g, "strike 5♦");
+    assert_eq!(obs(&g).wreckage, cards(&["5♠"]));
+    assert_eq!(g.score(), 5);
+    assert!(g.is_terminal(), "the deck is empty: arrival");
+    assert_eq!(g.arrived(), 1);
+}
+
+#[test]
+fn overkill_defeats_with_nothing_banked() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[6♦]]");
+    play(&mut g, "strike 6♦");
+    let o = obs(&g);
+    assert!(o.wreckage.is_empty());
+    assert!(o.discard.contains(&c("5♠")));
+    assert_eq!(g.score(), 0);
+}
+
+#[test]
+fn a_club_strikes_for_its_value_and_the_counter_must_be_covered_or_you_fall() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[3♣, 4♦, 2♣]]");
+    play(&mut g, "strike 3♣");
+    assert_eq!(obs(&g).adversary_health, Some(7));
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 5)]);
+    play(&mut g, "spend 4♦");
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 1)]);
+    play(&mut g, "spend 2♣");
+    assert!(obs(&g).dues.is_empty());
+    // Nothing left to act with: pass; the counter cannot be covered: the traveller falls.
+    assert_eq!(labels(&g), vec!["pass"]);
+    play(&mut g, "pass");
+    assert!(g.is_terminal());
+    assert_eq!(obs(&g).travellers[0].status, "fallen");
+    assert_eq!(g.arrived(), 0);
+}
+
+#[test]
+fn wreckage_covers_a_counter() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[3♣]]\nwreckage: [9♠]");
+    assert_eq!(g.score(), 9);
+    play(&mut g, "strike 3♣");
+    play(&mut g, "spend wreckage 9♠");
+    let o = obs(&g);
+    assert!(o.wreckage.is_empty() && o.dues.is_empty());
+    assert_eq!(g.score(), 0);
+}
+
+#[test]
+fn regroup_plays_a_club_and_takes_another_discard() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[4♣, 2♦]]\ndiscard: [9♦, 3♠]");
+    play(&mut g, "regroup with 4♣");
+    assert_eq!(labels(&g), vec!["take 9♦"], "not the club just played, not a spent adversary");
+    play(&mut g, "take 9♦");
+    let o = obs(&g);
+    assert_eq!(o.travellers[0].satchel, cards(&["2♦", "9♦"]));
+    assert_eq!(o.adversary_health, Some(10), "no damage");
+    assert_eq!(o.dues, vec![(0, "cover".to_string(), 5)]);
+}
+
+#[test]
+fn flee_discards_a_card_and_reshuffles_the_adversary_with_no_counter() {
+    let mut g = start("classic", &[], "journey: [5♠, 3♥]\nsupply: []\nsatchels: [[4♣, 2♦]]");
+    play(&mut g, "flee, discarding 4♣");
+    let o = obs(&g);
+    assert!(o.dues.is_empty());
+    assert_eq!(o.discard, cards(&["4♣"]));
+    assert!(o.refuge.is_some() || o.adversary == Some(c("5♠")), "the next card is revealed");
+    let in_play = o.journey_cards.iter().chain(o.refuge.iter()).chain(o.adversary.iter()).copied().collect::<Vec<_>>();
+    assert!(in_play.contains(&c("5♠")) && in_play.contains(&c("3♥")));
+}
+
+#[test]
+fn a_fled_adversary_stays_above_the_dunwich_destination() {
+    for seed in 0..30 {
+        let p = resolve_params(Some("dunwich"), &[]).unwrap();
+        let sc = serde_yaml::from_str("journey: [5♠, A♥]\nsupply: []\nsatchels: [[4♣]]").unwrap();
+        let mut g = Journey::from_scenario(&p, seed, sc).unwrap();
+        play(&mut g, "flee, discarding 4♣");
+        assert_eq!(obs(&g).adversary, Some(c("5♠")), "A♥ stays last (seed {seed})");
+    }
+}
+
+#[test]
+fn the_nemesis_per_edition() {
+    let g = start("classic", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣, 2♦]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(40), Some(20)));
+    assert!(!labels(&g).iter().any(|l| l.starts_with("flee") || l.starts_with("hide")), "classic: no flee, no hide");
+
+    let g = start("martian", &[("travellers", "3")], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣], [5♣], [6♣]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(60), Some(20)), "+10 per traveller beyond the first");
+    assert!(has(&g, "flee, discarding 4♣") && !has(&g, "hide"), "martian: flee yes, hide no");
+
+    let g = start("dunwich", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
+    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(33), Some(11)));
+    assert!(has(&g, "flee, discarding 4♣") && has(&g, "hide"), "dunwich: hide and flee like any other");
+}
+
+// ----- hide ------------------------------------------------------------------------------
+
+#[test]
+fn classic_hide_success_grants_a_bonus_forage_and_the_card_goes_under() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [3♦, 9♣]\nsatchels: [[8♣, 2♦]]");
+    assert!(has(&g, "hide, nominating 8♣"));
+    play(&mut g, "hide, nominating 8♣");
+    assert_eq!(obs(&g).supply_bottom, cards(&["3♦"]));
+    assert_eq!(labels(&g), vec!["forage", "pass"]);
+    play(&mut g, "forage");
+    let o = obs(&g);
+    assert_eq!(o.travellers[0].satchel, cards(&["8♣", "2♦", "9♣"]));
+    assert!(o.dues.is_empty(), "no counter for the bonus");
+    assert!(!labels(&g).iter().any(|l| l.starts_with("hide")), "once per encounter");
+    assert!(has(&g, "strike 9♣"), "the fight proceeds with the front's action");
+}
+
+#[test]
+fn classic_hide_tie_fails_into_an_ambush_on_the_hider() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [8♦, 9♣]\nsatchels: [[8♣, 2♦, 10♣]]");
+    play(&mut g, "hide, nominating 8♣");
+    let o = obs(&g);
+    assert_eq!(o.dues, vec![(0, "cover".to_string(), 5)], "the adversary strikes at once");
+    assert_eq!(o.supply_bottom, cards(&["8♦"]));
+    play(&mut g, "spend 10♣");
+    assert!(has(&g, "strike 8♣"), "then the fight proceeds");
+}
+
+#[test]
+fn classic_hide_only_against_rank_two_to_ten() {
+    let g = start("classic", &[], "journey: [J♠]\nsupply: [2♦]\nsatchels: [[8♣]]");
+    assert!(!labels(&g).iter().any(|l| l.starts_with("hide")));
+}
+
+#[test]
+fn reveal_chain_hide_keeps_the_card_spares_the_counter_and_gets_harder() {
+    let mut g = start("martian", &[], "journey: [9♠]\nsupply: [5♦, 7♣, 3♣]\nsatchels: [[2♣, 10♣, 10♦]]");
+    play(&mut g, "hide");
+    let o = obs(&g);
+    assert!(o.travellers[0].satchel.contains(&c("5♦")), "the reward is kept");
+    assert!(o.dues.is_empty(), "no counter for the hider this round");
+    assert!(has(&g, "hide"), "may hide again next round");
+    play(&mut g, "hide"); // 7♣ is not below the previous 5♦: an Ambush on the front
+    let o = obs(&g);
+    assert_eq!(o.dues, vec![(0, "cover".to_string(), 9)]);
+    assert!(o.discard.contains(&c("7♣")));
+    play(&mut g, "spend 10♣");
+    // The counter of this round follows: the failed hider is not spared.
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)]);
+    play(&mut g, "spend 10♦");
+    assert!(!has(&g, "hide"), "no more hiding in this encounter");
+}
+
+#[test]
+fn reveal_chain_hide_only_below_the_satchel_limit() {
+    let g = start("martian", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣]]");
+    assert!(!has(&g, "hide"));
+}
+
+#[test]
+fn martian_ace_always_reveals_lower_and_dunwich_ace_never() {
+    let mut g = start("martian", &[], "journey: [2♠]\nsupply: [A♦]\nsatchels: [[3♣]]");
+    play(&mut g, "hide");
+    assert!(obs(&g).travellers[0].satchel.contains(&c("A♦")), "martian: an Ace always is lower");
+    let mut g = start("dunwich", &[], "journey: [K♠]\nsupply: [A♦]\nsatchels: [[10♣, 10♦]]");
+    play(&mut g, "hide");
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 10)], "dunwich: an Ace (14) never is");
+}
+
+#[test]
+fn a_failed_reveal_chain_hide_ambushes_the_front_not_the_hider() {
+    let mut g = start(
+        "martian",
+        &[("travellers", "2")],
+        "journey: [9♠]\nsupply: [9♦, 2♦]\nsatchels: [[10♣, 10♦], [2♣]]",
+    );
+    play(&mut g, "strike 10♣"); // the front strikes
+    play(&mut g, "hide"); // traveller 1 reveals 9♦: not below 9♠
+    assert_eq!(obs(&g).dues[0], (0, "cover".to_string(), 9));
+}
+
+// ----- the Aces ------------------------------------------------------------------------
+
+#[test]
+fn the_reckoning_halves_remaining_health_once_as_a_free_action() {
+    let mut g = start("classic", &[], "journey: [K♠]\nsupply: []\nsatchels: [[A♣, 3♣]]");
+    play(&mut g, "play the Reckoning (A♣)");
+    let o = obs(&g);
+    assert_eq!(o.adversary_health, Some(13));
+    assert!(o.boxed.contains(&c("A♣")), "once: it leaves the game");
+    assert_eq!(g.to_move(), Some(Seat(0)), "free: the traveller still acts");
+    assert!(has(&g, "strike 3♣") && !has(&g, "play the Reckoning (A♣)"));
+    let mut g = start("classic", &[], "journey: [7♠]\nsupply: []\nsatchels: [[A♣, 3♣]]");
+    play(&mut g, "play the Reckoning (A♣)");
+    assert_eq!(obs(&g).adversary_health, Some(7), "14 halves to 7; odd health rounds up");
+}
+
+#[test]
+fn the_revelation_strikes_twenty_and_softens_the_counter() {
+    let mut g = start("classic", &[], "journey: [K♠]\nsupply: []\nsatchels: [[A♦, 3♣]]");
+    play(&mut g, "strike A♦");
+    let o = obs(&g);
+    assert_eq!(o.adversary_health, Some(6));
+    assert_eq!(o.dues, vec![(0, "cover".to_string(), 3)], "13 − 10");
+}
+
+#[test]
+fn powered_aces_take_no_room_and_are_worth_zero_or_one_when_spent() {
+    let g = start("classic", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[A♣, A♦, 2♣, 3♣, 4♣, 5♣]]");
+    assert!(has(&g, "forage"), "four cards and two Aces: room for one more");
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[A♦, 2♣, 9♣]]");
+    play(&mut g, "strike 2♣");
+    assert!(!has(&g, "spend A♦"), "classic: an Ace is worth 0 when spent");
+    let mut g = start("martian", &[], "journey: [5♠]\nsupply: []\nsatchels: [[A♦, 2♣, 9♣]]");
+    play(&mut g, "strike 2♣");
+    assert!(has(&g, "spend A♦"), "martian: worth 1");
+}
+
+#[test]
+fn dunwich_aces_are_ordinary_cards_worth_eleven() {
+    let mut g = start("dunwich", &[], "journey: [K♠]\nsupply: []\nsatchels: [[A♦, A♣]]");
+    assert!(!has(&g, "play the Reckoning (A♣)"));
+    play(&mut g, "strike A♦");
+    assert_eq!(obs(&g).adversary_health, Some(8), "30 − 22");
+    let g = start("dunwich", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[A♦, A♣, 2♣, 3♣, 4♣]]");
+    assert!(!has(&g, "forage"), "they take room");
+    assert!(has(&g, "cache A♦"), "and may be cached");
+}
+
+// ----- allies --------------------------------------------------------------------------
+
+#[test]
+fn ally_jack_retrieves_a_same_suit_discard() {
+    let mut g = start("classic", &[("allies", "true")], "journey: [K♠]\nsupply: []\nsatchels: [[J♦, 10♣, 10♦]]\ndiscard: [7♦, 3♣]");
+    play(&mut g, "strike J♦");
+    assert_eq!(obs(&g).adversary_health, Some(6));
+    assert_eq!(labels(&g), vec!["take 7♦"]);
+    play(&mut g, "take 7♦");
+    assert_eq!(obs(&g).travellers[0].satchel, cards(&["10♣", "10♦", "7♦"]));
+}
+
+#[test]
+fn ally_queen_reduces_the_counter_by_five() {
+    let mut g = start("classic", &[("allies", "true")], "journey: [K♠]\nsupply: []\nsatchels: [[Q♣, 10♦]]");
+    play(&mut g, "strike Q♣");
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 8)]);
+}
+
+#[test]
+fn ally_king_rallies_as_any_rank_for_a_direct_hit() {
+    let mut g = start("classic", &[("allies", "true")], "journey: [5♠]\nsupply: []\nsatchels: [[K♦]]");
+    assert!(has(&g, "strike K♦") && has(&g, "strike K♦ as 2") && has(&g, "strike K♦ as 10"));
+    play(&mut g, "strike K♦ as 5");
+    assert_eq!(obs(&g).wreckage, cards(&["5♠"]), "5 doubled is exactly 10");
+    let g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[K♦]]");
+    assert!(!has(&g, "strike K♦ as 5"), "only with allies");
+}
+
+// ----- companions ----------------------------------------------------------------------
+
+#[test]
+fn the_partner_raises_the_satchel_limit() {
+    let mut g = start("classic", &[("companions", "true")], "journey: [Q♥, 2♥]\nsupply: [2♦]\nsatchels: [[2♣]]");
+    assert_eq!(obs(&g).satchel_limit, 5);
+    play(&mut g, "end refuge");
+    let o = obs(&g);
+    assert_eq!(o.companion, Some(c("Q♥")));
+    assert_eq!(o.satchel_limit, 6);
+    assert!(o.passed.is_empty(), "a companion is not a stop on the way home");
+}
+
+#[test]
+fn the_witness_shows_the_top_journey_card() {
+    let mut g = start("classic", &[("companions", "true")], "journey: [K♥, 2♥, 7♠]\nsupply: []\nsatchels: [[2♣]]");
+    assert_eq!(obs(&g).journey_top, None);
+    play(&mut g, "end refuge");
+    assert_eq!(obs(&g).refuge, Some(c("2♥")));
+    assert_eq!(obs(&g).journey_top, Some(c("7♠")));
+}
+
+#[test]
+fn only_one_companion_at_a_time() {
+    let mut g = start("classic", &[("companions", "true")], "journey: [K♥, Q♥, 2♥]\nsupply: []\nsatchels: [[2♣]]");
+    play(&mut g, "end refuge");
+    play(&mut g, "end refuge");
+    let o = obs(&g);
+    assert_eq!(o.companion, Some(c("K♥")));
+    assert_eq!(o.passed, cards(&["Q♥"]));
+}
+
+#[test]
+fn the_burden_lowers_the_limit_forbids_flight_and_leaves_through_an_adversary() {
+    let mut g = start("classic", &[("companions", "true")], "journey: [J♥, 5♠, 2♥]\nsupply: [3♦]\nsatchels: [[4♣, 2♦, 3♣]]");
+    play(&mut g, "end refuge");
+    assert_eq!(obs(&g).satchel_limit, 4);
+    assert!(!labels(&g).iter().any(|l| l.starts_with("flee")), "no flight with the Burden");
+    assert!(has(&g, "hide, nominating 4♣"), "classic: the Burden does not forbid hiding");
+    play(&mut g, "be rid of the Burden");
+    assert_eq!(obs(&g).dues, vec![(0, "discard".to_string(), 2)], "the flee discard plus one further card");
+    play(&mut g, "spend 4♣");
+    play(&mut g, "spend 2♦");
+    let o = obs(&g);
+    assert_eq!(o.companion, None);
+    assert!(o.boxed.contains(&c("J♥")), "removed from the game");
+    assert_eq!(o.travellers[0].satchel, cards(&["3♣"]));
+    assert!(o.journey_cards.contains(&c("5♠")) || o.adversary == Some(c("5♠")), "the adversary is reshuffled");
+}
+
+#[test]
+fn martian_burden_forbids_hiding_and_costs_every_traveller_a_card() {
+    let mut g = start(
+        "martian",
+        &[("companions", "true"), ("travellers", "2")],
+        "journey: [J♥, 5♠]\nsupply: [3♦]\nsatchels: [[4♣], [7♣, 8♣]]",
+    );
+    play(&mut g, "end refuge");
+    assert_eq!(g.to_move(), Some(Seat(1)), "traveller 1 is the front now");
+    assert!(!has(&g, "hide") && !labels(&g).iter().any(|l| l.starts_with("flee")));
+    play(&mut g, "be rid of the Burden");
+    assert_eq!(
+        obs(&g).dues,
+        vec![(1, "discard".to_string(), 2), (0, "discard".to_string(), 1)],
+        "every traveller discards one card, plus one further card"
+    );
+    play(&mut g, "spend 7♣");
+    play(&mut g, "spend 8♣");
+    play(&mut g, "spend 4♣");
+    assert!(obs(&g).travellers.iter().all(|t| t.satchel.is_empty()));
+    assert_eq!(obs(&g).companion, None);
+}
+
+#[test]
+fn the_deliverance_dismisses_the_burden_for_free() {
+    let mut g = start("classic", &[("companions", "true")], "journey: [J♥, 5♥]\nsupply: []\nsatchels: [[10♣, 2♦]]");
+    play(&mut g, "end refuge");
+    assert!(has(&g, "play the Deliverance (10♣)"));
+    play(&mut g, "play the Deliverance (10♣)");
+    let o = obs(&g);
+    assert_eq!(o.companion, None);
+    assert_eq!(o.refuge_actions_left, Some(5), "free: no refuge action spent");
+    assert!(o.discard.contains(&c("10♣")));
+}
+
+#[test]
+fn a_queen_or_king_companion_covers_as_ten_and_leaves_with_its_cache() {
+    let mut g = start("martian", &[("companions", "true")], "journey: [K♥, 9♠]\nsupply: []\nsatchels: [[5♣, 2♦]]");
+    play(&mut g, "cache 2♦");
+    assert_eq!(obs(&g).companion, Some(c("K♥")));
+    play(&mut g, "strike 5♣");
+    assert!(has(&g, "spend the companion as 10"));
+    play(&mut g, "spend the companion as 10");
+    let o = obs(&g);
+    assert!(o.dues.is_empty() && o.companion.is_none());
+    assert!(o.boxed.contains(&c("K♥")) && o.boxed.contains(&c("2♦")), "what was hidden with him is lost");
+}
+
+// ----- arrival and the way home --------------------------------------------------------
+
+#[test]
+fn arrival_when_the_journey_deck_empties() {
+    let g = start("classic", &[("travellers", "2")], "journey: []\nsupply: []\nsatchels: [[2♣], [3♣]]");
+    assert!(g.is_terminal());
+    assert_eq!(g.arrived(), 2);
+    assert_eq!(g.outcome().unwrap().scores, vec![0, 0]);
+    assert_eq!(obs(&g).destination, Some(c("A♥")));
+}
+
+#[test]
+fn dunwich_destination_is_an_eleven_action_refuge_then_the_way_home() {
+    let mut g = start("dunwich", &[], "journey: [A♥]\nsupply: [2♦]\nsatchels: [[2♣]]");
+    assert_eq!(obs(&g).refuge_actions_left, Some(11));
+    assert!(!labels(&g).iter().any(|l| l.starts_with("cache")), "nothing to dig up at the destination");
+    play(&mut g, "end refuge");
+    // The way home holds only the Joker: home, The Orne Library.
+    assert!(g.is_terminal());
+    assert_eq!(g.arrived(), 1);
+}
+
+#[test]
+fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
+    let full = "satchels: [[2♣, 3♣, 2♦, 3♦, 4♣]]";
+    let mut g = start("martian", &[("return_journey", "ruins")], &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"));
+    assert_eq!(obs(&g).dues, vec![(0, "toll".to_string(), 8)], "the last refuge passed comes first");
+    for card in ["4♣", "3♦", "2♦"] {
+        play(&mut g, &format!("spend {card}"));
+    }
+    assert_eq!(g.score(), 8);
+    // 5 left in the purse: the 9 toll cannot be paid.
+    assert!(g.is_terminal());
+    assert_eq!(obs(&g).travellers[0].status, "stopped on the way home");
+    assert_eq!(g.arrived(), 0);
+
+    let mut g = start(
+        "martian",
+        &[("return_journey", "ruins"), ("travellers", "2")],
+        "journey: []\nsupply: []\npassed: [3♥]\nsatchels: [[10♣, 3♣, 2♦, 3♦, 4♣], [2♣, 4♦, 5♦, 6♦, 7♦]]",
+    );
+    assert_eq!(obs(&g).dues.len(), 2, "each traveller owes the toll");
+    assert!(has(&g, "spend 7♦"), "from one shared purse");
+    play(&mut g, "spend 7♦");
+    play(&mut g, "spend 6♦");
+    assert!(g.is_terminal());
+    assert_eq!(g.arrived(), 2);
+    assert_eq!(g.score(), 6);
+}
+
+#[test]
+fn martian_stock_up_removes_the_spendable_aces_and_fills_satchels() {
+    let g = start(
+        "martian",
+        &[("return_journey", "ruins")],
+        "journey: []\nsupply: [2♦, 3♦, 4♦, 5♦, 6♦, 7♦]\ndiscard: [A♣, 9♣, 4♠]\npassed: [2♥]\nsatchels: [[A♦, 8♣]]",
+    );
+    let o = obs(&g);
+    assert!(o.boxed.contains(&c("A♣")) && o.boxed.contains(&c("A♦")));
+    assert_eq!(o.travellers[0].satchel.len(), 5);
+    assert_eq!(o.supply_count, 0, "the Supply is set aside");
+    assert_eq!(o.set_aside.len(), 7 + 1 - 4, "Discard ♦♣ and the Joker joined it");
+    assert_eq!(o.discard, cards(&["4♠"]));
+}
+
+#[test]
+fn ruins_may_be_stripped_for_half_their_worth() {
+    let yaml = "journey: []\nsupply: []\npassed: [2♥]\nwreckage: [7♠]\nsatchels: [[10♣, 3♣, 2♦, 3♦, 4♣]]";
+    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    assert_eq!(g.score(), 0, "Wreckage became face-down Ruins");
+    assert_eq!(obs(&g).offer, Some((c("7♠"), 4)), "half of 7, rounded up");
+    play(&mut g, "pay to bank it");
+    play(&mut g, "spend 4♣");
+    assert_eq!(obs(&g).wreckage, cards(&["7♠"]));
+    play(&mut g, "spend 2♦"); // the toll of 2
+    assert!(g.is_terminal());
+    assert_eq!(g.score(), 7 + 2);
+
+    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    play(&mut g, "pass");
+    assert!(obs(&g).boxed.contains(&c("7♠")));
+    play(&mut g, "spend 2♦");
+    assert_eq!(g.score(), 2);
+}
+
+#[test]
+fn dunwich_shadows_and_the_joker_lie_on_the_way_home() {
+    let yaml = "journey: [A♥]\nsupply: []\npassed: [2♥]\nwreckage: [6♠]\nsatchels: [[10♦, 10♣, 9♦, 9♣, J♦]]";
+    let mut g = start("dunwich", &[], yaml);
+    play(&mut g, "end refuge");
+    let mut met_shadow = false;
+    while !g.is_terminal() {
+        let o = obs(&g);
+        if let Some((card, price)) = o.offer {
+            assert_eq!((card, price), (c("6♠"), 3));
+            met_shadow = true;
+            play(&mut g, "pay to bank it");
+        } else if has(&g, "shed J♦ to be rid of the Joker") {
+            play(&mut g, "shed J♦ to be rid of the Joker");
+        } else {
+            let first = labels(&g)[0].clone();
+            play(&mut g, &first);
+        }
+    }
+    assert!(met_shadow);
+    assert_eq!(obs(&g).wreckage, cards(&["6♠"]));
+    assert_eq!(g.score(), 6 + 2);
+    assert_eq!(g.arrived(), 1);
+}
+
+#[test]
+fn the_joker_steals_at_every_stop_until_a_face_card_is_shed() {
+    let yaml = "journey: []\nsupply: []\npassed: [3♥, 2♥]\nsatchels: [[Joker, J♦, 9♣, 9♦, 8♦]]";
+    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    assert!(obs(&g).joker_active);
+    assert_eq!(labels(&g), vec!["shed J♦ to be rid of the Joker", "pass"]);
+    let boxed = obs(&g).boxed.len();
+    play(&mut g, "pass");
+    let o = obs(&g);
+    assert_eq!(o.travellers[0].satchel.len(), 4, "a card was stolen");
+    assert!(o.travellers[0].satchel.contains(&c("Joker")));
+    assert_eq!(o.boxed.len(), boxed + 1, "the stolen card left the game");
+    assert_eq!(o.dues.len(), 1, "then the toll");
+
+    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    play(&mut g, "shed J♦ to be rid of the Joker");
+    let o = obs(&g);
+    assert!(!o.joker_active);
+    assert!(!o.travellers[0].satchel.contains(&c("Joker")));
+    assert_eq!(o.dues, vec![(0, "toll".to_string(), 2)], "no Joker decision at later stops");
+}
+
+#[test]
+fn when_every_traveller_falls_the_journey_is_lost() {
+    let mut g = start("classic", &[("travellers", "2")], "journey: [K♠]\nsupply: []\nsatchels: [[2♣], [3♣]]");
+    play(&mut g, "strike 2♣");
+    play(&mut g, "strike 3♣");
+    assert!(g.is_terminal(), "neither can cover 13");
+    assert_eq!(g.arrived(), 0);
+    assert!(obs(&g).travellers.iter().all(|t| t.status == "fallen"));
+}
