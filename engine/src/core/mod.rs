@@ -8,7 +8,7 @@ mod registry;
 
 use std::fmt;
 
-pub use params::{resolve_params, Bounded, GameParams, ParamError, ParamInfo, ParamSource};
+pub use params::{describe_yaml_error, resolve_params, Bounded, GameParams, ParamError, ParamInfo, ParamSource};
 pub use pile::Pile;
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
@@ -91,6 +91,8 @@ pub trait Game: Clone + Send + Sync + 'static {
 
     /// The name the registry and the CLI know the game by.
     const NAME: &'static str;
+    /// The parameter that sets the number of seats (`--players` on the command line).
+    const SEATS_PARAM: &'static str;
 
     /// A new game with every random fact drawn from `seed`.
     fn new(params: &Self::Params, seed: u64) -> Self;
@@ -122,6 +124,15 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn metrics(&self) -> Vec<Metric> {
         Vec::new()
     }
+}
+
+/// The seed of game number `index` of a series started from `base` (SplitMix64), so that
+/// series with nearby bases share no games.
+pub fn game_seed(base: u64, index: u64) -> u64 {
+    let mut z = base ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Is `action` among the legal actions of `game`? (Allocates: for checks, not hot loops.)

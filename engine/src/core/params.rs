@@ -64,12 +64,7 @@ fn parse_patch<P: GameParams>(source: &ParamSource) -> Result<P::Patch, ParamErr
             let de = serde_yaml::Deserializer::from_str(text);
             serde_path_to_error::deserialize(de).map_err(|e| {
                 let path = e.path().to_string();
-                let inner = e.into_inner();
-                if path == "." || path.is_empty() {
-                    ParamError(format!("{name}: {inner}"))
-                } else {
-                    ParamError(format!("{name}: field `{path}`: {inner}"))
-                }
+                ParamError(format!("{name}: {}", describe_yaml_error(text, &path, &e.into_inner().to_string())))
             })
         }
         ParamSource::KeyValue { key, value } => {
@@ -81,6 +76,25 @@ fn parse_patch<P: GameParams>(source: &ParamSource) -> Result<P::Patch, ParamErr
                 .map_err(|e| ParamError(format!("--param {key}={value}: {}", e.into_inner())))
         }
     }
+}
+
+/// A YAML error as `field `path`: message at line L column C`: the field named once, and a
+/// line even where the error came from a value's own check (which serde_yaml leaves unplaced).
+pub fn describe_yaml_error(text: &str, path: &str, message: &str) -> String {
+    let bare: String = path.split('[').next().unwrap_or(path).to_string();
+    let mut msg = [path, bare.as_str()]
+        .iter()
+        .find_map(|p| message.strip_prefix(&format!("{p}: ")))
+        .unwrap_or(message)
+        .to_string();
+    if !msg.contains(" at line ") {
+        let key = path.split('.').next_back().unwrap_or(path);
+        let key = key.split('[').next().unwrap_or(key);
+        if let Some(i) = text.lines().position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':'))) {
+            msg += &format!(" at line {}", i + 1);
+        }
+    }
+    if path == "." || path.is_empty() { msg } else { format!("field `{path}`: {msg}") }
 }
 
 /// Build a parameter set: start from `preset` (or the first YAML document's `preset:`, or the

@@ -137,7 +137,7 @@ impl<G: Game> AnySpec for Spec<G> {
         let de = serde_yaml::Deserializer::from_str(yaml);
         let scenario: G::Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
-            format!("scenario field `{path}`: {}", e.into_inner())
+            format!("scenario: {}", super::describe_yaml_error(yaml, &path, &e.into_inner().to_string()))
         })?;
         Ok(Box::new(Dyn(G::from_scenario(&self.params, seed, scenario)?)))
     }
@@ -191,6 +191,8 @@ pub struct GameEntry {
     pub summary: &'static str,
     pub presets: &'static [&'static str],
     pub default_preset: &'static str,
+    /// The parameter that sets the number of seats.
+    pub seats_param: &'static str,
     /// Resolve parameters (preset, then sources in order) and load what they name.
     pub spec: fn(
         Option<&str>,
@@ -206,6 +208,7 @@ impl GameEntry {
             summary,
             presets: <G::Params as GameParams>::PRESETS,
             default_preset: <G::Params as GameParams>::DEFAULT_PRESET,
+            seats_param: G::SEATS_PARAM,
             spec: spec_of::<G>,
         }
     }

@@ -242,6 +242,7 @@ impl Game for Expedition {
     type Observation = Observation;
     type Scenario = Scenario;
     const NAME: &'static str = "expedition";
+    const SEATS_PARAM: &'static str = "players";
 
     fn new(params: &ExpeditionParams, seed: u64) -> Self {
         setup::new_game(params, seed)

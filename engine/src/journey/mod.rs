@@ -477,6 +477,7 @@ impl Game for Journey {
     type Observation = JourneyObservation;
     type Scenario = JourneyScenario;
     const NAME: &'static str = "journey";
+    const SEATS_PARAM: &'static str = "travellers";
 
     fn new(params: &JourneyParams, seed: u64) -> Self {
         setup::new_game(params, seed)

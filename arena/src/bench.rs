@@ -1,0 +1,106 @@
+//! `arena bench`: random-play speed (actions and games per second on one core) and the cost of
+//! a state clone, per game, preset and seat count; medians of several runs.
+
+use crate::setup::load_file;
+use clap::Args;
+use engine::core::{find_game, ParamSource};
+use serde::Serialize;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct BenchArgs {
+    /// Only these games (default: all).
+    pub games: Vec<String>,
+    /// Seconds of random play per run.
+    #[arg(long, default_value_t = 0.5)]
+    pub seconds: f64,
+    /// Runs per case; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
+    /// Print one JSON array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Serialize)]
+struct Row {
+    game: &'static str,
+    preset: &'static str,
+    seats: usize,
+    actions_per_second: f64,
+    games_per_second: f64,
+    actions_per_game: f64,
+    clone_ns: f64,
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+pub fn run(args: BenchArgs) -> Result<(), String> {
+    if args.runs == 0 || args.seconds <= 0.0 {
+        return Err("--runs and --seconds must be positive".into());
+    }
+    let names: Vec<&str> = if args.games.is_empty() {
+        engine::core::games().iter().map(|g| g.name).collect()
+    } else {
+        args.games.iter().map(String::as_str).collect()
+    };
+    let mut rows = Vec::new();
+    for name in names {
+        let entry = find_game(name)?;
+        for preset in entry.presets {
+            let seat_counts: &[u8] = if entry.seats_param == "players" { &[2, 4] } else { &[1, 4] };
+            for &seats in seat_counts {
+                let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+                let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
+                let (mut aps, mut gps, mut apg, mut clone) = (vec![], vec![], vec![], vec![]);
+                let mut seed = 1;
+                for _ in 0..args.runs {
+                    let (mut actions, mut played) = (0u64, 0u64);
+                    let t = Instant::now();
+                    while t.elapsed().as_secs_f64() < args.seconds {
+                        actions += spec.random_playouts(seed, 100);
+                        seed += 100;
+                        played += 100;
+                    }
+                    let el = t.elapsed().as_secs_f64();
+                    aps.push(actions as f64 / el);
+                    gps.push(played as f64 / el);
+                    apg.push(actions as f64 / played as f64);
+                    let n = 2_000_000;
+                    let t = Instant::now();
+                    std::hint::black_box(spec.clone_many(seed, n));
+                    clone.push(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                }
+                let row = Row {
+                    game: entry.name,
+                    preset,
+                    seats: seats as usize,
+                    actions_per_second: median(aps),
+                    games_per_second: median(gps),
+                    actions_per_game: median(apg),
+                    clone_ns: median(clone),
+                };
+                if !args.json {
+                    println!(
+                        "{:<11} {:<8} seats {}  {:>6.2} M actions/s  {:>9.0} games/s  {:>6.1} actions/game  clone {:>5.1} ns",
+                        row.game,
+                        row.preset,
+                        row.seats,
+                        row.actions_per_second / 1e6,
+                        row.games_per_second,
+                        row.actions_per_game,
+                        row.clone_ns
+                    );
+                }
+                rows.push(row);
+            }
+        }
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+    }
+    Ok(())
+}

@@ -1,0 +1,55 @@
+//! `arena`: list the games, play series of games with built-in agents, replay records, and
+//! benchmark the engine.
+
+mod bench;
+mod games;
+mod play;
+mod setup;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "arena", version, about = "Tabletop Arena: pit game-playing agents against each other")]
+struct Cli {
+    /// Log more (repeat for more detail); RUST_LOG-style filtering is not needed here.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the games, their presets and every parameter with its value in each preset.
+    Games(games::GamesArgs),
+    /// Play a series of games with built-in agents and print a summary.
+    Play(play::PlayArgs),
+    /// Replay recorded games (from `play --records FILE`) and check they replay.
+    Replay(play::ReplayArgs),
+    /// Benchmark random play and state cloning for every game, preset and seat count.
+    Bench(bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => tracing::Level::WARN,
+        1 => tracing::Level::INFO,
+        _ => tracing::Level::DEBUG,
+    };
+    tracing_subscriber::fmt().with_max_level(level).with_writer(std::io::stderr).init();
+    let result = match cli.command {
+        Command::Games(a) => games::run(a),
+        Command::Play(a) => play::run(a),
+        Command::Replay(a) => play::replay(a),
+        Command::Bench(a) => bench::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! `arena play`: a series of games between built-in agents, summarised; `arena replay`.
+
+use crate::setup::{load_file, GameArgs};
+use bots::Agent;
+use clap::Args;
+use engine::core::{game_seed, AnyGame, AnySpec, Record, Seat};
+use indicatif::{ProgressBar, ProgressStyle};
+use reports::{GameResult, PlaySummary};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Instant;
+
+#[derive(Args)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub game: GameArgs,
+    /// How many games.
+    #[arg(long, default_value_t = 100)]
+    pub games: u64,
+    /// The series seed: game i is dealt from a seed derived from it, so the same seed plays
+    /// the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Agents, comma-separated: one name for every seat, or one per seat.
+    #[arg(long, default_value = "random")]
+    pub bots: String,
+    /// Start every game from this scenario (YAML) instead of a fresh deal.
+    #[arg(long, value_name = "FILE")]
+    pub scenario: Option<PathBuf>,
+    /// Print the first game move by move, with every seat's observation.
+    #[arg(long)]
+    pub trace: bool,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Write every game's record (parameters, seed, actions) to this YAML file.
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
+}
+
+/// One agent name per seat.
+fn seat_agents(bots: &str, seats: usize) -> Result<Vec<String>, String> {
+    let names: Vec<String> = bots.split(',').map(|s| s.trim().to_string()).collect();
+    for n in &names {
+        bots::agent(n, 0)?;
+    }
+    match names.len() {
+        1 => Ok(vec![names[0].clone(); seats]),
+        n if n == seats => Ok(names),
+        n => Err(format!("--bots names {n} agents for {seats} seats: give one, or one per seat")),
+    }
+}
+
+/// Play one game to its end; `trace` receives the move-by-move account.
+fn play_one(
+    mut g: Box<dyn AnyGame>,
+    agents: &mut [Box<dyn Agent>],
+    record: &mut Record,
+    mut trace: Option<&mut String>,
+) -> Box<dyn AnyGame> {
+    let mut legal = Vec::new();
+    let mut n = 0;
+    while let Some(seat) = g.to_move() {
+        legal.clear();
+        g.legal_actions(&mut legal);
+        let a = agents[seat.index()].act(g.as_ref(), seat, &legal);
+        n += 1;
+        if let Some(t) = trace.as_deref_mut() {
+            let _ = writeln!(t, "── move {n}: {seat} to act");
+            for s in 0..g.seats() {
+                let _ = write!(t, "{}", g.observation_text(Seat(s as u8)));
+            }
+            let labels: Vec<String> = legal.iter().map(|&l| g.action_label(l)).collect();
+            let _ = writeln!(t, "  legal: {}", labels.join(" | "));
+            let _ = writeln!(t, "▶ {seat} ({}): {}", agents[seat.index()].name(), g.action_label(a));
+        }
+        if let Err(e) = g.apply(a) {
+            // An agent chose outside the legal list: a bug in the agent, named here.
+            panic!("agent {} at {seat} chose {a}: {e}", agents[seat.index()].name());
+        }
+        record.actions.push(a);
+    }
+    if let Some(t) = trace {
+        let _ = writeln!(t, "── the end");
+        for s in 0..g.seats() {
+            let _ = write!(t, "{}", g.observation_text(Seat(s as u8)));
+        }
+        if let Some(o) = g.outcome() {
+            let _ = writeln!(t, "scores {:?}, ranks {:?}", o.scores, o.ranks);
+        }
+    }
+    g
+}
+
+fn new_game(spec: &dyn AnySpec, scenario: Option<&str>, seed: u64) -> Result<Box<dyn AnyGame>, String> {
+    match scenario {
+        Some(yaml) => spec.scenario(seed, yaml),
+        None => Ok(spec.new_game(seed)),
+    }
+}
+
+pub fn run(args: PlayArgs) -> Result<(), String> {
+    let spec = args.game.spec()?;
+    let seats = spec.seats();
+    let agent_names = seat_agents(&args.bots, seats)?;
+    let scenario = match &args.scenario {
+        Some(p) => Some(load_file(&p.display().to_string())?),
+        None => None,
+    };
+    let scenario_name = args.scenario.as_ref().map(|p| format!(" from {}", p.display())).unwrap_or_default();
+    // Check the scenario once, before the series.
+    if let (Some(yaml), Some(path)) = (&scenario, &args.scenario) {
+        spec.scenario(args.seed, yaml).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let params = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
+    let params_line = params.trim().replace('\n', ", ");
+    let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
+    let mut records = Vec::new();
+    let progress = ProgressBar::new(args.games);
+    progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}").map_err(|e| e.to_string())?);
+    if args.json || args.trace || args.games < 10_000 {
+        progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let start = Instant::now();
+    for i in 0..args.games {
+        let seed = game_seed(args.seed, i);
+        let g = new_game(spec.as_ref(), scenario.as_deref(), seed)?;
+        let mut agents = agent_names
+            .iter()
+            .enumerate()
+            .map(|(s, n)| bots::agent(n, game_seed(seed, s as u64 + 1)))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut record = spec.record(seed);
+        let mut trace = (args.trace && i == 0).then(String::new);
+        let g = play_one(g, &mut agents, &mut record, trace.as_mut());
+        if let Some(t) = trace {
+            println!("══ game 1 of {}{scenario_name}, seed {seed}", args.games);
+            print!("{t}");
+        }
+        let o = g.outcome().expect("a finished game has an outcome");
+        summary.add(&GameResult {
+            scores: o.scores,
+            ranks: o.ranks,
+            actions: record.actions.len() as u64,
+            metrics: g.metrics().into_iter().map(|m| (m.name, m.value)).collect(),
+        });
+        if args.records.is_some() {
+            records.push(record);
+        }
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    let elapsed = start.elapsed().as_secs_f64();
+    if let Some(path) = &args.records {
+        let text = serde_yaml::to_string(&records).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    if args.json {
+        let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
+        v["elapsed_seconds"] = serde_json::json!(elapsed);
+        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+    } else {
+        print!("{}", summary.render());
+        println!("wall clock:   {elapsed:.2} s ({:.0} games/s)", args.games as f64 / elapsed.max(1e-9));
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct ReplayArgs {
+    /// A records file written by `arena play --records`.
+    pub file: PathBuf,
+    /// Print every game move by move.
+    #[arg(long)]
+    pub trace: bool,
+}
+
+pub fn replay(args: ReplayArgs) -> Result<(), String> {
+    let name = args.file.display().to_string();
+    let text = load_file(&name)?;
+    let records: Vec<Record> = serde_yaml::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
+    for (i, r) in records.iter().enumerate() {
+        let mut moves = 0;
+        let g = r
+            .replay(&load_file, |g| {
+                if args.trace {
+                    if let Some(seat) = g.to_move() {
+                        moves += 1;
+                        print!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
+                    }
+                }
+            })
+            .map_err(|e| format!("{name}: record {i}: {e}"))?;
+        let over = g.outcome().map(|o| format!("scores {:?}, ranks {:?}", o.scores, o.ranks));
+        println!(
+            "record {i}: {} seed {}, {} actions: {}",
+            r.game,
+            r.seed,
+            r.actions.len(),
+            over.unwrap_or_else(|| "not finished".into())
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,78 @@
+//! Sample statistics and confidence intervals.
+
+use serde::Serialize;
+
+/// Mean, spread and a 95% confidence interval of the mean, computed in one pass (Welford).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Stats {
+    pub n: u64,
+    pub mean: f64,
+    /// Sample standard deviation.
+    pub sd: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Half-width of the 95% confidence interval of the mean (normal approximation).
+    pub ci95: f64,
+    #[serde(skip)]
+    m2: f64,
+}
+
+impl Stats {
+    pub fn add(&mut self, x: f64) {
+        if self.n == 0 {
+            self.min = x;
+            self.max = x;
+        }
+        self.n += 1;
+        let d = x - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x - self.mean);
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        self.sd = if self.n > 1 { (self.m2 / (self.n - 1) as f64).sqrt() } else { 0.0 };
+        self.ci95 = if self.n > 1 { 1.96 * self.sd / (self.n as f64).sqrt() } else { 0.0 };
+    }
+
+    pub fn of(xs: impl IntoIterator<Item = f64>) -> Stats {
+        let mut s = Stats::default();
+        xs.into_iter().for_each(|x| s.add(x));
+        s
+    }
+}
+
+/// The Wilson score interval (95%) of a proportion `k/n`: (low, high). Honest at 0 and n.
+pub fn wilson(k: f64, n: f64) -> (f64, f64) {
+    if n == 0.0 {
+        return (0.0, 1.0);
+    }
+    let z = 1.96f64;
+    let p = k / n;
+    let denom = 1.0 + z * z / n;
+    let centre = (p + z * z / (2.0 * n)) / denom;
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / denom;
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_spread_and_interval_match_the_textbook() {
+        let s = Stats::of([2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(s.n, 8);
+        assert!((s.mean - 5.0).abs() < 1e-12);
+        assert!((s.sd - 2.138089935).abs() < 1e-6);
+        assert!((s.ci95 - 1.96 * 2.138089935 / 8f64.sqrt()).abs() < 1e-6);
+        assert_eq!((s.min, s.max), (2.0, 9.0));
+    }
+
+    #[test]
+    fn wilson_interval_is_honest_at_the_edges() {
+        let (lo, hi) = wilson(0.0, 100.0);
+        assert_eq!(lo, 0.0);
+        assert!(hi > 0.03 && hi < 0.04, "{hi}");
+        let (lo, hi) = wilson(50.0, 100.0);
+        assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3);
+    }
+}

@@ -1,0 +1,167 @@
+//! The summary of a series of games: scores, win shares per seat, game length, and the
+//! game's own figures, each with its error bar.
+
+use crate::stats::{wilson, Stats};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// One finished game, as the summary needs it.
+pub struct GameResult {
+    pub scores: Vec<i32>,
+    /// Rank per seat, 0 first; equal ranks tie.
+    pub ranks: Vec<u8>,
+    pub actions: u64,
+    pub metrics: Vec<(&'static str, f64)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SeatSummary {
+    pub seat: usize,
+    pub agent: String,
+    pub score: Stats,
+    /// Games won, ties shared equally among the tied winners.
+    pub win_share: f64,
+    pub win_share_ci95: (f64, f64),
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PlaySummary {
+    pub game: String,
+    pub params: String,
+    pub seed: u64,
+    pub games: u64,
+    /// Every seat's score, pooled.
+    pub score: Stats,
+    pub seats: Vec<SeatSummary>,
+    /// Actions per game.
+    pub length: Stats,
+    /// The game's own figures (e.g. `arrived`), each averaged over the games.
+    pub metrics: BTreeMap<String, Stats>,
+    /// Whether seats compete (win shares mean something).
+    pub competitive: bool,
+    /// Figures that were only ever 0 or 1: shown as rates with a Wilson interval.
+    pub rates: BTreeMap<String, (f64, f64)>,
+    #[serde(skip)]
+    not_binary: std::collections::BTreeSet<String>,
+}
+
+impl PlaySummary {
+    pub fn new(game: &str, params: &str, seed: u64, agents: &[String]) -> Self {
+        PlaySummary {
+            game: game.into(),
+            params: params.into(),
+            seed,
+            games: 0,
+            score: Stats::default(),
+            seats: agents
+                .iter()
+                .enumerate()
+                .map(|(seat, a)| SeatSummary {
+                    seat,
+                    agent: a.clone(),
+                    score: Stats::default(),
+                    win_share: 0.0,
+                    win_share_ci95: (0.0, 1.0),
+                })
+                .collect(),
+            length: Stats::default(),
+            metrics: BTreeMap::new(),
+            competitive: false,
+            rates: BTreeMap::new(),
+            not_binary: Default::default(),
+        }
+    }
+
+    pub fn add(&mut self, r: &GameResult) {
+        self.games += 1;
+        let winners = r.ranks.iter().filter(|&&k| k == 0).count().max(1) as f64;
+        let all_tied = r.ranks.iter().all(|&k| k == 0);
+        self.competitive |= !all_tied;
+        let mut wins = vec![0.0; self.seats.len()];
+        for (i, s) in self.seats.iter_mut().enumerate() {
+            let score = f64::from(r.scores[i]);
+            s.score.add(score);
+            self.score.add(score);
+            if r.ranks[i] == 0 {
+                wins[i] = 1.0 / winners;
+            }
+            let g = self.games as f64;
+            let won = s.win_share * (g - 1.0) + wins[i];
+            s.win_share = won / g;
+            s.win_share_ci95 = wilson(won, g);
+        }
+        self.length.add(r.actions as f64);
+        for &(name, v) in &r.metrics {
+            let s = self.metrics.entry(name.to_string()).or_default();
+            s.add(v);
+            if v != 0.0 && v != 1.0 {
+                self.not_binary.insert(name.to_string());
+            }
+            if self.not_binary.contains(name) {
+                self.rates.remove(name);
+            } else {
+                self.rates.insert(name.to_string(), wilson(s.mean * s.n as f64, s.n as f64));
+            }
+        }
+    }
+
+    /// A table for people.
+    pub fn render(&self) -> String {
+        let mut t = String::new();
+        let _ = writeln!(t, "{} — {} games, seed {}", self.game, self.games, self.seed);
+        let _ = writeln!(t, "parameters: {}", self.params);
+        let f = |s: &Stats| format!("{:.2} ± {:.2} (sd {:.2}, min {}, max {})", s.mean, s.ci95, s.sd, s.min, s.max);
+        let _ = writeln!(t, "score:        {}", f(&self.score));
+        let _ = writeln!(t, "game length:  {:.1} ± {:.1} actions", self.length.mean, self.length.ci95);
+        for (name, s) in &self.metrics {
+            match self.rates.get(name) {
+                Some((lo, hi)) => {
+                    let _ = writeln!(t, "{:<13} {:.1}% (95% CI {:.1}–{:.1}%)", format!("{name}:"), 100.0 * s.mean, 100.0 * lo, 100.0 * hi);
+                }
+                None => {
+                    let _ = writeln!(t, "{:<13} {:.3} ± {:.3}", format!("{name}:"), s.mean, s.ci95);
+                }
+            }
+        }
+        if self.competitive {
+            let _ = writeln!(t, "seat  agent      mean score        win share (95% CI)");
+            for s in &self.seats {
+                let _ = writeln!(
+                    t,
+                    "{:<5} {:<10} {:>6.2} ± {:<7.2} {:>5.1}% ({:.1}–{:.1}%)",
+                    s.seat,
+                    s.agent,
+                    s.score.mean,
+                    s.score.ci95,
+                    100.0 * s.win_share,
+                    100.0 * s.win_share_ci95.0,
+                    100.0 * s.win_share_ci95.1
+                );
+            }
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ties_share_the_win_and_figures_average() {
+        let mut s = PlaySummary::new("g", "", 1, &["a".into(), "b".into()]);
+        s.add(&GameResult { scores: vec![3, 1], ranks: vec![0, 1], actions: 10, metrics: vec![("x", 1.0)] });
+        s.add(&GameResult { scores: vec![2, 2], ranks: vec![0, 0], actions: 20, metrics: vec![("x", 0.0)] });
+        assert_eq!(s.games, 2);
+        assert!((s.seats[0].win_share - 0.75).abs() < 1e-12);
+        assert!((s.seats[1].win_share - 0.25).abs() < 1e-12);
+        assert!((s.length.mean - 15.0).abs() < 1e-12);
+        assert!((s.metrics["x"].mean - 0.5).abs() < 1e-12);
+        assert!(s.competitive);
+        assert!(s.render().contains("75.0%"));
+        assert!(s.rates.contains_key("x"), "a 0/1 figure is a rate");
+        s.add(&GameResult { scores: vec![0, 0], ranks: vec![0, 0], actions: 1, metrics: vec![("x", 2.0)] });
+        assert!(!s.rates.contains_key("x"));
+    }
+}
