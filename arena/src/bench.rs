@@ -3,7 +3,7 @@
 
 use crate::setup::load_file;
 use clap::Args;
-use engine::core::{find_game, ParamSource};
+use engine::core::{ParamSource, find_game};
 use serde::Serialize;
 use std::time::Instant;
 

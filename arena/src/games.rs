@@ -41,7 +41,13 @@ pub fn run(args: GamesArgs) -> Result<(), String> {
                 params[i].values.push(p.value);
             }
         }
-        rows.push(GameRow { name: g.name, summary: g.summary, presets: g.presets, default_preset: g.default_preset, params });
+        rows.push(GameRow {
+            name: g.name,
+            summary: g.summary,
+            presets: g.presets,
+            default_preset: g.default_preset,
+            params,
+        });
     }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);

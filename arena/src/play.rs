@@ -1,9 +1,9 @@
 //! `arena play`: a series of games between built-in agents, summarised; `arena replay`.
 
-use crate::setup::{load_file, GameArgs};
+use crate::setup::{GameArgs, load_file};
 use bots::Agent;
 use clap::Args;
-use engine::core::{game_seed, AnyGame, AnySpec, Record, Seat};
+use engine::core::{AnyGame, AnySpec, Record, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressStyle};
 use reports::{GameResult, PlaySummary};
 use std::fmt::Write as _;
@@ -117,7 +117,9 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
     let mut records = Vec::new();
     let progress = ProgressBar::new(args.games);
-    progress.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}").map_err(|e| e.to_string())?);
+    progress.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games, {per_sec}, eta {eta}").map_err(|e| e.to_string())?,
+    );
     if args.json || args.trace || args.games < 10_000 {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -183,11 +185,11 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
         let mut moves = 0;
         let g = r
             .replay(&load_file, |g| {
-                if args.trace {
-                    if let Some(seat) = g.to_move() {
-                        moves += 1;
-                        print!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
-                    }
+                if args.trace
+                    && let Some(seat) = g.to_move()
+                {
+                    moves += 1;
+                    print!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
                 }
             })
             .map_err(|e| format!("{name}: record {i}: {e}"))?;

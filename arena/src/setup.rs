@@ -1,7 +1,7 @@
 //! The options every command that builds a game shares, and building the game from them.
 
 use clap::Args;
-use engine::core::{find_game, AnySpec, GameEntry, ParamSource};
+use engine::core::{AnySpec, GameEntry, ParamSource, find_game};
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]
@@ -43,9 +43,7 @@ impl GameArgs {
             sources.push(ParamSource::Yaml { name, text });
         }
         for kv in &self.param {
-            let (key, value) = kv
-                .split_once('=')
-                .ok_or_else(|| format!("--param expects KEY=VALUE, got `{kv}`"))?;
+            let (key, value) = kv.split_once('=').ok_or_else(|| format!("--param expects KEY=VALUE, got `{kv}`"))?;
             sources.push(ParamSource::KeyValue { key: key.trim().into(), value: value.trim().into() });
         }
         if let Some(n) = self.players {

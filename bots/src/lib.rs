@@ -67,6 +67,6 @@ mod tests {
             moves
         };
         assert_eq!(play(1), play(1));
-        assert!(agent("alphazero", 0).unwrap_err().contains("random"));
+        assert!(agent("alphazero", 0).err().unwrap().contains("random"));
     }
 }

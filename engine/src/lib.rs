@@ -10,5 +10,7 @@ pub mod journey;
 /// Every game the registry knows, in listing order.
 pub(crate) static GAMES: &[core::GameEntry] = &[
     core::GameEntry::of::<journey::Journey>("cooperative card game for 1-4 travellers (classic, martian, dunwich)"),
-    core::GameEntry::of::<expedition::Expedition>("competitive board game for 2-4 players, dice game and no-dice variant"),
+    core::GameEntry::of::<expedition::Expedition>(
+        "competitive board game for 2-4 players, dice game and no-dice variant",
+    ),
 ];

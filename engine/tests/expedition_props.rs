@@ -10,11 +10,7 @@ fn configs() -> Vec<ExpeditionParams> {
     let mut v = Vec::new();
     for dice in [true, false] {
         for players in 2..=4 {
-            let base = if dice {
-                ExpeditionParams::dice_game()
-            } else {
-                ExpeditionParams::no_dice()
-            };
+            let base = if dice { ExpeditionParams::dice_game() } else { ExpeditionParams::no_dice() };
             v.push(base.with_players(players));
         }
     }
@@ -74,10 +70,7 @@ fn check_conservation(g: &Expedition) {
     for t in 0..c.tiles.len() {
         tiles[t] += (boxed_tiles >> t & 1) as u32;
     }
-    assert!(
-        tiles.iter().all(|&k| k == 1),
-        "tiles lost or doubled: {tiles:?}"
-    );
+    assert!(tiles.iter().all(|&k| k == 1), "tiles lost or doubled: {tiles:?}");
     // Every card once.
     let mut cards = vec![0u32; c.cards.len()];
     for &k in g.deck() {
@@ -92,29 +85,19 @@ fn check_conservation(g: &Expedition) {
         }
         cards[k] += (boxed_cards >> k & 1) as u32;
     }
-    assert!(
-        cards.iter().all(|&k| k == 1),
-        "cards lost or doubled: {cards:?}"
-    );
+    assert!(cards.iter().all(|&k| k == 1), "cards lost or doubled: {cards:?}");
     // The limits hold whenever no return is pending.
     for s in 0..n {
         let p = g.player(s);
         assert!(p.done.len() <= 8);
         if s != g.current() || g.is_terminal() {
-            assert!(
-                p.tiles.len() <= 3 && p.tool_count() <= 6,
-                "seat {s} over the limits between turns"
-            );
+            assert!(p.tiles.len() <= 3 && p.tool_count() <= 6, "seat {s} over the limits between turns");
         }
     }
 }
 
 /// Play one random game, checking every property along the way; returns the actions.
-fn play_checked(
-    params: &ExpeditionParams,
-    seed: u64,
-    determinize_every: usize,
-) -> (Expedition, Vec<ActionId>) {
+fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) -> (Expedition, Vec<ActionId>) {
     let mut g = Expedition::new(params, seed);
     let mut rng = SmallRng::seed_from_u64(seed ^ 0xdead_beef);
     let mut actions = Vec::new();
@@ -122,11 +105,7 @@ fn play_checked(
     loop {
         check_conservation(&g);
         let l = legal(&g);
-        assert_eq!(
-            l.is_empty(),
-            g.is_terminal(),
-            "legal actions are empty exactly at the end"
-        );
+        assert_eq!(l.is_empty(), g.is_terminal(), "legal actions are empty exactly at the end");
         assert_eq!(g.to_move().is_none(), g.is_terminal());
         // An illegal or unknown id is refused and changes nothing.
         let bad = loop {
@@ -136,16 +115,11 @@ fn play_checked(
             }
         };
         let before = g.clone();
-        let err = g
-            .apply(bad)
-            .expect_err("an id that is not legal is refused");
+        let err = g.apply(bad).expect_err("an id that is not legal is refused");
         if g.is_terminal() {
             assert_eq!(err, ActionError::GameOver);
         } else {
-            assert!(
-                matches!(err, ActionError::Illegal { .. } | ActionError::Unknown(_)),
-                "{err:?}"
-            );
+            assert!(matches!(err, ActionError::Illegal { .. } | ActionError::Unknown(_)), "{err:?}");
         }
         assert_eq!(g, before, "a refused action changed the state");
         // Resampling hidden facts keeps every seat's own view.
@@ -153,11 +127,7 @@ fn play_checked(
             for s in 0..g.seats() {
                 let seat = Seat(s as u8);
                 let d = g.determinize(seat, &mut rng);
-                assert_eq!(
-                    d.observation(seat),
-                    g.observation(seat),
-                    "determinize changed seat {s}'s view"
-                );
+                assert_eq!(d.observation(seat), g.observation(seat), "determinize changed seat {s}'s view");
                 check_conservation(&d);
                 if Some(seat) == g.to_move() {
                     assert_eq!(legal(&d), l, "the player to move has the same choices");
@@ -172,31 +142,20 @@ fn play_checked(
             assert!(!g.action_label(a).is_empty());
         }
         let a = l[rng.random_range(0..l.len())];
-        g.apply(a)
-            .unwrap_or_else(|e| panic!("legal action {a} refused: {e}"));
+        g.apply(a).unwrap_or_else(|e| panic!("legal action {a} refused: {e}"));
         actions.push(a);
         assert!(actions.len() < 5000, "game {seed} does not end");
     }
     if determinize_every > 0 && actions.len() > 20 {
-        assert!(
-            hidden_changed,
-            "determinize never redrew anything in game {seed}"
-        );
+        assert!(hidden_changed, "determinize never redrew anything in game {seed}");
     }
     // The end: scores, ranks, a winner.
     let o = g.outcome().expect("a finished game has an outcome");
     assert_eq!(o.scores.len(), g.seats());
     let mut ranks = o.ranks.clone();
     ranks.sort();
-    assert_eq!(
-        ranks,
-        (0..g.seats() as u8).collect::<Vec<_>>(),
-        "the tie-break always separates the players"
-    );
-    assert!(
-        (0..g.seats()).any(|s| g.player(s).done.len() >= 6),
-        "the game ends only after a sixth discovery"
-    );
+    assert_eq!(ranks, (0..g.seats() as u8).collect::<Vec<_>>(), "the tie-break always separates the players");
+    assert!((0..g.seats()).any(|s| g.player(s).done.len() >= 6), "the game ends only after a sixth discovery");
     (g, actions)
 }
 
@@ -268,10 +227,7 @@ fn hands_are_private_until_the_end() {
         let (g, _) = play_checked(&params, 300, 0);
         for s in 0..g.seats() {
             let o = g.observation(Seat(s as u8));
-            assert!(
-                o.seats.iter().all(|v| v.cards.is_some()),
-                "everyone reveals at the end"
-            );
+            assert!(o.seats.iter().all(|v| v.cards.is_some()), "everyone reveals at the end");
         }
         let mut g = Expedition::new(&params, 301);
         let mut rng = SmallRng::seed_from_u64(301);
@@ -290,10 +246,7 @@ fn hands_are_private_until_the_end() {
                 let o = g.observation(Seat(s as u8));
                 for v in &o.seats {
                     assert_eq!(v.cards.is_some(), v.seat as usize == s);
-                    assert_eq!(
-                        v.cards_held as u32,
-                        g.player(v.seat as usize).cards.count_ones()
-                    );
+                    assert_eq!(v.cards_held as u32, g.player(v.seat as usize).cards.count_ones());
                 }
             }
         }

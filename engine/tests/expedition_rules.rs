@@ -2,8 +2,7 @@
 
 use engine::core::{ActionError, Game, GameParams, ParamSource, Seat, find_game, resolve_params};
 use engine::expedition::{
-    Action, Content, ContentRef, DiscoveryRule, Expedition, ExpeditionParams, Face, Scenario, Step,
-    TileKind, Tool,
+    Action, Content, ContentRef, DiscoveryRule, Expedition, ExpeditionParams, Face, Scenario, Step, TileKind, Tool,
 };
 
 // ---- helpers ---------------------------------------------------------------------------------
@@ -17,8 +16,7 @@ fn no_dice(players: usize) -> ExpeditionParams {
 }
 
 fn scenario(params: &ExpeditionParams, yaml: &str) -> Expedition {
-    let sc: Scenario =
-        serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("scenario YAML: {e}\n{yaml}"));
+    let sc: Scenario = serde_yaml::from_str(yaml).unwrap_or_else(|e| panic!("scenario YAML: {e}\n{yaml}"));
     Expedition::from_scenario(params, 7, sc).unwrap_or_else(|e| panic!("scenario: {e}\n{yaml}"))
 }
 
@@ -28,25 +26,17 @@ fn scenario_err(params: &ExpeditionParams, yaml: &str) -> String {
 }
 
 fn tile(g: &Expedition, name: &str) -> u8 {
-    g.content()
-        .tile_id(name)
-        .unwrap_or_else(|| panic!("no tile {name}"))
+    g.content().tile_id(name).unwrap_or_else(|| panic!("no tile {name}"))
 }
 
 fn card(g: &Expedition, name: &str) -> u8 {
-    g.content()
-        .cards
-        .iter()
-        .position(|c| c.name == name)
-        .unwrap_or_else(|| panic!("no card {name}")) as u8
+    g.content().cards.iter().position(|c| c.name == name).unwrap_or_else(|| panic!("no card {name}")) as u8
 }
 
 fn legal(g: &Expedition) -> Vec<Action> {
     let mut v = Vec::new();
     g.legal_actions(&mut v);
-    v.into_iter()
-        .map(|id| Action::from_id(id, g.content().tiles.len()).expect("a legal id decodes"))
-        .collect()
+    v.into_iter().map(|id| Action::from_id(id, g.content().tiles.len()).expect("a legal id decodes")).collect()
 }
 
 fn act(g: &mut Expedition, a: Action) {
@@ -56,10 +46,7 @@ fn act(g: &mut Expedition, a: Action) {
 }
 
 fn complete(g: &Expedition, name: &str, torch: Option<Tool>) -> Action {
-    Action::Complete {
-        tile: tile(g, name),
-        torch,
-    }
+    Action::Complete { tile: tile(g, name), torch }
 }
 
 fn complete_tile(g: &mut Expedition, name: &str, torch: Option<Tool>) {
@@ -95,19 +82,12 @@ fn the_three_die_faces_are_equally_likely() {
     let mut counts = [0u32; 3];
     for seed in 0..3000 {
         let mut g = Expedition::new(&dice(2), seed);
-        assert_eq!(
-            legal(&g),
-            vec![Action::Roll],
-            "the roll is mandatory and comes first"
-        );
+        assert_eq!(legal(&g), vec![Action::Roll], "the roll is mandatory and comes first");
         act(&mut g, Action::Roll);
         counts[g.die().expect("the die shows a face") as usize] += 1;
     }
     for c in counts {
-        assert!(
-            (880..=1120).contains(&c),
-            "faces {counts:?} are not equally likely"
-        );
+        assert!((880..=1120).contains(&c), "faces {counts:?} are not equally likely");
     }
 }
 
@@ -133,11 +113,7 @@ fn die_tool_with_a_full_backpack_lets_the_player_choose_what_goes_back() {
     assert_eq!(tools(&g, 0), [3, 3, 0, 1], "the token is drawn first");
     assert_eq!(
         legal(&g),
-        vec![
-            Action::ReturnTool(Tool::Compass),
-            Action::ReturnTool(Tool::Rope),
-            Action::ReturnTool(Tool::Shovel)
-        ]
+        vec![Action::ReturnTool(Tool::Compass), Action::ReturnTool(Tool::Rope), Action::ReturnTool(Tool::Shovel)]
     );
     assert_eq!(g.observation(Seat(0)).returning, Some("tool"));
     // The token just drawn may go back...
@@ -193,20 +169,9 @@ fn base_game_dice_card_may_set_any_face_right_after_the_roll() {
         "first_player: 0\nstep: rolled\ndie: tool\nbag: {{shovel: 4}}\nplayers: [{{cards: [Dice card]}}, {{}}]\n{HQ}"
     );
     let g = scenario(&dice(2), &yaml);
-    assert_eq!(
-        g.step(),
-        Step::Rolled,
-        "the holder decides before the face acts"
-    );
+    assert_eq!(g.step(), Step::Rolled, "the holder decides before the face acts");
     assert_eq!(tools(&g, 0), [0, 0, 0, 0]);
-    assert_eq!(
-        legal(&g),
-        vec![
-            Action::KeepRoll,
-            Action::SetFace(Face::Torch),
-            Action::SetFace(Face::Coin)
-        ]
-    );
+    assert_eq!(legal(&g), vec![Action::KeepRoll, Action::SetFace(Face::Torch), Action::SetFace(Face::Coin)]);
     let deck = g.deck().len();
 
     let mut set = g.clone();
@@ -215,34 +180,20 @@ fn base_game_dice_card_may_set_any_face_right_after_the_roll() {
     assert_eq!(set.observation(Seat(0)).coin_bonus, 1);
     assert_eq!(tools(&set, 0), [0, 0, 0, 0], "the tool face no longer acts");
     assert_eq!(hands(&set, 0), 0);
-    assert_eq!(
-        set.deck().len(),
-        deck + 1,
-        "the discarded card is shuffled back into the deck"
-    );
+    assert_eq!(set.deck().len(), deck + 1, "the discarded card is shuffled back into the deck");
     assert!(set.deck().contains(&card(&set, "Dice card")));
 
     let mut keep = g.clone();
     act(&mut keep, Action::KeepRoll);
     assert_eq!(tools(&keep, 0), [0, 0, 0, 1]);
-    assert_eq!(
-        hands(&keep, 0),
-        1,
-        "a kept Dice card stays in hand (1 point at the end)"
-    );
+    assert_eq!(hands(&keep, 0), 1, "a kept Dice card stays in hand (1 point at the end)");
 }
 
 #[test]
 fn base_game_dice_card_is_only_used_after_the_holders_roll() {
-    let g = scenario(
-        &dice(2),
-        "first_player: 0\nstep: action\nplayers: [{cards: [Dice card]}, {}]",
-    );
+    let g = scenario(&dice(2), "first_player: 0\nstep: action\nplayers: [{cards: [Dice card]}, {}]");
     let l = legal(&g);
-    assert!(
-        !l.iter()
-            .any(|a| matches!(a, Action::DiceDraw | Action::DiceRelight | Action::DiceCoin))
-    );
+    assert!(!l.iter().any(|a| matches!(a, Action::DiceDraw | Action::DiceRelight | Action::DiceCoin)));
 }
 
 #[test]
@@ -266,49 +217,25 @@ fn forgotten_roll_is_an_option_that_puts_a_lit_torch_out() {
 fn taking_a_column_takes_tile_and_tools_then_restocks_from_pile_and_bag() {
     let mut g = scenario(
         &dice(2),
-        &format!(
-            "first_player: 0\nstep: action\npile: [Sunken City, Moon Oasis]\nbag: {{map: 3}}\n{HQ}"
-        ),
+        &format!("first_player: 0\nstep: action\npile: [Sunken City, Moon Oasis]\nbag: {{map: 3}}\n{HQ}"),
     );
-    assert_eq!(
-        g.action_label(Action::TakeColumn(1).id()),
-        "take column 2 (Jade Mask, map+shovel)"
-    );
+    assert_eq!(g.action_label(Action::TakeColumn(1).id()), "take column 2 (Jade Mask, map+shovel)");
     act(&mut g, Action::TakeColumn(1));
     let p = g.player(0);
     assert_eq!(p.tiles.as_slice(), &[tile(&g, "Jade Mask")]);
     assert_eq!(p.tools, [0, 0, 1, 1]);
     let hq = g.hq();
-    assert_eq!(
-        hq[1].0,
-        Some(tile(&g, "Sunken City")),
-        "the top tile of the pile"
-    );
-    assert_eq!(
-        hq[1].1,
-        [Some(Tool::Map), Some(Tool::Map)],
-        "two tokens drawn from the bag"
-    );
+    assert_eq!(hq[1].0, Some(tile(&g, "Sunken City")), "the top tile of the pile");
+    assert_eq!(hq[1].1, [Some(Tool::Map), Some(Tool::Map)], "two tokens drawn from the bag");
     assert_eq!(g.bag(), [0, 0, 1, 0]);
     assert_eq!(g.pile(), &[tile(&g, "Moon Oasis")]);
-    assert_eq!(
-        g.observation(Seat(1)).pile_top_is_place,
-        Some(true),
-        "the back of the top tile shows"
-    );
-    assert_eq!(
-        (g.current(), g.step()),
-        (1, Step::Roll),
-        "preparing ends the turn"
-    );
+    assert_eq!(g.observation(Seat(1)).pile_top_is_place, Some(true), "the back of the top tile shows");
+    assert_eq!((g.current(), g.step()), (1, Step::Roll), "preparing ends the turn");
 }
 
 #[test]
 fn restock_with_an_empty_pile_leaves_the_tile_space_empty() {
-    let mut g = scenario(
-        &dice(2),
-        &format!("first_player: 0\nstep: action\npile: []\nbag: {{rope: 2}}\n{HQ}"),
-    );
+    let mut g = scenario(&dice(2), &format!("first_player: 0\nstep: action\npile: []\nbag: {{rope: 2}}\n{HQ}"));
     assert_eq!(g.observation(Seat(0)).pile_top_is_place, None);
     act(&mut g, Action::TakeColumn(1));
     let hq = g.hq();
@@ -325,18 +252,12 @@ fn restock_with_an_empty_pile_leaves_the_tile_space_empty() {
 
 #[test]
 fn restock_with_an_empty_bag_leaves_the_tool_spaces_empty() {
-    let mut g = scenario(
-        &no_dice(2),
-        &format!("first_player: 0\nstep: action\npile: [Sunken City]\nbag: {{}}\n{HQ}"),
-    );
+    let mut g = scenario(&no_dice(2), &format!("first_player: 0\nstep: action\npile: [Sunken City]\nbag: {{}}\n{HQ}"));
     act(&mut g, Action::TakeColumn(1));
     let hq = g.hq();
     assert_eq!(hq[1], (Some(tile(&g, "Sunken City")), [None, None]));
     // With both empty, the column is empty and cannot be taken.
-    let mut g = scenario(
-        &no_dice(2),
-        &format!("first_player: 0\nstep: action\npile: []\nbag: {{}}\n{HQ}"),
-    );
+    let mut g = scenario(&no_dice(2), &format!("first_player: 0\nstep: action\npile: []\nbag: {{}}\n{HQ}"));
     act(&mut g, Action::TakeColumn(1));
     assert_eq!(g.hq()[1], (None, [None, None]));
     assert_eq!(g.current(), 1);
@@ -359,42 +280,23 @@ players:
     let temple = tile(&g, "Temple of Dawn");
     assert_eq!(
         legal(&g),
-        [
-            "Moon Oasis",
-            "Serpent Staff",
-            "Ruby Scarab",
-            "Temple of Dawn"
-        ]
-        .iter()
-        .map(|n| Action::ReturnTile(tile(&g, n)))
-        .collect::<Vec<_>>(),
+        ["Moon Oasis", "Serpent Staff", "Ruby Scarab", "Temple of Dawn"]
+            .iter()
+            .map(|n| Action::ReturnTile(tile(&g, n)))
+            .collect::<Vec<_>>(),
         "tiles first, any of the four, the one just taken included"
     );
     assert_eq!(g.observation(Seat(0)).returning, Some("tile"));
     act(&mut g, Action::ReturnTile(temple));
     assert_eq!(g.pile()[0], temple, "to the bottom of the pile");
-    assert_eq!(
-        g.pile(),
-        &[temple, tile(&g, "Lost Library")],
-        "the next tile stays on top"
-    );
+    assert_eq!(g.pile(), &[temple, tile(&g, "Lost Library")], "the next tile stays on top");
     assert_eq!(g.player(0).tiles.len(), 3);
     assert_eq!(tools(&g, 0), [2, 0, 0, 5]);
-    assert_eq!(
-        legal(&g),
-        vec![
-            Action::ReturnTool(Tool::Compass),
-            Action::ReturnTool(Tool::Shovel)
-        ]
-    );
+    assert_eq!(legal(&g), vec![Action::ReturnTool(Tool::Compass), Action::ReturnTool(Tool::Shovel)]);
     act(&mut g, Action::ReturnTool(Tool::Shovel));
     assert_eq!(g.current(), 1, "back within the limits: the turn passes");
     assert_eq!(tools(&g, 0), [2, 0, 0, 4]);
-    assert_eq!(
-        g.bag(),
-        [0, 0, 3, 1],
-        "two maps went to the column, the shovel came back"
-    );
+    assert_eq!(g.bag(), [0, 0, 3, 1], "two maps went to the column, the shovel came back");
 }
 
 // ---- going on an expedition: cards ---------------------------------------------------------------
@@ -422,19 +324,9 @@ deck: [Fire and Ivory, Charts of the Sun]";
     act(&mut g, Action::TakeTop);
     assert_eq!(g.player(1).cards, 1 << card(&g, "Charts of the Sun"));
     assert!(g.deck().is_empty());
-    assert_eq!(
-        g.observation(Seat(0)).seats[1].cards,
-        None,
-        "others see only how many"
-    );
+    assert_eq!(g.observation(Seat(0)).seats[1].cards, None, "others see only how many");
     assert_eq!(g.observation(Seat(0)).seats[1].cards_held, 1);
-    assert_eq!(
-        g.observation(Seat(1)).seats[1]
-            .cards
-            .as_ref()
-            .map(|c| c[0].name.as_str()),
-        Some("Charts of the Sun")
-    );
+    assert_eq!(g.observation(Seat(1)).seats[1].cards.as_ref().map(|c| c[0].name.as_str()), Some("Charts of the Sun"));
 }
 
 #[test]
@@ -443,10 +335,7 @@ fn the_card_is_mandatory_and_without_cards_one_may_still_go() {
     let l = legal(&g);
     assert!(!l.contains(&Action::GoWithoutCard));
     assert!(l.contains(&Action::TakeTop));
-    assert!(l.iter().all(|a| matches!(
-        a,
-        Action::TakeColumn(_) | Action::TakeFaceUp(_) | Action::TakeTop
-    )));
+    assert!(l.iter().all(|a| matches!(a, Action::TakeColumn(_) | Action::TakeFaceUp(_) | Action::TakeTop)));
 
     let yaml = "first_player: 0\nstep: action\nface_up: []\ndeck: []
 players:
@@ -471,24 +360,13 @@ players:
     let mut g = scenario(&dice(2), yaml);
     let with_torch = complete(&g, "Temple of Dawn", Some(Tool::Map));
     assert_eq!(legal(&g), vec![Action::EndTurn, with_torch]);
-    assert_eq!(
-        g.action_label(with_torch.id()),
-        "complete Temple of Dawn with compass+rope+torch"
-    );
+    assert_eq!(g.action_label(with_torch.id()), "complete Temple of Dawn with compass+rope+torch");
     let bag = g.bag();
     act(&mut g, with_torch);
     assert!(!g.player(0).torch_lit);
     assert_eq!(tools(&g, 0), [0, 0, 0, 0]);
-    assert_eq!(
-        g.bag(),
-        [bag[0] + 1, bag[1] + 1, bag[2], bag[3]],
-        "tokens spent go back to the bag"
-    );
-    assert_eq!(
-        g.player(0).score,
-        5,
-        "4 printed + the Place's own coin, no favourite point for the torch"
-    );
+    assert_eq!(g.bag(), [bag[0] + 1, bag[1] + 1, bag[2], bag[3]], "tokens spent go back to the bag");
+    assert_eq!(g.player(0).score, 5, "4 printed + the Place's own coin, no favourite point for the torch");
     assert_eq!(g.player(0).done.as_slice(), &[tile(&g, "Temple of Dawn")]);
 }
 
@@ -502,10 +380,7 @@ players:
     let tokens = complete(&g, "Jade Mask", None);
     let torch_map = complete(&g, "Jade Mask", Some(Tool::Map));
     let torch_compass = complete(&g, "Jade Mask", Some(Tool::Compass));
-    assert_eq!(
-        legal(&g),
-        vec![Action::EndTurn, tokens, torch_compass, torch_map]
-    );
+    assert_eq!(legal(&g), vec![Action::EndTurn, tokens, torch_compass, torch_map]);
     let score = |a| {
         let mut h = g.clone();
         act(&mut h, a);
@@ -515,10 +390,7 @@ players:
     assert_eq!(score(torch_compass), 5, "the map token still spent");
     assert_eq!(score(torch_map), 4, "the torch stood in for the map");
     // A spent torch is no wild card.
-    let g = scenario(
-        &dice(2),
-        &yaml.replace("tiles: [Jade Mask]", "torch: false, tiles: [Jade Mask]"),
-    );
+    let g = scenario(&dice(2), &yaml.replace("tiles: [Jade Mask]", "torch: false, tiles: [Jade Mask]"));
     assert_eq!(legal(&g), vec![Action::EndTurn, tokens]);
 }
 
@@ -530,20 +402,12 @@ players:
   - {}";
     let mut g = scenario(&dice(2), two);
     complete_tile(&mut g, "Golden Idol", None);
-    assert_eq!(
-        g.player(0).score,
-        4,
-        "an Artifact first: the four printed coins"
-    );
+    assert_eq!(g.player(0).score, 4, "an Artifact first: the four printed coins");
     let mut g = scenario(&dice(2), two);
     complete_tile(&mut g, "Temple of Dawn", None);
     assert_eq!(g.player(0).score, 5, "a Place counts its own back");
     complete_tile(&mut g, "Golden Idol", None);
-    assert_eq!(
-        g.player(0).score,
-        10,
-        "and every later discovery's: two tiles in one turn"
-    );
+    assert_eq!(g.player(0).score, 10, "and every later discovery's: two tiles in one turn");
     assert_eq!(g.current(), 1, "nothing more to complete: the turn ends");
 
     let sixth = "first_player: 0\nstep: complete
@@ -556,18 +420,10 @@ players:
   - {}";
     let mut g = scenario(&dice(2), sixth);
     complete_tile(&mut g, "Golden Idol", None);
-    assert_eq!(
-        g.player(0).score,
-        30 + 3 + 2,
-        "the sixth space covers a printed coin; two Places"
-    );
+    assert_eq!(g.player(0).score, 30 + 3 + 2, "the sixth space covers a printed coin; two Places");
     let mut g = scenario(&dice(2), sixth);
     complete_tile(&mut g, "Temple of Dawn", Some(Tool::Rope));
-    assert_eq!(
-        g.player(0).score,
-        30 + 3 + 3,
-        "a Place in the sixth space still shows its own coin"
-    );
+    assert_eq!(g.player(0).score, 30 + 3 + 3, "a Place in the sixth space still shows its own coin");
     assert_eq!(g.observation(Seat(1)).seats[0].coins_visible, 6);
 }
 
@@ -589,11 +445,7 @@ players:
   - { tiles: [Golden Idol], tools: {compass: 1, rope: 1} }
   - {}";
     let g = scenario(&dice(2), yaml);
-    assert_eq!(
-        g.current(),
-        1,
-        "three completed: nothing left to do, the turn ended"
-    );
+    assert_eq!(g.current(), 1, "three completed: nothing left to do, the turn ended");
 }
 
 // ---- the end ---------------------------------------------------------------------------------------
@@ -609,17 +461,10 @@ players:
     assert!(!g.is_last_round());
     complete_tile(&mut g, "Golden Idol", None);
     assert!(g.is_last_round());
-    assert_eq!(
-        (g.current(), g.step()),
-        (2, Step::Roll),
-        "seat 2 still plays"
-    );
+    assert_eq!((g.current(), g.step()), (2, Step::Roll), "seat 2 still plays");
     let mut guard = 0;
     while g.current() == 2 && !g.is_terminal() {
-        let a = *legal(&g)
-            .iter()
-            .find(|a| matches!(a, Action::Roll | Action::TakeTop))
-            .unwrap_or(&legal(&g)[0]);
+        let a = *legal(&g).iter().find(|a| matches!(a, Action::Roll | Action::TakeTop)).unwrap_or(&legal(&g)[0]);
         act(&mut g, a);
         guard += 1;
         assert!(guard < 50);
@@ -627,10 +472,7 @@ players:
     assert_eq!(g.current(), 0, "then seat 0, the last in turn order");
     assert!(!g.is_terminal());
     while !g.is_terminal() {
-        let a = *legal(&g)
-            .iter()
-            .find(|a| matches!(a, Action::Roll | Action::TakeTop))
-            .unwrap_or(&legal(&g)[0]);
+        let a = *legal(&g).iter().find(|a| matches!(a, Action::Roll | Action::TakeTop)).unwrap_or(&legal(&g)[0]);
         act(&mut g, a);
         guard += 1;
         assert!(guard < 100);
@@ -664,17 +506,9 @@ players:
   - {}";
     let mut g = scenario(&dice(2), yaml);
     complete_tile(&mut g, "Golden Idol", None);
-    assert_eq!(
-        g.player(0).score,
-        3 + 1,
-        "6th: a printed coin covered, one Place"
-    );
+    assert_eq!(g.player(0).score, 3 + 1, "6th: a printed coin covered, one Place");
     complete_tile(&mut g, "Temple of Dawn", None);
-    assert_eq!(
-        g.player(0).score,
-        4 + 3 + 2,
-        "7th, off the board: its Place coin counts"
-    );
+    assert_eq!(g.player(0).score, 4 + 3 + 2, "7th, off the board: its Place coin counts");
     complete_tile(&mut g, "Serpent Staff", Some(Tool::Shovel));
     assert_eq!(g.player(0).score, 9 + 3 + 2, "8th");
     assert_eq!(g.player(0).done.len(), 8);
@@ -692,23 +526,13 @@ players:
     cards: [Rumour of the Sunken City, Empires of Fire, Key to the Lost Library, The Sun Library]
     score: 10";
     let g = scenario(&dice(2), yaml);
-    assert!(
-        g.is_terminal(),
-        "seat 1 had nothing to do: the last turn ended"
-    );
+    assert!(g.is_terminal(), "seat 1 had nothing to do: the last turn ended");
     let b0 = g.breakdown(0);
-    assert_eq!(
-        b0.missions,
-        4 + 5,
-        "Jade Mask serves two Missions; Ash and Water is unmet"
-    );
+    assert_eq!(b0.missions, 4 + 5, "Jade Mask serves two Missions; Ash and Water is unmet");
     assert_eq!(b0.dice_cards, 1);
     assert_eq!(b0.total, 30);
     let b1 = g.breakdown(1);
-    assert_eq!(
-        b1.missions, 6,
-        "the Discovery card counts as the Sunken City it names"
-    );
+    assert_eq!(b1.missions, 6, "the Discovery card counts as the Sunken City it names");
     assert_eq!(b1.total, 16);
     assert_eq!(g.outcome().unwrap().scores, vec![30, 16]);
     assert_eq!(g.outcome().unwrap().ranks, vec![0, 1]);
@@ -722,33 +546,15 @@ players:
     wild.discovery_cards = DiscoveryRule::Wild;
     let g = scenario(&wild, yaml);
     let b1 = g.breakdown(1);
-    assert_eq!(
-        b1.missions, 6,
-        "two wild cards: Sunken City for Empires of Fire, and one tile short elsewhere"
-    );
+    assert_eq!(b1.missions, 6, "two wild cards: Sunken City for Empires of Fire, and one tile short elsewhere");
     let yaml2 = yaml.replace("The Sun Library", "Fire and Ivory").replace(
         "discoveries: [Ember Volcano, Obsidian Pyramid]",
         "discoveries: [Ember Volcano, Obsidian Pyramid, Golden Idol]",
     );
-    let g = scenario(
-        &wild,
-        &yaml2.replace(
-            "Golden Idol]\n    cards: [The Jag",
-            "Crystal Skull]\n    cards: [The Jag",
-        ),
-    );
-    assert_eq!(
-        g.breakdown(1).missions,
-        6 + 4,
-        "Sunken City and Ivory Dagger"
-    );
-    let g = scenario(
-        &dice(2),
-        &yaml2.replace(
-            "Golden Idol]\n    cards: [The Jag",
-            "Crystal Skull]\n    cards: [The Jag",
-        ),
-    );
+    let g = scenario(&wild, &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
+    assert_eq!(g.breakdown(1).missions, 6 + 4, "Sunken City and Ivory Dagger");
+    let g =
+        scenario(&dice(2), &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
     assert_eq!(g.breakdown(1).missions, 6, "named: only the Sunken City");
 }
 
@@ -763,21 +569,14 @@ fn ties_go_to_the_player_who_played_last_in_turn_order() {
         let o = g.outcome().expect("over");
         assert_eq!(o.scores, vec![12, 12]);
         let last = 1 - first as usize;
-        assert_eq!(
-            o.ranks[last], 0,
-            "first player {first}: seat {last} played last and wins"
-        );
+        assert_eq!(o.ranks[last], 0, "first player {first}: seat {last} played last and wins");
         assert_eq!(o.ranks[1 - last], 1);
     }
     // Three players: the tie is between two of them; the third scored less.
     let yaml = "first_player: 2\nto_move: 1\nstep: complete\nlast_round: true
 players: [{score: 12}, {score: 12}, {score: 11}]";
     let g = scenario(&dice(3), yaml);
-    assert_eq!(
-        g.outcome().unwrap().ranks,
-        vec![1, 0, 2],
-        "order 2, 0, 1: seat 1 is last"
-    );
+    assert_eq!(g.outcome().unwrap().ranks, vec![1, 0, 2], "order 2, 0, 1: seat 1 is last");
 }
 
 // ---- the no-dice variant ------------------------------------------------------------------------------
@@ -801,16 +600,9 @@ players: [{torch: false, cards: [Dice card]}, {torch: false}, {torch: true}]";
     assert_eq!(hands(&g, 0), 0);
     assert_eq!(g.deck().len(), deck + 1);
     assert!(g.deck().contains(&card(&g, "Dice card")));
-    assert_eq!(
-        (g.current(), g.step()),
-        (0, Step::Action),
-        "the turn goes on"
-    );
+    assert_eq!((g.current(), g.step()), (0, Step::Action), "the turn goes on");
     // A lit torch cannot be relit.
-    let g = scenario(
-        &no_dice(3),
-        &yaml.replace("{torch: false, cards", "{torch: true, cards"),
-    );
+    let g = scenario(&no_dice(3), &yaml.replace("{torch: false, cards", "{torch: true, cards"));
     assert!(!legal(&g).contains(&Action::DiceRelight));
 }
 
@@ -835,11 +627,7 @@ players:
     assert_eq!(g.player(0).score, 4);
     assert_eq!(g.current(), 0, "the holder may still use the card");
     act(&mut g, Action::DiceCoin);
-    assert_eq!(
-        g.player(0).score,
-        5,
-        "+1 for the tile already completed this turn"
-    );
+    assert_eq!(g.player(0).score, 5, "+1 for the tile already completed this turn");
     complete_tile(&mut g, "Jade Mask", None);
     assert_eq!(g.player(0).score, 10, "+1 for the next one");
     assert_eq!(g.current(), 1);
@@ -854,33 +642,24 @@ fn no_dice_dice_card_draws_two_tools_then_the_limit_applies() {
     act(&mut g, Action::DiceDraw);
     assert_eq!(tools(&g, 0), [0, 2, 5, 0]);
     assert_eq!(g.bag(), [0, 3, 0, 0]);
-    assert_eq!(
-        legal(&g),
-        vec![
-            Action::ReturnTool(Tool::Rope),
-            Action::ReturnTool(Tool::Map)
-        ]
-    );
+    assert_eq!(legal(&g), vec![Action::ReturnTool(Tool::Rope), Action::ReturnTool(Tool::Map)]);
     act(&mut g, Action::ReturnTool(Tool::Map));
     assert_eq!(g.step(), Step::Action);
 }
 
 #[test]
 fn no_dice_dice_card_may_be_used_after_preparing_an_expedition() {
-    let yaml =
-        format!("first_player: 0\nstep: action\nplayers: [{{cards: [Dice card]}}, {{}}]\n{HQ}");
+    let yaml = format!("first_player: 0\nstep: action\nplayers: [{{cards: [Dice card]}}, {{}}]\n{HQ}");
     let mut g = scenario(&no_dice(2), &yaml);
     act(&mut g, Action::TakeColumn(0));
     assert_eq!((g.current(), g.step()), (0, Step::Finish));
-    assert_eq!(
-        legal(&g),
-        vec![Action::EndTurn, Action::DiceDraw, Action::DiceCoin]
-    );
+    assert_eq!(legal(&g), vec![Action::EndTurn, Action::DiceDraw, Action::DiceCoin]);
     act(&mut g, Action::DiceDraw);
     assert_eq!(g.player(0).tool_count(), 4);
     assert_eq!(g.current(), 1, "no Dice card left: the turn ends");
     // Kept to the end it is worth a point, as in the dice game.
-    let end = "first_player: 0\nto_move: 1\nstep: complete\nlast_round: true\nplayers: [{cards: [Dice card, Dice card]}, {}]";
+    let end =
+        "first_player: 0\nto_move: 1\nstep: complete\nlast_round: true\nplayers: [{cards: [Dice card, Dice card]}, {}]";
     let g = scenario(&no_dice(2), end);
     assert!(g.is_terminal());
     assert_eq!(g.breakdown(0).dice_cards, 2);
@@ -893,15 +672,9 @@ fn unknown_and_illegal_ids_change_nothing() {
     let g0 = scenario(&dice(2), "first_player: 0\nstep: roll");
     let mut g = g0.clone();
     assert_eq!(g.apply(100_000), Err(ActionError::Unknown(100_000)));
-    assert!(matches!(
-        g.apply(Action::TakeTop.id()),
-        Err(ActionError::Illegal { .. })
-    ));
+    assert!(matches!(g.apply(Action::TakeTop.id()), Err(ActionError::Illegal { .. })));
     let tiles = g.content().tiles.len() as u8;
-    assert_eq!(
-        g.apply(Action::ReturnTile(tiles).id()),
-        Err(ActionError::Unknown(Action::ReturnTile(tiles).id()))
-    );
+    assert_eq!(g.apply(Action::ReturnTile(tiles).id()), Err(ActionError::Unknown(Action::ReturnTile(tiles).id())));
     assert_eq!(g, g0);
 }
 
@@ -917,17 +690,15 @@ fn action_ids_are_stable_and_round_trip() {
     let g = Expedition::new(&dice(2), 1);
     assert_eq!(g.action_label(Action::Roll.id()), "roll");
     assert_eq!(
-        g.action_label(Action::TakeColumn(1).id())
-            .split(' ')
-            .take(3)
-            .collect::<Vec<_>>(),
+        g.action_label(Action::TakeColumn(1).id()).split(' ').take(3).collect::<Vec<_>>(),
         ["take", "column", "2"]
     );
 }
 
 #[test]
 fn observations_show_public_facts_and_only_the_own_cards() {
-    let yaml = "first_player: 0\nstep: action\nplayers: [{cards: [Three Beacons, Dice card]}, {cards: [Cloud Walkers]}]";
+    let yaml =
+        "first_player: 0\nstep: action\nplayers: [{cards: [Three Beacons, Dice card]}, {cards: [Cloud Walkers]}]";
     let g = scenario(&dice(2), yaml);
     let o0 = g.observation(Seat(0));
     let o1 = g.observation(Seat(1));
@@ -936,28 +707,15 @@ fn observations_show_public_facts_and_only_the_own_cards() {
     assert_eq!(o0.seats[1].cards_held, 1);
     assert_eq!(o1.seats[0].cards, None);
     assert_eq!(o1.seats[0].cards_held, 2);
-    assert_eq!(
-        o0.bag.total() as usize + 8,
-        36,
-        "the bag by count; eight tokens in the Headquarters"
-    );
+    assert_eq!(o0.bag.total() as usize + 8, 36, "the bag by count; eight tokens in the Headquarters");
     assert_eq!(o0.pile_count, 24);
     assert_eq!(o0.hq.len(), 4);
     let text = g.observation_text(Seat(0));
-    for needle in [
-        "Headquarters",
-        "column 1",
-        "Pile: 24 tiles",
-        "Three Beacons",
-        "cards: 1 (hidden)",
-        "You are seat 0",
-    ] {
+    for needle in ["Headquarters", "column 1", "Pile: 24 tiles", "Three Beacons", "cards: 1 (hidden)", "You are seat 0"]
+    {
         assert!(text.contains(needle), "{needle:?} missing from:\n{text}");
     }
-    assert!(
-        !text.contains("Cloud Walkers"),
-        "another player's card leaked:\n{text}"
-    );
+    assert!(!text.contains("Cloud Walkers"), "another player's card leaked:\n{text}");
 }
 
 #[test]
@@ -966,11 +724,7 @@ fn new_games_follow_the_setup() {
         let g = Expedition::new(&dice(players), 42 + players as u64);
         assert_eq!(g.seats(), players);
         assert_eq!(g.pile().len(), 24);
-        assert!(
-            g.hq()
-                .iter()
-                .all(|c| c.0.is_some() && c.1.iter().all(|t| t.is_some()))
-        );
+        assert!(g.hq().iter().all(|c| c.0.is_some() && c.1.iter().all(|t| t.is_some())));
         assert_eq!(g.bag().iter().map(|&x| x as u32).sum::<u32>(), 28);
         assert_eq!(g.deck().len(), 32 - 4);
         assert!(g.face_up().iter().all(|c| c.is_some()));
@@ -982,17 +736,13 @@ fn new_games_follow_the_setup() {
         assert_eq!(chars.len(), players, "one character each");
     }
     // Characters dealt from the seed, or in order.
-    let firsts: std::collections::BTreeSet<u8> = (0..40)
-        .map(|s| Expedition::new(&dice(2), s).player(0).character)
-        .collect();
+    let firsts: std::collections::BTreeSet<u8> =
+        (0..40).map(|s| Expedition::new(&dice(2), s).player(0).character).collect();
     assert!(firsts.len() > 1);
     let mut p = dice(4);
     p.characters = engine::expedition::CharacterDeal::InOrder;
     let g = Expedition::new(&p, 3);
-    assert_eq!(
-        (0..4).map(|s| g.player(s).character).collect::<Vec<_>>(),
-        vec![0, 1, 2, 3]
-    );
+    assert_eq!((0..4).map(|s| g.player(s).character).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
 }
 
 #[test]
@@ -1002,24 +752,15 @@ fn scenarios_refuse_impossible_positions_naming_the_field() {
             .contains("players[0].tiles: unknown tile \"Nowhere\"")
     );
     assert!(
-        scenario_err(
-            &dice(2),
-            "players: [{tiles: [Golden Idol]}, {discoveries: [Golden Idol]}]"
-        )
-        .contains("placed twice")
+        scenario_err(&dice(2), "players: [{tiles: [Golden Idol]}, {discoveries: [Golden Idol]}]")
+            .contains("placed twice")
     );
     assert!(scenario_err(&dice(2), "players: [{tools: {map: 7}}, {}]").contains("over the limit"));
-    assert!(
-        scenario_err(&dice(2), "players: [{tools: {map: 6}}, {tools: {map: 4}}]")
-            .contains("more map tokens")
-    );
+    assert!(scenario_err(&dice(2), "players: [{tools: {map: 6}}, {tools: {map: 4}}]").contains("more map tokens"));
     assert!(scenario_err(&no_dice(2), "step: roll").contains("no-dice"));
     assert!(
-        scenario_err(
-            &dice(2),
-            "players: [{cards: [Dice card, Dice card, Dice card, Dice card, Dice card]}, {}]"
-        )
-        .contains("more times than the deck holds")
+        scenario_err(&dice(2), "players: [{cards: [Dice card, Dice card, Dice card, Dice card, Dice card]}, {}]")
+            .contains("more times than the deck holds")
     );
 }
 
@@ -1029,22 +770,11 @@ fn scenarios_refuse_impossible_positions_naming_the_field() {
 fn the_default_content_matches_the_rules() {
     let c = Content::default_set();
     assert_eq!(c.tiles.len(), 28);
-    let artifacts: Vec<_> = c
-        .tiles
-        .iter()
-        .filter(|t| t.kind == TileKind::Artifact)
-        .collect();
-    let places: Vec<_> = c
-        .tiles
-        .iter()
-        .filter(|t| t.kind == TileKind::Place)
-        .collect();
+    let artifacts: Vec<_> = c.tiles.iter().filter(|t| t.kind == TileKind::Artifact).collect();
+    let places: Vec<_> = c.tiles.iter().filter(|t| t.kind == TileKind::Place).collect();
     assert_eq!((artifacts.len(), places.len()), (14, 14));
     assert!(artifacts.iter().all(|t| t.tools.len() == 2));
-    assert!(
-        places.iter().all(|t| t.tools.len() == 3),
-        "a Place needs one more tool"
-    );
+    assert!(places.iter().all(|t| t.tools.len() == 3), "a Place needs one more tool");
     let mut per_tool = [0; 4];
     for t in &c.tiles {
         for x in &t.tools {
@@ -1053,10 +783,7 @@ fn the_default_content_matches_the_rules() {
     }
     // 70 tool spaces: as even as four kinds allow.
     assert_eq!(per_tool.iter().sum::<i32>(), 70);
-    assert!(
-        per_tool.iter().max().unwrap() - per_tool.iter().min().unwrap() <= 1,
-        "{per_tool:?}"
-    );
+    assert!(per_tool.iter().max().unwrap() - per_tool.iter().min().unwrap() <= 1, "{per_tool:?}");
     assert_eq!(c.characters.len(), 4);
     let mut favs: Vec<_> = c.characters.iter().map(|ch| ch.favourite).collect();
     favs.sort();
@@ -1111,12 +838,7 @@ dice_cards: 3
 fn bad_content_is_refused_naming_the_entry() {
     assert!(Content::from_yaml("small.yaml", SMALL).is_ok());
     let e = bad(&SMALL.replace("[A, B, C]", "[A, B, Zed]"));
-    assert!(
-        e.contains("bad.yaml")
-            && e.contains("mission \"M1\"")
-            && e.contains("unknown tile \"Zed\""),
-        "{e}"
-    );
+    assert!(e.contains("bad.yaml") && e.contains("mission \"M1\"") && e.contains("unknown tile \"Zed\""), "{e}");
     let e = bad(&SMALL.replace("tools: [map, shovel]", "tools: []"));
     assert!(e.contains("tile \"B\" needs no tools"), "{e}");
     let e = bad(&SMALL.replace("name: D,", "name: A,"));
@@ -1124,20 +846,14 @@ fn bad_content_is_refused_naming_the_entry() {
     let e = bad(&SMALL.replace("name: M2,", "name: M1,"));
     assert!(e.contains("duplicate card name \"M1\""), "{e}");
     let e = bad(&SMALL.replace("tile: E", "tile: Q"));
-    assert!(
-        e.contains("discovery card \"Clue\"") && e.contains("\"Q\""),
-        "{e}"
-    );
+    assert!(e.contains("discovery card \"Clue\"") && e.contains("\"Q\""), "{e}");
     let e = bad(&SMALL.replace("tools: [compass, rope] }", "tools: [compass, hammer] }"));
     assert!(e.contains("tiles[0].tools[1]"), "{e}");
     // A deck too small for the player count: 6 cards, 4 face up + one per player.
     let c = Content::from_yaml("small.yaml", SMALL).unwrap();
     assert!(c.check_for_players(2).is_ok());
     let e = c.check_for_players(3).unwrap_err();
-    assert!(
-        e.contains("Expedition deck holds 6 cards") && e.contains("3 players"),
-        "{e}"
-    );
+    assert!(e.contains("Expedition deck holds 6 cards") && e.contains("3 players"), "{e}");
 }
 
 #[test]
@@ -1149,10 +865,7 @@ fn content_files_load_through_the_parameters() {
             _ => Err(format!("no file {path}")),
         }
     };
-    let src = |text: &str| ParamSource::Yaml {
-        name: "params.yaml".into(),
-        text: text.into(),
-    };
+    let src = |text: &str| ParamSource::Yaml { name: "params.yaml".into(), text: text.into() };
     let mut p: ExpeditionParams = resolve_params(None, &[src("content: small.yaml")]).unwrap();
     assert_eq!(p.content.path(), "small.yaml");
     p.load_assets(&loader).unwrap();
@@ -1160,39 +873,23 @@ fn content_files_load_through_the_parameters() {
     let g = Expedition::new(&p, 1);
     assert_eq!(g.content().tiles.len(), 5);
     assert_eq!(g.pile().len(), 1);
-    assert!(
-        serde_yaml::to_string(&p)
-            .unwrap()
-            .contains("content: small.yaml")
-    );
+    assert!(serde_yaml::to_string(&p).unwrap().contains("content: small.yaml"));
 
     let mut p: ExpeditionParams = resolve_params(None, &[src("content: broken.yaml")]).unwrap();
     let e = p.load_assets(&loader).unwrap_err().to_string();
     assert!(e.contains("broken.yaml") && e.contains("Zed"), "{e}");
-    let mut p: ExpeditionParams =
-        resolve_params(None, &[src("content: small.yaml\nplayers: 3")]).unwrap();
+    let mut p: ExpeditionParams = resolve_params(None, &[src("content: small.yaml\nplayers: 3")]).unwrap();
     let e = p.load_assets(&loader).unwrap_err().to_string();
     assert!(e.contains("too few for 3 players"), "{e}");
-    let e = resolve_params::<ExpeditionParams>(None, &[src("players: 5")])
-        .unwrap_err()
-        .to_string();
+    let e = resolve_params::<ExpeditionParams>(None, &[src("players: 5")]).unwrap_err().to_string();
     assert!(e.contains("players") && e.contains("out of range"), "{e}");
 
     let entry = find_game("expedition").unwrap();
-    let spec = (entry.spec)(
-        Some("no-dice"),
-        &[src("players: 3\ncontent: default")],
-        &loader,
-    )
-    .unwrap();
+    let spec = (entry.spec)(Some("no-dice"), &[src("players: 3\ncontent: default")], &loader).unwrap();
     assert_eq!(spec.seats(), 3);
     let g = spec.new_game(9);
     assert_eq!(g.seats(), 3);
-    assert!(
-        spec.describe()
-            .iter()
-            .any(|i| i.name == "dice" && i.value == "false")
-    );
+    assert!(spec.describe().iter().any(|i| i.name == "dice" && i.value == "false"));
     let scen = spec.scenario(1, "first_player: 2\nstep: action").unwrap();
     assert_eq!(scen.to_move(), Some(Seat(2)));
     assert_eq!(ContentRef::default_set(), ContentRef::path_only("default"));

@@ -1,8 +1,8 @@
 //! Property tests over many seeded random games of `journey`, in every preset (and with every
 //! optional module on) and every traveller count.
 
-use engine::core::{resolve_params, ActionError, Game, ParamSource, Seat, SmallRng};
-use engine::journey::{Journey, JourneyParams, CARD_COUNT};
+use engine::core::{ActionError, Game, ParamSource, Seat, SmallRng, resolve_params};
+use engine::journey::{CARD_COUNT, Journey, JourneyParams};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
 
@@ -22,10 +22,8 @@ fn variants() -> Vec<(String, Vec<(&'static str, &'static str)>)> {
 }
 
 fn params(preset: &str, overrides: &[(&str, &str)], travellers: u8) -> JourneyParams {
-    let mut sources: Vec<ParamSource> = overrides
-        .iter()
-        .map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() })
-        .collect();
+    let mut sources: Vec<ParamSource> =
+        overrides.iter().map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() }).collect();
     sources.push(ParamSource::KeyValue { key: "travellers".into(), value: travellers.to_string() });
     resolve_params(Some(preset), &sources).unwrap()
 }

@@ -1,14 +1,12 @@
 //! One scenario test per rule of `docs/rules/journey.md`: each starts from a precise position
 //! set up in YAML and plays the rule through the public API, by action label.
 
-use engine::core::{resolve_params, Game, ParamSource, Seat};
+use engine::core::{Game, ParamSource, Seat, resolve_params};
 use engine::journey::{Card, Journey, JourneyObservation};
 
 fn start(preset: &str, overrides: &[(&str, &str)], yaml: &str) -> Journey {
-    let sources: Vec<ParamSource> = overrides
-        .iter()
-        .map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() })
-        .collect();
+    let sources: Vec<ParamSource> =
+        overrides.iter().map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() }).collect();
     let p = resolve_params(Some(preset), &sources).unwrap();
     Journey::from_scenario(&p, 7, serde_yaml::from_str(yaml).unwrap()).unwrap()
 }
@@ -219,7 +217,11 @@ fn the_nemesis_per_edition() {
     assert!(!labels(&g).iter().any(|l| l.starts_with("flee") || l.starts_with("hide")), "classic: no flee, no hide");
 
     let g = start("martian", &[("travellers", "3")], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣], [5♣], [6♣]]");
-    assert_eq!((obs(&g).adversary_health, obs(&g).adversary_attack), (Some(60), Some(20)), "+10 per traveller beyond the first");
+    assert_eq!(
+        (obs(&g).adversary_health, obs(&g).adversary_attack),
+        (Some(60), Some(20)),
+        "+10 per traveller beyond the first"
+    );
     assert!(has(&g, "flee, discarding 4♣") && !has(&g, "hide"), "martian: flee yes, hide no");
 
     let g = start("dunwich", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
@@ -298,11 +300,8 @@ fn martian_ace_always_reveals_lower_and_dunwich_ace_never() {
 
 #[test]
 fn a_failed_reveal_chain_hide_ambushes_the_front_not_the_hider() {
-    let mut g = start(
-        "martian",
-        &[("travellers", "2")],
-        "journey: [9♠]\nsupply: [9♦, 2♦]\nsatchels: [[10♣, 10♦], [2♣]]",
-    );
+    let mut g =
+        start("martian", &[("travellers", "2")], "journey: [9♠]\nsupply: [9♦, 2♦]\nsatchels: [[10♣, 10♦], [2♣]]");
     play(&mut g, "strike 10♣"); // the front strikes
     play(&mut g, "hide"); // traveller 1 reveals 9♦: not below 9♠
     assert_eq!(obs(&g).dues[0], (0, "cover".to_string(), 9));
@@ -360,7 +359,11 @@ fn dunwich_aces_are_ordinary_cards_worth_eleven() {
 
 #[test]
 fn ally_jack_retrieves_a_same_suit_discard() {
-    let mut g = start("classic", &[("allies", "true")], "journey: [K♠]\nsupply: []\nsatchels: [[J♦, 10♣, 10♦]]\ndiscard: [7♦, 3♣]");
+    let mut g = start(
+        "classic",
+        &[("allies", "true")],
+        "journey: [K♠]\nsupply: []\nsatchels: [[J♦, 10♣, 10♦]]\ndiscard: [7♦, 3♣]",
+    );
     play(&mut g, "strike J♦");
     assert_eq!(obs(&g).adversary_health, Some(6));
     assert_eq!(labels(&g), vec!["take 7♦"]);
@@ -419,7 +422,8 @@ fn only_one_companion_at_a_time() {
 
 #[test]
 fn the_burden_lowers_the_limit_forbids_flight_and_leaves_through_an_adversary() {
-    let mut g = start("classic", &[("companions", "true")], "journey: [J♥, 5♠, 2♥]\nsupply: [3♦]\nsatchels: [[4♣, 2♦, 3♣]]");
+    let mut g =
+        start("classic", &[("companions", "true")], "journey: [J♥, 5♠, 2♥]\nsupply: [3♦]\nsatchels: [[4♣, 2♦, 3♣]]");
     play(&mut g, "end refuge");
     assert_eq!(obs(&g).satchel_limit, 4);
     assert!(!labels(&g).iter().any(|l| l.starts_with("flee")), "no flight with the Burden");
@@ -508,7 +512,8 @@ fn dunwich_destination_is_an_eleven_action_refuge_then_the_way_home() {
 #[test]
 fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
     let full = "satchels: [[2♣, 3♣, 2♦, 3♦, 4♣]]";
-    let mut g = start("martian", &[("return_journey", "ruins")], &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"));
+    let mut g =
+        start("martian", &[("return_journey", "ruins")], &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"));
     assert_eq!(obs(&g).dues, vec![(0, "toll".to_string(), 8)], "the last refuge passed comes first");
     for card in ["4♣", "3♦", "2♦"] {
         play(&mut g, &format!("spend {card}"));

@@ -3,5 +3,5 @@
 pub mod stats;
 pub mod summary;
 
-pub use stats::{wilson, Stats};
+pub use stats::{Stats, wilson};
 pub use summary::{GameResult, PlaySummary};

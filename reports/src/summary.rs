@@ -1,7 +1,7 @@
 //! The summary of a series of games: scores, win shares per seat, game length, and the
 //! game's own figures, each with its error bar.
 
-use crate::stats::{wilson, Stats};
+use crate::stats::{Stats, wilson};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -117,7 +117,14 @@ impl PlaySummary {
         for (name, s) in &self.metrics {
             match self.rates.get(name) {
                 Some((lo, hi)) => {
-                    let _ = writeln!(t, "{:<13} {:.1}% (95% CI {:.1}–{:.1}%)", format!("{name}:"), 100.0 * s.mean, 100.0 * lo, 100.0 * hi);
+                    let _ = writeln!(
+                        t,
+                        "{:<13} {:.1}% (95% CI {:.1}–{:.1}%)",
+                        format!("{name}:"),
+                        100.0 * s.mean,
+                        100.0 * lo,
+                        100.0 * hi
+                    );
                 }
                 None => {
                     let _ = writeln!(t, "{:<13} {:.3} ± {:.3}", format!("{name}:"), s.mean, s.ci95);

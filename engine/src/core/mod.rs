@@ -8,11 +8,11 @@ mod registry;
 
 use std::fmt;
 
-pub use params::{describe_yaml_error, resolve_params, Bounded, GameParams, ParamError, ParamInfo, ParamSource};
+pub use params::{Bounded, GameParams, ParamError, ParamInfo, ParamSource, describe_yaml_error, resolve_params};
 pub use pile::Pile;
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
-pub use registry::{find_game, games, random_playout, AnyGame, Dyn, AnySpec, GameEntry, Metric};
+pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, find_game, games, random_playout};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
@@ -69,11 +69,7 @@ impl Outcome {
     /// Ranks from scores and a tie-break key (higher is better for both).
     pub fn ranked(scores: Vec<i32>, tie_break: impl Fn(usize) -> i32) -> Outcome {
         let ranks = (0..scores.len())
-            .map(|i| {
-                (0..scores.len())
-                    .filter(|&j| (scores[j], tie_break(j)) > (scores[i], tie_break(i)))
-                    .count() as u8
-            })
+            .map(|i| (0..scores.len()).filter(|&j| (scores[j], tie_break(j)) > (scores[i], tie_break(i))).count() as u8)
             .collect();
         Outcome { scores, ranks }
     }

@@ -90,7 +90,9 @@ pub fn describe_yaml_error(text: &str, path: &str, message: &str) -> String {
     if !msg.contains(" at line ") {
         let key = path.split('.').next_back().unwrap_or(path);
         let key = key.split('[').next().unwrap_or(key);
-        if let Some(i) = text.lines().position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':'))) {
+        if let Some(i) =
+            text.lines().position(|l| l.trim_start().strip_prefix(key).is_some_and(|r| r.trim_start().starts_with(':')))
+        {
             msg += &format!(" at line {}", i + 1);
         }
     }
@@ -116,13 +118,10 @@ pub fn resolve_params<P: GameParams>(preset: Option<&str>, sources: &[ParamSourc
             }
         }
     }
-    let name = preset
-        .or_else(|| patches.first().and_then(|p| P::patch_preset(p)))
-        .unwrap_or(P::DEFAULT_PRESET)
-        .to_string();
-    let mut params = P::preset(&name).ok_or_else(|| {
-        ParamError(format!("unknown preset `{name}`; the presets are: {}", P::PRESETS.join(", ")))
-    })?;
+    let name =
+        preset.or_else(|| patches.first().and_then(|p| P::patch_preset(p))).unwrap_or(P::DEFAULT_PRESET).to_string();
+    let mut params = P::preset(&name)
+        .ok_or_else(|| ParamError(format!("unknown preset `{name}`; the presets are: {}", P::PRESETS.join(", "))))?;
     for patch in patches {
         params.merge(patch);
     }

@@ -1,8 +1,8 @@
 //! A fixed-capacity stack of small `Copy` items with no heap storage, so a state made of
 //! piles clones with one `memcpy`. The top of a pile is its last item.
 
-use rand::seq::SliceRandom;
 use rand::Rng;
+use rand::seq::SliceRandom;
 use std::fmt;
 
 #[derive(Clone, Copy)]

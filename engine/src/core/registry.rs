@@ -1,7 +1,10 @@
 //! Games by name, behind object-safe traits, for callers that choose the game at run time
 //! (the CLI, the server). Hot loops use the concrete [`Game`] types instead.
 
-use super::{resolve_params, ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamInfo, ParamSource, Record, Seat, SmallRng};
+use super::{
+    ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamInfo, ParamSource, Record, Seat, SmallRng,
+    resolve_params,
+};
 use rand::{RngExt, SeedableRng};
 use std::marker::PhantomData;
 
@@ -185,6 +188,11 @@ pub fn spec_of<G: Game>(
     Ok(Box::new(Spec::<G> { params, _game: PhantomData }))
 }
 
+/// Resolve parameters (a preset, then sources in order), loading what they name through the
+/// given reader of files.
+pub type SpecFn =
+    fn(Option<&str>, &[ParamSource], &dyn Fn(&str) -> Result<String, String>) -> Result<Box<dyn AnySpec>, ParamError>;
+
 /// A game the registry knows.
 pub struct GameEntry {
     pub name: &'static str,
@@ -194,11 +202,7 @@ pub struct GameEntry {
     /// The parameter that sets the number of seats.
     pub seats_param: &'static str,
     /// Resolve parameters (preset, then sources in order) and load what they name.
-    pub spec: fn(
-        Option<&str>,
-        &[ParamSource],
-        &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<Box<dyn AnySpec>, ParamError>,
+    pub spec: SpecFn,
 }
 
 impl GameEntry {

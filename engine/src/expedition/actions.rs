@@ -97,9 +97,7 @@ impl Action {
             TAKE_FACE_UP..TAKE_TOP => Action::TakeFaceUp((id - TAKE_FACE_UP) as u8),
             TAKE_TOP => Action::TakeTop,
             GO_WITHOUT_CARD => Action::GoWithoutCard,
-            RETURN_TOOL..END_TURN => {
-                Action::ReturnTool(Tool::from_index((id - RETURN_TOOL) as usize))
-            }
+            RETURN_TOOL..END_TURN => Action::ReturnTool(Tool::from_index((id - RETURN_TOOL) as usize)),
             END_TURN => Action::EndTurn,
             DICE_DRAW => Action::DiceDraw,
             DICE_RELIGHT => Action::DiceRelight,
@@ -113,10 +111,7 @@ impl Action {
                     0 => None,
                     v => Some(Tool::from_index(v as usize - 1)),
                 };
-                Action::Complete {
-                    tile: (k / 5) as u8,
-                    torch,
-                }
+                Action::Complete { tile: (k / 5) as u8, torch }
             }
             _ => return None,
         })
@@ -147,10 +142,7 @@ impl Expedition {
                     .hq_tools
                     .get(col_i)
                     .map(|ts| {
-                        ts.iter()
-                            .filter(|&&x| x != super::NONE)
-                            .map(|&x| Tool::from_index(x as usize).name())
-                            .collect()
+                        ts.iter().filter(|&&x| x != super::NONE).map(|&x| Tool::from_index(x as usize).name()).collect()
                     })
                     .unwrap_or_default();
                 if !tools.is_empty() {
@@ -162,12 +154,10 @@ impl Expedition {
                     format!("take column {} ({})", col + 1, parts.join(", "))
                 }
             }
-            Action::TakeFaceUp(i) => {
-                match self.face_up.get(i as usize).filter(|&&k| k != super::NONE) {
-                    Some(&k) => format!("take face-up card {}: {}", i + 1, c.card_text(k)),
-                    None => format!("take face-up card {}", i + 1),
-                }
-            }
+            Action::TakeFaceUp(i) => match self.face_up.get(i as usize).filter(|&&k| k != super::NONE) {
+                Some(&k) => format!("take face-up card {}: {}", i + 1, c.card_text(k)),
+                None => format!("take face-up card {}", i + 1),
+            },
             Action::TakeTop => "take the top card of the deck".into(),
             Action::GoWithoutCard => "go on an expedition (no card left to take)".into(),
             Action::ReturnTool(t) => format!("return {t} to the bag"),
@@ -175,10 +165,7 @@ impl Expedition {
             Action::DiceDraw => "discard a Dice card: draw two tools".into(),
             Action::DiceRelight => "discard a Dice card: relight own torch".into(),
             Action::DiceCoin => "discard a Dice card: +1 per tile completed this turn".into(),
-            Action::ReturnTile(t) => format!(
-                "return {} to the bottom of the pile",
-                c.tiles[t as usize].name
-            ),
+            Action::ReturnTile(t) => format!("return {} to the bottom of the pile", c.tiles[t as usize].name),
             Action::Complete { tile, torch } => {
                 let t = &c.tiles[tile as usize];
                 let mut used_torch = false;

@@ -201,10 +201,7 @@ impl Content {
         for (i, t) in raw.tiles.into_iter().enumerate() {
             check_name("tile", &t.name, &mut seen)?;
             if t.tools.is_empty() {
-                return Err(format!(
-                    "tile \"{}\" needs no tools: every tile needs at least one",
-                    t.name
-                ));
+                return Err(format!("tile \"{}\" needs no tools: every tile needs at least one", t.name));
             }
             if t.tools.len() > MAX_TILE_TOOLS {
                 return Err(format!(
@@ -221,43 +218,28 @@ impl Content {
                 places |= 1 << i;
             }
             ids.insert(t.name.clone(), i as u8);
-            tiles.push(Tile {
-                name: t.name,
-                kind: t.kind,
-                tools: t.tools,
-                need,
-            });
+            tiles.push(Tile { name: t.name, kind: t.kind, tools: t.tools, need });
         }
 
         if raw.characters.len() < 2 || raw.characters.len() > MAX_CHARACTERS {
-            return Err(format!(
-                "{} characters: expected from 2 to {MAX_CHARACTERS}",
-                raw.characters.len()
-            ));
+            return Err(format!("{} characters: expected from 2 to {MAX_CHARACTERS}", raw.characters.len()));
         }
         let mut seen = HashMap::new();
         let mut characters = Vec::new();
         for c in raw.characters {
             check_name("character", &c.name, &mut seen)?;
-            characters.push(Character {
-                name: c.name,
-                favourite: c.favourite,
-            });
+            characters.push(Character { name: c.name, favourite: c.favourite });
         }
 
         let total = raw.missions.len() + raw.discovery_cards.len() + raw.dice_cards as usize;
         if total > MAX_CARDS {
-            return Err(format!(
-                "{total} Expedition cards: at most {MAX_CARDS} are supported"
-            ));
+            return Err(format!("{total} Expedition cards: at most {MAX_CARDS} are supported"));
         }
         let mut seen = HashMap::new();
         seen.insert(DICE_CARD_NAME.to_string(), ());
         let mut cards = Vec::with_capacity(total);
         let tile_id = |card: &str, what: &str, name: &str| -> Result<u8, String> {
-            ids.get(name)
-                .copied()
-                .ok_or_else(|| format!("{what} \"{card}\" names unknown tile \"{name}\""))
+            ids.get(name).copied().ok_or_else(|| format!("{what} \"{card}\" names unknown tile \"{name}\""))
         };
         for m in raw.missions {
             check_name("card", &m.name, &mut seen)?;
@@ -275,37 +257,19 @@ impl Content {
                     return Err(format!("mission \"{}\" names tile \"{d}\" twice", m.name));
                 }
             }
-            cards.push(Card {
-                name: m.name,
-                kind: CardKind::Mission {
-                    tiles: t,
-                    coins: m.coins,
-                },
-            });
+            cards.push(Card { name: m.name, kind: CardKind::Mission { tiles: t, coins: m.coins } });
         }
         for d in raw.discovery_cards {
             check_name("card", &d.name, &mut seen)?;
             let tile = tile_id(&d.name, "discovery card", &d.tile)?;
-            cards.push(Card {
-                name: d.name,
-                kind: CardKind::Discovery { tile },
-            });
+            cards.push(Card { name: d.name, kind: CardKind::Discovery { tile } });
         }
         let mut dice_cards = 0u64;
         for _ in 0..raw.dice_cards {
             dice_cards |= 1 << cards.len();
-            cards.push(Card {
-                name: DICE_CARD_NAME.to_string(),
-                kind: CardKind::Dice,
-            });
+            cards.push(Card { name: DICE_CARD_NAME.to_string(), kind: CardKind::Dice });
         }
-        Ok(Content {
-            tiles,
-            characters,
-            cards,
-            places,
-            dice_cards,
-        })
+        Ok(Content { tiles, characters, cards, places, dice_cards })
     }
 
     /// Checks that depend on the number of players.
@@ -341,17 +305,11 @@ impl Content {
     }
 
     pub fn tile_id(&self, name: &str) -> Option<u8> {
-        self.tiles
-            .iter()
-            .position(|t| t.name == name)
-            .map(|i| i as u8)
+        self.tiles.iter().position(|t| t.name == name).map(|i| i as u8)
     }
 
     pub fn character_id(&self, name: &str) -> Option<u8> {
-        self.characters
-            .iter()
-            .position(|c| c.name == name)
-            .map(|i| i as u8)
+        self.characters.iter().position(|c| c.name == name).map(|i| i as u8)
     }
 
     #[inline]
@@ -367,11 +325,7 @@ impl Content {
     /// `compass+rope+map`: the tools of a tile as printed.
     pub fn tools_text(&self, tile: u8) -> String {
         let t = &self.tiles[tile as usize];
-        t.tools
-            .iter()
-            .map(|x| x.name())
-            .collect::<Vec<_>>()
-            .join("+")
+        t.tools.iter().map(|x| x.name()).collect::<Vec<_>>().join("+")
     }
 
     /// A card as a person reads it.
@@ -386,10 +340,7 @@ impl Content {
                 self.tiles[tiles[2] as usize].name
             ),
             CardKind::Discovery { tile } => {
-                format!(
-                    "Discovery \"{}\" (counts as {})",
-                    c.name, self.tiles[tile as usize].name
-                )
+                format!("Discovery \"{}\" (counts as {})", c.name, self.tiles[tile as usize].name)
             }
             CardKind::Dice => DICE_CARD_NAME.to_string(),
         }

@@ -248,11 +248,7 @@ impl Game for Expedition {
         setup::new_game(params, seed)
     }
 
-    fn from_scenario(
-        params: &ExpeditionParams,
-        seed: u64,
-        scenario: Scenario,
-    ) -> Result<Self, String> {
+    fn from_scenario(params: &ExpeditionParams, seed: u64, scenario: Scenario) -> Result<Self, String> {
         setup::from_scenario(params, seed, scenario)
     }
 
@@ -278,15 +274,11 @@ impl Game for Expedition {
         if self.step == Step::Over {
             return Err(ActionError::GameOver);
         }
-        let a = Action::from_id(action, self.shared.content.tiles.len())
-            .ok_or(ActionError::Unknown(action))?;
+        let a = Action::from_id(action, self.shared.content.tiles.len()).ok_or(ActionError::Unknown(action))?;
         let mut buf = turn::Legal::new();
         self.legal_into(&mut buf);
         if !buf.as_slice().contains(&action) {
-            return Err(ActionError::Illegal {
-                id: action,
-                label: self.label(a),
-            });
+            return Err(ActionError::Illegal { id: action, label: self.label(a) });
         }
         self.perform(a);
         Ok(())

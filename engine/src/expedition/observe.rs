@@ -23,12 +23,7 @@ pub struct ToolCounts {
 
 impl ToolCounts {
     pub fn from_array(a: [u8; 4]) -> ToolCounts {
-        ToolCounts {
-            compass: a[0],
-            rope: a[1],
-            map: a[2],
-            shovel: a[3],
-        }
+        ToolCounts { compass: a[0], rope: a[1], map: a[2], shovel: a[3] }
     }
     pub fn to_array(self) -> [u8; 4] {
         [self.compass, self.rope, self.map, self.shovel]
@@ -122,11 +117,7 @@ pub struct Observation {
 
 fn tile_view(c: &Content, t: u8) -> TileView {
     let tile = &c.tiles[t as usize];
-    TileView {
-        name: tile.name.clone(),
-        kind: tile.kind,
-        tools: tile.tools.clone(),
-    }
+    TileView { name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
 }
 
 fn card_view(c: &Content, k: u8) -> CardView {
@@ -139,34 +130,17 @@ fn card_view(c: &Content, k: u8) -> CardView {
             tiles: tiles.iter().map(|&t| name(t)).collect(),
             coins,
         },
-        CardKind::Discovery { tile } => CardView {
-            name: card.name.clone(),
-            kind: "discovery",
-            tiles: vec![name(tile)],
-            coins: 0,
-        },
-        CardKind::Dice => CardView {
-            name: card.name.clone(),
-            kind: "dice",
-            tiles: vec![],
-            coins: 0,
-        },
+        CardKind::Discovery { tile } => {
+            CardView { name: card.name.clone(), kind: "discovery", tiles: vec![name(tile)], coins: 0 }
+        }
+        CardKind::Dice => CardView { name: card.name.clone(), kind: "dice", tiles: vec![], coins: 0 },
     }
 }
 
 fn card_line(v: &CardView) -> String {
     match v.kind {
-        "mission" => format!(
-            "Mission \"{}\": {} ({} coins)",
-            v.name,
-            v.tiles.join(", "),
-            v.coins
-        ),
-        "discovery" => format!(
-            "Discovery \"{}\" (counts as {})",
-            v.name,
-            v.tiles.join(", ")
-        ),
+        "mission" => format!("Mission \"{}\": {} ({} coins)", v.name, v.tiles.join(", "), v.coins),
+        "discovery" => format!("Discovery \"{}\" (counts as {})", v.name, v.tiles.join(", ")),
         _ => v.name.clone(),
     }
 }
@@ -203,16 +177,11 @@ impl Expedition {
                     torch_lit: p.torch_lit,
                     tools: ToolCounts::from_array(p.tools),
                     tiles: p.tiles.iter().map(|&t| tile_view(c, t)).collect(),
-                    discoveries: p
-                        .done
-                        .iter()
-                        .map(|&t| c.tiles[t as usize].name.clone())
-                        .collect(),
+                    discoveries: p.done.iter().map(|&t| c.tiles[t as usize].name.clone()).collect(),
                     coins_visible: (printed + places) as u8,
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
-                    cards: (over || s == seat.index())
-                        .then(|| bits(p.cards).map(|k| card_view(c, k)).collect()),
+                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(|k| card_view(c, k)).collect()),
                 }
             })
             .collect();
@@ -253,11 +222,7 @@ impl Expedition {
             pile_top_is_place: self.pile.top().map(|t| c.is_place(t)),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
-            face_up: self
-                .face_up
-                .iter()
-                .map(|&k| (k != NONE).then(|| card_view(c, k)))
-                .collect(),
+            face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| card_view(c, k))).collect(),
             seats,
             out_of_play_tiles: self.boxed_tiles.count_ones() as u8,
             out_of_play_cards: self.boxed_cards.count_ones() as u8,
@@ -269,11 +234,7 @@ impl Expedition {
                         FinalScore {
                             seat: s as u8,
                             rank: o.ranks[s],
-                            missions_done: b
-                                .missions_done
-                                .iter()
-                                .map(|&k| c.cards[k as usize].name.clone())
-                                .collect(),
+                            missions_done: b.missions_done.iter().map(|&k| c.cards[k as usize].name.clone()).collect(),
                             breakdown: b,
                         }
                     })
@@ -317,9 +278,7 @@ impl Expedition {
         if len > 0 {
             let c = &*g.shared.content;
             let top_place = c.is_place(g.pile.as_slice()[len - 1]);
-            let same: Vec<usize> = (0..len)
-                .filter(|&i| c.is_place(g.pile.as_slice()[i]) == top_place)
-                .collect();
+            let same: Vec<usize> = (0..len).filter(|&i| c.is_place(g.pile.as_slice()[i]) == top_place).collect();
             let pick = same[rng.random_range(0..same.len())];
             g.pile.as_mut_slice().swap(pick, len - 1);
             g.pile.as_mut_slice()[..len - 1].shuffle(rng);
@@ -332,33 +291,19 @@ impl Expedition {
 /// The observation as text a person can follow.
 pub(crate) fn render(o: &Observation) -> String {
     let mut s = String::new();
-    let variant = if o.dice_game {
-        "dice game"
-    } else {
-        "no-dice variant"
-    };
-    let _ = writeln!(
-        s,
-        "Expedition, {} players, {variant}. You are seat {}.",
-        o.players, o.seat
-    );
+    let variant = if o.dice_game { "dice game" } else { "no-dice variant" };
+    let _ = writeln!(s, "Expedition, {} players, {variant}. You are seat {}.", o.players, o.seat);
     let step = match o.step {
         Step::Roll => "roll the die",
         Step::Rolled => "keep the roll or discard a Dice card to change it",
-        Step::Action => {
-            "prepare an expedition (take a column) or go on an expedition (take a card)"
-        }
+        Step::Action => "prepare an expedition (take a column) or go on an expedition (take a card)",
         Step::Complete => "on an expedition: complete tiles or end the turn",
         Step::Finish => "use a Dice card or end the turn",
         Step::Over => "the game is over",
     };
     match o.to_move {
         Some(p) => {
-            let who = if p == o.seat {
-                "you".to_string()
-            } else {
-                format!("seat {p}")
-            };
+            let who = if p == o.seat { "you".to_string() } else { format!("seat {p}") };
             let _ = write!(
                 s,
                 "Round {}{}: {who} to move, {step}",
@@ -380,11 +325,7 @@ pub(crate) fn render(o: &Observation) -> String {
         let _ = writeln!(s, "Die: {d}.");
     }
     if o.coin_bonus > 0 || o.completed_this_turn > 0 {
-        let _ = writeln!(
-            s,
-            "This turn: {} tile(s) completed, +{} per tile.",
-            o.completed_this_turn, o.coin_bonus
-        );
+        let _ = writeln!(s, "This turn: {} tile(s) completed, +{} per tile.", o.completed_this_turn, o.coin_bonus);
     }
     s.push_str("Headquarters:\n");
     for (i, col) in o.hq.iter().enumerate() {
@@ -397,11 +338,7 @@ pub(crate) fn render(o: &Observation) -> String {
             s,
             "  column {}: {tile}; tools: {}",
             i + 1,
-            if tools.is_empty() {
-                "none".into()
-            } else {
-                tools.join(", ")
-            }
+            if tools.is_empty() { "none".into() } else { tools.join(", ") }
         );
     }
     let top = match o.pile_top_is_place {
@@ -409,31 +346,15 @@ pub(crate) fn render(o: &Observation) -> String {
         Some(false) => ", top is an Artifact",
         None => "",
     };
-    let _ = writeln!(
-        s,
-        "Pile: {} tiles{top}. Deck: {} cards. Bag: {}.",
-        o.pile_count,
-        o.deck_count,
-        counts_text(o.bag)
-    );
+    let _ =
+        writeln!(s, "Pile: {} tiles{top}. Deck: {} cards. Bag: {}.", o.pile_count, o.deck_count, counts_text(o.bag));
     s.push_str("Face-up cards:\n");
     for (i, c) in o.face_up.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "  {}: {}",
-            i + 1,
-            c.as_ref()
-                .map(card_line)
-                .unwrap_or_else(|| "(empty)".into())
-        );
+        let _ = writeln!(s, "  {}: {}", i + 1, c.as_ref().map(card_line).unwrap_or_else(|| "(empty)".into()));
     }
     for p in &o.seats {
         let you = if p.seat == o.seat { " (you)" } else { "" };
-        let first = if p.turn_position == 0 {
-            ", first player"
-        } else {
-            ""
-        };
+        let first = if p.turn_position == 0 { ", first player" } else { "" };
         let _ = writeln!(
             s,
             "Seat {}{you}{first}: {} (favourite {}), torch {}, score {}.",
@@ -443,33 +364,20 @@ pub(crate) fn render(o: &Observation) -> String {
             if p.torch_lit { "lit" } else { "out" },
             p.score
         );
-        let _ = writeln!(
-            s,
-            "  backpack ({}/6): {}",
-            p.tools.total(),
-            counts_text(p.tools)
-        );
+        let _ = writeln!(s, "  backpack ({}/6): {}", p.tools.total(), counts_text(p.tools));
         let tiles: Vec<String> = p.tiles.iter().map(tile_text).collect();
         let _ = writeln!(
             s,
             "  tiles ({}/3): {}",
             tiles.len(),
-            if tiles.is_empty() {
-                "none".into()
-            } else {
-                tiles.join("; ")
-            }
+            if tiles.is_empty() { "none".into() } else { tiles.join("; ") }
         );
         let _ = writeln!(
             s,
             "  discoveries ({}/6, {} coins visible): {}",
             p.discoveries.len(),
             p.coins_visible,
-            if p.discoveries.is_empty() {
-                "none".into()
-            } else {
-                p.discoveries.join(", ")
-            }
+            if p.discoveries.is_empty() { "none".into() } else { p.discoveries.join(", ") }
         );
         match &p.cards {
             Some(cards) if !cards.is_empty() => {
@@ -505,11 +413,7 @@ pub(crate) fn render(o: &Observation) -> String {
                 b.total,
                 b.completions,
                 b.missions,
-                if f.missions_done.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", f.missions_done.join(", "))
-                },
+                if f.missions_done.is_empty() { String::new() } else { format!(" ({})", f.missions_done.join(", ")) },
                 b.dice_cards
             );
         }
@@ -527,8 +431,5 @@ fn tile_text(t: &TileView) -> String {
 }
 
 fn counts_text(c: ToolCounts) -> String {
-    format!(
-        "compass {}, rope {}, map {}, shovel {}",
-        c.compass, c.rope, c.map, c.shovel
-    )
+    format!("compass {}, rope {}, map {}, shovel {}", c.compass, c.rope, c.map, c.shovel)
 }

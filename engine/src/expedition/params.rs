@@ -36,18 +36,12 @@ impl ContentRef {
 
     /// The embedded default set.
     pub fn default_set() -> ContentRef {
-        ContentRef {
-            path: Self::DEFAULT.to_string(),
-            loaded: Some(Content::default_set()),
-        }
+        ContentRef { path: Self::DEFAULT.to_string(), loaded: Some(Content::default_set()) }
     }
 
     /// A content set already loaded (e.g. in tests), known by `path`.
     pub fn with_content(path: &str, content: Content) -> ContentRef {
-        ContentRef {
-            path: path.to_string(),
-            loaded: Some(Arc::new(content)),
-        }
+        ContentRef { path: path.to_string(), loaded: Some(Arc::new(content)) }
     }
 
     /// A path, not yet loaded.
@@ -55,10 +49,7 @@ impl ContentRef {
         if path == Self::DEFAULT {
             return Self::default_set();
         }
-        ContentRef {
-            path: path.to_string(),
-            loaded: None,
-        }
+        ContentRef { path: path.to_string(), loaded: None }
     }
 
     pub fn path(&self) -> &str {
@@ -78,12 +69,7 @@ impl ContentRef {
 
 impl fmt::Debug for ContentRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "ContentRef({:?}, loaded: {})",
-            self.path,
-            self.loaded.is_some()
-        )
+        write!(f, "ContentRef({:?}, loaded: {})", self.path, self.loaded.is_some())
     }
 }
 
@@ -109,9 +95,7 @@ impl<'de> Deserialize<'de> for ContentRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let path = String::deserialize(d)?;
         if path.trim().is_empty() {
-            return Err(serde::de::Error::custom(
-                "an empty content path: use `default` or a file path",
-            ));
+            return Err(serde::de::Error::custom("an empty content path: use `default` or a file path"));
         }
         Ok(ContentRef::path_only(&path))
     }
@@ -150,10 +134,7 @@ impl ExpeditionParams {
 
     /// The no-dice variant with the default content.
     pub fn no_dice() -> Self {
-        ExpeditionParams {
-            dice: false,
-            ..Self::dice_game()
-        }
+        ExpeditionParams { dice: false, ..Self::dice_game() }
     }
 
     pub fn with_players(mut self, players: usize) -> Self {
@@ -193,24 +174,15 @@ impl GameParams for ExpeditionParams {
 
     fn validate(&self) -> Result<(), String> {
         if let Some(content) = &self.content.loaded {
-            content
-                .check_for_players(self.players())
-                .map_err(|e| format!("content {}: {e}", self.content.path))?;
+            content.check_for_players(self.players()).map_err(|e| format!("content {}: {e}", self.content.path))?;
         }
         Ok(())
     }
 
-    fn load_assets(
-        &mut self,
-        load: &dyn Fn(&str) -> Result<String, String>,
-    ) -> Result<(), ParamError> {
+    fn load_assets(&mut self, load: &dyn Fn(&str) -> Result<String, String>) -> Result<(), ParamError> {
         if self.content.path != ContentRef::DEFAULT {
-            let text = load(&self.content.path).map_err(|e| {
-                ParamError(format!(
-                    "content {}: cannot read it: {e}",
-                    self.content.path
-                ))
-            })?;
+            let text = load(&self.content.path)
+                .map_err(|e| ParamError(format!("content {}: cannot read it: {e}", self.content.path)))?;
             let content = Content::from_yaml(&self.content.path, &text).map_err(ParamError)?;
             self.content.loaded = Some(Arc::new(content));
         } else if self.content.loaded.is_none() {

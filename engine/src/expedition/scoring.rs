@@ -37,10 +37,7 @@ impl Expedition {
 
     /// Tiles discovered by `seat`, as a bit set.
     pub(crate) fn discovered(&self, seat: usize) -> u64 {
-        self.players[seat]
-            .done
-            .iter()
-            .fold(0u64, |m, &t| m | 1 << t)
+        self.players[seat].done.iter().fold(0u64, |m, &t| m | 1 << t)
     }
 
     /// The end-of-game score of `seat`.
@@ -101,9 +98,7 @@ impl Expedition {
     }
 
     pub(crate) fn final_outcome(&self) -> Outcome {
-        let scores = (0..self.n as usize)
-            .map(|s| self.breakdown(s).total)
-            .collect();
+        let scores = (0..self.n as usize).map(|s| self.breakdown(s).total).collect();
         // Among tied scores the player who played last in turn order wins.
         Outcome::ranked(scores, |s| self.turn_position(s) as i32)
     }
@@ -118,22 +113,10 @@ impl Expedition {
             dice += b.dice_cards;
         }
         vec![
-            Metric {
-                name: "rounds",
-                value: self.round as f64,
-            },
-            Metric {
-                name: "discoveries",
-                value: discoveries as f64,
-            },
-            Metric {
-                name: "mission_points",
-                value: missions as f64,
-            },
-            Metric {
-                name: "dice_cards_kept",
-                value: dice as f64,
-            },
+            Metric { name: "rounds", value: self.round as f64 },
+            Metric { name: "discoveries", value: discoveries as f64 },
+            Metric { name: "mission_points", value: missions as f64 },
+            Metric { name: "dice_cards_kept", value: dice as f64 },
         ]
     }
 }
@@ -157,21 +140,10 @@ fn best_wild_tiles(have: u64, missions: &[(u64, i32, u8)], k: usize) -> u64 {
     }
     let value = |extra: u64| -> i32 {
         let h = have | extra;
-        missions
-            .iter()
-            .filter(|m| m.0 & h == m.0)
-            .map(|m| m.1)
-            .sum()
+        missions.iter().filter(|m| m.0 & h == m.0).map(|m| m.1).sum()
     };
     let mut best = (value(0), 0u64);
-    fn go(
-        cands: &[u8],
-        from: usize,
-        left: usize,
-        chosen: u64,
-        value: &dyn Fn(u64) -> i32,
-        best: &mut (i32, u64),
-    ) {
+    fn go(cands: &[u8], from: usize, left: usize, chosen: u64, value: &dyn Fn(u64) -> i32, best: &mut (i32, u64)) {
         for i in from..cands.len() {
             let c = chosen | 1 << cands[i];
             let v = value(c);

@@ -2,8 +2,8 @@
 
 use super::content::{Content, DICE_CARD_NAME};
 use super::{
-    CharacterDeal, Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES,
-    MAX_PLAYERS, NONE, Player, Shared, Step, TILE_LIMIT, TOOL_LIMIT, TOOLS_PER_KIND, Tool,
+    CharacterDeal, Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES, MAX_PLAYERS, NONE, Player,
+    Shared, Step, TILE_LIMIT, TOOL_LIMIT, TOOLS_PER_KIND, Tool,
 };
 use crate::core::{Pile, SmallRng};
 use rand::seq::SliceRandom;
@@ -17,10 +17,7 @@ fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
     let content = params.content.get();
     let n = params.players() as u8;
     Expedition {
-        shared: Arc::new(Shared {
-            params: params.clone(),
-            content,
-        }),
+        shared: Arc::new(Shared { params: params.clone(), content }),
         rng: SmallRng::seed_from_u64(seed),
         pile: Pile::new(),
         hq_tile: [NONE; HQ_COLUMNS],
@@ -28,21 +25,14 @@ fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
         bag: [0; 4],
         deck: Pile::new(),
         face_up: [NONE; FACE_UP],
-        players: [Player {
-            torch_lit: true,
-            ..Player::default()
-        }; MAX_PLAYERS],
+        players: [Player { torch_lit: true, ..Player::default() }; MAX_PLAYERS],
         boxed_tiles: 0,
         boxed_cards: 0,
         boxed_tools: [0; 4],
         n,
         first: 0,
         current: 0,
-        step: if params.dice {
-            Step::Roll
-        } else {
-            Step::Action
-        },
+        step: if params.dice { Step::Roll } else { Step::Action },
         die: None,
         coin_bonus: 0,
         completed: 0,
@@ -170,10 +160,7 @@ struct Names<'a> {
 
 impl Names<'_> {
     fn tile(&mut self, name: &str, place: &str) -> Result<u8, String> {
-        let t = self
-            .content
-            .tile_id(name)
-            .ok_or_else(|| format!("{place}: unknown tile \"{name}\""))?;
+        let t = self.content.tile_id(name).ok_or_else(|| format!("{place}: unknown tile \"{name}\""))?;
         if self.tiles_used >> t & 1 == 1 {
             return Err(format!("{place}: tile \"{name}\" is placed twice"));
         }
@@ -194,28 +181,18 @@ impl Names<'_> {
             }
         }
         if found {
-            Err(format!(
-                "{place}: card \"{name}\" is placed more times than the deck holds it"
-            ))
+            Err(format!("{place}: card \"{name}\" is placed more times than the deck holds it"))
         } else {
-            Err(format!(
-                "{place}: unknown card \"{name}\" (a Dice card is named \"{DICE_CARD_NAME}\")"
-            ))
+            Err(format!("{place}: unknown card \"{name}\" (a Dice card is named \"{DICE_CARD_NAME}\")"))
         }
     }
 }
 
-fn take_tools(
-    tools: &BTreeMap<Tool, u8>,
-    left: &mut [u8; 4],
-    place: &str,
-) -> Result<[u8; 4], String> {
+fn take_tools(tools: &BTreeMap<Tool, u8>, left: &mut [u8; 4], place: &str) -> Result<[u8; 4], String> {
     let mut out = [0u8; 4];
     for (&t, &n) in tools {
         if left[t.index()] < n {
-            return Err(format!(
-                "{place}: more {t} tokens than the game has left ({TOOLS_PER_KIND} in all)"
-            ));
+            return Err(format!("{place}: more {t} tokens than the game has left ({TOOLS_PER_KIND} in all)"));
         }
         left[t.index()] -= n;
         out[t.index()] = n;
@@ -223,37 +200,24 @@ fn take_tools(
     Ok(out)
 }
 
-pub(crate) fn from_scenario(
-    params: &ExpeditionParams,
-    seed: u64,
-    sc: Scenario,
-) -> Result<Expedition, String> {
+pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) -> Result<Expedition, String> {
     let mut g = empty_table(params, seed);
     let content = g.shared.content.clone();
     let n = g.n as usize;
-    let mut names = Names {
-        content: &content,
-        tiles_used: 0,
-        cards_used: 0,
-    };
+    let mut names = Names { content: &content, tiles_used: 0, cards_used: 0 };
     let mut tools_left = [TOOLS_PER_KIND; 4];
 
     // Players.
     let specs = sc.players.unwrap_or_default();
     if !specs.is_empty() && specs.len() != n {
-        return Err(format!(
-            "players: {} entries for a {n}-player game",
-            specs.len()
-        ));
+        return Err(format!("players: {} entries for a {n}-player game", specs.len()));
     }
     let mut chars_used = 0u64;
     for (s, spec) in specs.iter().enumerate() {
         let place = format!("players[{s}]");
         let p = &mut g.players[s];
         if let Some(name) = &spec.character {
-            let c = content
-                .character_id(name)
-                .ok_or_else(|| format!("{place}: unknown character \"{name}\""))?;
+            let c = content.character_id(name).ok_or_else(|| format!("{place}: unknown character \"{name}\""))?;
             if chars_used >> c & 1 == 1 {
                 return Err(format!("{place}: character \"{name}\" is taken twice"));
             }
@@ -263,16 +227,10 @@ pub(crate) fn from_scenario(
         p.torch_lit = spec.torch.unwrap_or(true);
         p.tools = take_tools(&spec.tools, &mut tools_left, &format!("{place}.tools"))?;
         if p.tool_count() > TOOL_LIMIT {
-            return Err(format!(
-                "{place}.tools: {} tokens, over the limit of {TOOL_LIMIT}",
-                p.tool_count()
-            ));
+            return Err(format!("{place}.tools: {} tokens, over the limit of {TOOL_LIMIT}", p.tool_count()));
         }
         if spec.tiles.len() > TILE_LIMIT {
-            return Err(format!(
-                "{place}.tiles: {} tiles, over the limit of {TILE_LIMIT}",
-                spec.tiles.len()
-            ));
+            return Err(format!("{place}.tiles: {} tiles, over the limit of {TILE_LIMIT}", spec.tiles.len()));
         }
         for t in &spec.tiles {
             p.tiles.push(names.tile(t, &format!("{place}.tiles"))?);
@@ -293,9 +251,7 @@ pub(crate) fn from_scenario(
     let mut free = order.into_iter().filter(|&c| chars_used >> c & 1 == 0);
     for s in 0..n {
         if specs.get(s).is_none_or(|p| p.character.is_none()) {
-            g.players[s].character = free
-                .next()
-                .ok_or_else(|| format!("players[{s}]: no character left to deal"))?;
+            g.players[s].character = free.next().ok_or_else(|| format!("players[{s}]: no character left to deal"))?;
         }
     }
 
@@ -322,16 +278,11 @@ pub(crate) fn from_scenario(
                 g.hq_tile[c] = names.tile(t, &format!("hq[{c}].tile"))?;
             }
             if col.tools.len() > 2 {
-                return Err(format!(
-                    "hq[{c}].tools: {} tokens, a column holds 2",
-                    col.tools.len()
-                ));
+                return Err(format!("hq[{c}].tools: {} tokens, a column holds 2", col.tools.len()));
             }
             for (k, &t) in col.tools.iter().enumerate() {
                 if tools_left[t.index()] == 0 {
-                    return Err(format!(
-                        "hq[{c}].tools: more {t} tokens than the game has left"
-                    ));
+                    return Err(format!("hq[{c}].tools: more {t} tokens than the game has left"));
                 }
                 tools_left[t.index()] -= 1;
                 g.hq_tools[c][k] = t as u8;
@@ -343,10 +294,7 @@ pub(crate) fn from_scenario(
     let face_up_given = sc.face_up.is_some();
     if let Some(cards) = &sc.face_up {
         if cards.len() > FACE_UP {
-            return Err(format!(
-                "face_up: {} cards, there are {FACE_UP} spaces",
-                cards.len()
-            ));
+            return Err(format!("face_up: {} cards, there are {FACE_UP} spaces", cards.len()));
         }
         for (i, c) in cards.iter().enumerate() {
             if let Some(c) = c {
@@ -382,11 +330,7 @@ pub(crate) fn from_scenario(
                 let id = names.card(c, "deck")?;
                 g.deck.push(id);
             }
-            let all = if content.cards.len() == 64 {
-                u64::MAX
-            } else {
-                (1u64 << content.cards.len()) - 1
-            };
+            let all = if content.cards.len() == 64 { u64::MAX } else { (1u64 << content.cards.len()) - 1 };
             g.boxed_cards = all & !names.cards_used;
         }
         None => {
@@ -421,11 +365,7 @@ pub(crate) fn from_scenario(
     }
 
     // Where the turn stands.
-    let step = sc.step.unwrap_or(if params.dice {
-        Step::Roll
-    } else {
-        Step::Action
-    });
+    let step = sc.step.unwrap_or(if params.dice { Step::Roll } else { Step::Action });
     match step {
         Step::Roll | Step::Rolled if !params.dice => {
             return Err("step: the no-dice variant has no roll".into());
@@ -444,16 +384,9 @@ pub(crate) fn from_scenario(
     g.round = sc.round.unwrap_or(1).max(1);
     g.completed = sc.completed_this_turn;
     if g.completed > super::COMPLETIONS_PER_TURN {
-        return Err(format!(
-            "completed_this_turn: at most {}",
-            super::COMPLETIONS_PER_TURN
-        ));
+        return Err(format!("completed_this_turn: at most {}", super::COMPLETIONS_PER_TURN));
     }
-    g.last_round = sc.last_round.unwrap_or_else(|| {
-        g.players[..n]
-            .iter()
-            .any(|p| p.done.len() >= super::BOARD_SPACES)
-    });
+    g.last_round = sc.last_round.unwrap_or_else(|| g.players[..n].iter().any(|p| p.done.len() >= super::BOARD_SPACES));
     g.coin_bonus = match step {
         Step::Rolled | Step::Roll => 0,
         _ => sc.coin_bonus.unwrap_or((g.die == Some(Face::Coin)) as u8),

@@ -2,8 +2,8 @@
 //! completing tiles, the Dice card, the limits of the board, and passing the turn on.
 
 use super::{
-    Action, BOARD_SPACES, COMPLETIONS_PER_TURN, Expedition, FACE_UP, Face, HQ_COLUMNS,
-    MAX_DISCOVERIES, NONE, Step, TILE_LIMIT, TOOL_LIMIT, Tool,
+    Action, BOARD_SPACES, COMPLETIONS_PER_TURN, Expedition, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES, NONE, Step,
+    TILE_LIMIT, TOOL_LIMIT, Tool,
 };
 use crate::core::ActionId;
 use rand::RngExt;
@@ -17,10 +17,7 @@ pub(crate) struct Legal {
 
 impl Legal {
     pub(crate) fn new() -> Legal {
-        Legal {
-            ids: [0; 32],
-            len: 0,
-        }
+        Legal { ids: [0; 32], len: 0 }
     }
     #[inline]
     fn push(&mut self, a: Action) {
@@ -76,10 +73,7 @@ impl Expedition {
                 let need = self.shared.content.tiles[tile as usize].need;
                 for t in Tool::ALL {
                     if need[t.index()] > 0 && self.can_pay(tile, Some(t)) {
-                        out.push(Action::Complete {
-                            tile,
-                            torch: Some(t),
-                        });
+                        out.push(Action::Complete { tile, torch: Some(t) });
                         any = true;
                     }
                 }
@@ -306,9 +300,7 @@ impl Expedition {
                     self.end_turn();
                 }
             }
-            Step::Finish
-                if self.shared.params.dice || !self.holds_dice_card(self.current as usize) =>
-            {
+            Step::Finish if self.shared.params.dice || !self.holds_dice_card(self.current as usize) => {
                 self.end_turn();
             }
             _ => {}
@@ -333,10 +325,6 @@ impl Expedition {
             self.round += 1;
         }
         self.current = next;
-        self.step = if self.shared.params.dice {
-            Step::Roll
-        } else {
-            Step::Action
-        };
+        self.step = if self.shared.params.dice { Step::Roll } else { Step::Action };
     }
 }

@@ -79,7 +79,9 @@ pub(super) fn can_rid(g: &Journey, actor: u8, adversary: Card) -> bool {
         Riddance::FleePlusOne => own >= 2,
         Riddance::EveryonePlusOne => {
             own >= 2
-                && (0..g.travellers() as u8).filter(|&s| s != actor && g.journeying(s)).all(|s| !g.satchels[s as usize].is_empty())
+                && (0..g.travellers() as u8)
+                    .filter(|&s| s != actor && g.journeying(s))
+                    .all(|s| !g.satchels[s as usize].is_empty())
         }
     }
 }

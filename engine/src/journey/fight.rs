@@ -7,7 +7,7 @@
 //! Q/K companion, or falls. Also here: dues (what a traveller must pay) and paying them.
 
 use super::params::Aces;
-use super::{companions, hide, Action, Card, Due, DueKind, FightState, Journey, Phase, Status, Suit, Then};
+use super::{Action, Card, Due, DueKind, FightState, Journey, Phase, Status, Suit, Then, companions, hide};
 
 /// A Discard card that can come back (Regroup, Recover, a Jack's retrieve): ♦ and ♣ only;
 /// spent Wreckage and defeated adversaries in the Discard stay there.
@@ -132,7 +132,8 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
             }
             hit(g, dmg);
             let suit = c.suit().expect("a struck card has a suit");
-            let retrieve = g.p.allies && c.rank() == 11 && g.discard.iter().any(|&d| d != c && d.is(suit) && takeable(d));
+            let retrieve =
+                g.p.allies && c.rank() == 11 && g.discard.iter().any(|&d| d != c && d.is(suit) && takeable(d));
             g.phase = if retrieve {
                 Phase::Take { seat: actor, suit: Some(suit), not: c, then: Then::AfterAction }
             } else {
@@ -269,7 +270,11 @@ fn means(g: &Journey, due: &Due) -> i16 {
 
 /// The shared purse on the way home: every journeying satchel.
 pub(super) fn purse(g: &Journey) -> i16 {
-    (0..g.travellers() as u8).filter(|&s| g.journeying(s)).flat_map(|s| g.satchels[s as usize].iter()).map(|&c| g.value(c)).sum()
+    (0..g.travellers() as u8)
+        .filter(|&s| g.journeying(s))
+        .flat_map(|s| g.satchels[s as usize].iter())
+        .map(|&c| g.value(c))
+        .sum()
 }
 
 /// Settle the first due if it needs no decision: paid off, or it cannot be paid (the

@@ -11,7 +11,7 @@
 //!   encounter. With `ace_rank: low` an Ace always reveals lower.
 
 use super::params::{AceRank, HideForm};
-use super::{companions, fight, Action, Card, FightState, Journey, Phase, Then};
+use super::{Action, Card, FightState, Journey, Phase, Then, companions, fight};
 
 pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMut(Action)) {
     if g.supply.is_empty() || (companions::burden(g) && g.p.burden_blocks_hide) {

@@ -18,13 +18,13 @@ mod return_journey;
 mod setup;
 
 pub use actions::Action;
-pub use cards::{Card, Suit, CARD_COUNT};
+pub use cards::{CARD_COUNT, Card, Suit};
 pub use observation::{JourneyObservation, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
 use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
-use params::{AceRank, AdversaryScale, Aces, Destination, ReturnJourney};
+use params::{AceRank, Aces, AdversaryScale, Destination, ReturnJourney};
 
 /// A pile big enough for every card of the game.
 pub type Cards = Pile<Card, 54>;
@@ -119,15 +119,30 @@ pub enum Phase {
     /// Reveal the next Journey card (no decision).
     Reveal,
     /// A refuge with `left` actions; `actor` decides.
-    Refuge { refuge: Card, left: u8, actor: u8 },
+    Refuge {
+        refuge: Card,
+        left: u8,
+        actor: u8,
+    },
     /// `actor`'s action in this fight round.
-    Fight { actor: u8 },
+    Fight {
+        actor: u8,
+    },
     /// `seat` takes a Discard card (of `suit`, if set; never `not`).
-    Take { seat: u8, suit: Option<Suit>, not: Card, then: Then },
+    Take {
+        seat: u8,
+        suit: Option<Suit>,
+        not: Card,
+        then: Then,
+    },
     /// Classic Hide succeeded: one bonus Forage or Regroup, or pass.
-    HideBonus { seat: u8 },
+    HideBonus {
+        seat: u8,
+    },
     /// `actor` has acted: the next actor, or the counter (no decision).
-    AfterAction { actor: u8 },
+    AfterAction {
+        actor: u8,
+    },
     /// The counter has been paid: the next round (no decision).
     RoundEnd,
     /// The encounter is over: the next traveller is the front (no decision).
@@ -137,9 +152,15 @@ pub enum Phase {
     /// The next card of the way home (no decision).
     Way,
     /// A stop on the way home.
-    Stop { stop: Card, step: StopStep },
+    Stop {
+        stop: Card,
+        step: StopStep,
+    },
     /// A Ruin or Shadow offered: pay half its worth to bank it, or pass it by.
-    Offer { card: Card, stop: Option<Card> },
+    Offer {
+        card: Card,
+        stop: Option<Card>,
+    },
     Over,
 }
 
@@ -224,7 +245,8 @@ impl Journey {
     pub fn adversary_stats(&self, c: Card) -> (i16, i16) {
         if self.is_nemesis(c) {
             let extra = self.p.travellers() as i16 - 1;
-            let hp = self.p.nemesis_health.get() as i16 + extra * self.p.nemesis_health_per_extra_traveller.get() as i16;
+            let hp =
+                self.p.nemesis_health.get() as i16 + extra * self.p.nemesis_health_per_extra_traveller.get() as i16;
             return (hp, self.p.nemesis_attack.get() as i16);
         }
         let size = match self.p.adversary_scale {
@@ -299,7 +321,8 @@ impl Journey {
     pub(crate) fn shuffle_into_journey(&mut self, c: Card) {
         use rand::RngExt;
         let lowest = usize::from(
-            self.p.destination == Destination::LastRefuge && self.journey.as_slice().first().is_some_and(|&b| b == Card::new(Suit::Hearts, 14)),
+            self.p.destination == Destination::LastRefuge
+                && self.journey.as_slice().first().is_some_and(|&b| b == Card::new(Suit::Hearts, 14)),
         );
         let at = self.rng.random_range(lowest..=self.journey.len());
         self.journey.insert(at, c);

@@ -7,7 +7,7 @@
 //! counting, so observations list them sorted.
 
 use super::params::Destination;
-use super::{companions, return_journey, Card, Journey, Phase, Status, Suit};
+use super::{Card, Journey, Phase, Status, Suit, companions, return_journey};
 use crate::core::{Pile, SmallRng};
 use rand::{Rng, RngExt, SeedableRng};
 use serde::Serialize;
@@ -88,7 +88,9 @@ fn phase_text(g: &Journey) -> String {
         return format!("traveller {} pays: {:?}, {} still owed", d.seat, d.kind, d.owed);
     }
     match g.phase {
-        Phase::Refuge { refuge, left, actor } => format!("refuge {refuge}: traveller {actor} acts, {left} actions left"),
+        Phase::Refuge { refuge, left, actor } => {
+            format!("refuge {refuge}: traveller {actor} acts, {left} actions left")
+        }
         Phase::Fight { actor } => format!("fight: traveller {actor} acts"),
         Phase::Take { seat, .. } => format!("traveller {seat} takes a Discard card"),
         Phase::HideBonus { seat } => format!("traveller {seat} hid: a bonus Forage or Regroup"),
@@ -170,7 +172,14 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     let _ = writeln!(t, "traveller {} sees — turn {}, front: traveller {} — {}", o.seat, o.turns, o.front, o.phase);
     for v in &o.travellers {
         let you = if v.seat == o.seat { " (you)" } else { "" };
-        let _ = writeln!(t, "  traveller {}{you} [{}]: satchel {} (limit {})", v.seat, v.status, list(&v.satchel), o.satchel_limit);
+        let _ = writeln!(
+            t,
+            "  traveller {}{you} [{}]: satchel {} (limit {})",
+            v.seat,
+            v.status,
+            list(&v.satchel),
+            o.satchel_limit
+        );
     }
     if let (Some(r), Some(l)) = (o.refuge, o.refuge_actions_left) {
         let _ = writeln!(t, "  refuge {r}: {l} actions left");
@@ -180,7 +189,11 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     }
     let top = o.journey_top.map(|c| format!(", top {c} (the Witness)")).unwrap_or_default();
     let _ = writeln!(t, "  journey deck: {} cards{top}", o.journey_count);
-    let bottom = if o.supply_bottom.is_empty() { String::new() } else { format!(", known at the bottom {}", list(&o.supply_bottom)) };
+    let bottom = if o.supply_bottom.is_empty() {
+        String::new()
+    } else {
+        format!(", known at the bottom {}", list(&o.supply_bottom))
+    };
     let _ = writeln!(t, "  supply: {} cards{bottom}", o.supply_count);
     let _ = writeln!(t, "  discard: {}", list(&o.discard));
     let _ = writeln!(t, "  wreckage: {} — score {}", list(&o.wreckage), o.score);
@@ -194,7 +207,12 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     if g.p.return_journey.is_on() {
         let _ = writeln!(t, "  passed refuges: {}", list(&o.passed));
         if !o.way_stops.is_empty() || !o.way_hidden.is_empty() {
-            let _ = writeln!(t, "  way home: stops {} with {} face-down cards among them", list(&o.way_stops), o.way_hidden.len());
+            let _ = writeln!(
+                t,
+                "  way home: stops {} with {} face-down cards among them",
+                list(&o.way_stops),
+                o.way_hidden.len()
+            );
         }
         if !o.ruins.is_empty() {
             let _ = writeln!(t, "  ruins: {} face down", o.ruins.len());

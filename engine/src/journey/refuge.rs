@@ -3,7 +3,7 @@
 //! front first: Forage, Recover, Cache (martian, dunwich); any of them may end it early.
 
 use super::params::Destination;
-use super::{companions, fight, Action, CacheSpot, Card, Journey, Phase, Suit};
+use super::{Action, CacheSpot, Card, Journey, Phase, Suit, companions, fight};
 
 /// Reveal the top Journey card, or arrive when the deck is empty.
 pub(super) fn reveal(g: &mut Journey) {

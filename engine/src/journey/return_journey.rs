@@ -10,7 +10,7 @@
 //! bank it again, or pass it by.
 
 use super::params::{Aces, ReturnJourney};
-use super::{fight, Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit};
+use super::{Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit, fight};
 use rand::RngExt;
 
 /// The destination is reached.
@@ -69,11 +69,12 @@ fn stock_up(g: &mut Journey) {
     loop {
         let mut drew = false;
         for s in 0..g.travellers() as u8 {
-            if g.journeying(s) && g.has_room(s) {
-                if let Some(c) = g.draw_supply() {
-                    g.satchels[s as usize].push(c);
-                    drew = true;
-                }
+            if g.journeying(s)
+                && g.has_room(s)
+                && let Some(c) = g.draw_supply()
+            {
+                g.satchels[s as usize].push(c);
+                drew = true;
             }
         }
         if !drew {

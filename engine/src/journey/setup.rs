@@ -3,7 +3,7 @@
 //! satchel is full. A scenario fixes any of these piles instead.
 
 use super::params::Destination;
-use super::{CacheSpot, Card, Cards, Journey, Phase, Status, Suit, CARD_COUNT};
+use super::{CARD_COUNT, CacheSpot, Card, Cards, Journey, Phase, Status, Suit};
 use crate::core::{Pile, SmallRng};
 use rand::SeedableRng;
 use serde::Deserialize;

@@ -1,0 +1,136 @@
+//! Parameters (presets, YAML, overrides, errors that name field and line), the registry, and
+//! game records that replay exactly.
+
+use engine::core::{AnySpec, ParamSource, Record, ReplayError, find_game, games, resolve_params};
+use engine::journey::JourneyParams;
+
+fn yaml(text: &str) -> ParamSource {
+    ParamSource::Yaml { name: "test.yaml".into(), text: text.into() }
+}
+
+fn kv(k: &str, v: &str) -> ParamSource {
+    ParamSource::KeyValue { key: k.into(), value: v.into() }
+}
+
+fn err(preset: Option<&str>, sources: &[ParamSource]) -> String {
+    resolve_params::<JourneyParams>(preset, sources).unwrap_err().to_string()
+}
+
+fn no_files(path: &str) -> Result<String, String> {
+    Err(format!("no file {path} in this test"))
+}
+
+#[test]
+fn unknown_field_is_named_with_its_line() {
+    let e = err(None, &[yaml("travellers: 2\nsatchel_limt: 6\n")]);
+    assert!(e.contains("test.yaml") && e.contains("satchel_limt") && e.contains("line 2"), "{e}");
+    assert!(e.contains("satchel_limit"), "the valid keys are listed: {e}");
+}
+
+#[test]
+fn wrong_type_is_named_with_its_line() {
+    let e = err(None, &[yaml("travellers: 2\n\nallies: maybe\n")]);
+    assert!(e.contains("`allies`") && e.contains("boolean") && e.contains("line 3"), "{e}");
+}
+
+#[test]
+fn out_of_range_travellers_is_named_with_its_line() {
+    let e = err(None, &[yaml("allies: true\ntravellers: 5\n")]);
+    assert!(e.contains("`travellers`") && e.contains("1 to 4") && e.contains("line 2"), "{e}");
+    let e = err(None, &[kv("travellers", "0")]);
+    assert!(e.contains("--param travellers=0") && e.contains("1 to 4"), "{e}");
+}
+
+#[test]
+fn unknown_preset_game_and_value_list_the_valid_ones() {
+    let e = err(Some("easy"), &[]);
+    assert!(e.contains("easy") && e.contains("classic, martian, dunwich"), "{e}");
+    let e = find_game("chess").err().unwrap();
+    assert!(e.contains("chess") && e.contains("journey") && e.contains("expedition"), "{e}");
+    let e = err(None, &[kv("hide", "sneaky")]);
+    assert!(e.contains("sneaky") && e.contains("reveal_chain"), "{e}");
+}
+
+#[test]
+fn presets_then_files_then_overrides() {
+    let p: JourneyParams = resolve_params(None, &[]).unwrap();
+    assert_eq!(p, JourneyParams::dunwich(), "dunwich is the default");
+    let p: JourneyParams =
+        resolve_params(None, &[yaml("preset: classic\nallies: true"), kv("allies", "false")]).unwrap();
+    assert_eq!(p, JourneyParams::classic(), "the file's preset, then the override on top");
+    let p: JourneyParams = resolve_params(Some("martian"), &[yaml("preset: classic")]).unwrap();
+    assert_eq!(p.theme, JourneyParams::martian().theme, "--preset wins over a file's preset");
+    let e = err(None, &[yaml("allies: true"), yaml("preset: classic")]);
+    assert!(e.contains("first"), "{e}");
+    let e = err(None, &[kv("preset", "classic")]);
+    assert!(e.contains("--preset"), "{e}");
+    let e = err(None, &[kv("return_journey", "shadows"), kv("destination", "set_aside")]);
+    assert!(e.contains("return_journey") && e.contains("last_refuge"), "checks across fields: {e}");
+}
+
+#[test]
+fn every_game_describes_every_parameter_of_every_preset() {
+    assert_eq!(games().iter().map(|g| g.name).collect::<Vec<_>>(), ["journey", "expedition"]);
+    for g in games() {
+        for preset in g.presets {
+            let spec = (g.spec)(Some(preset), &[], &no_files).unwrap();
+            let names: Vec<_> = spec.describe().iter().map(|p| p.name).collect();
+            assert!(names.contains(&g.seats_param), "{}: {names:?}", g.name);
+            let yaml = serde_yaml::to_string(&spec.params_yaml()).unwrap();
+            for n in names {
+                assert!(yaml.contains(&format!("{n}:")), "{n} is recorded in full");
+            }
+        }
+    }
+}
+
+fn play_random(spec: &dyn AnySpec, seed: u64) -> (Record, Vec<i32>) {
+    let mut g = spec.new_game(seed);
+    let mut record = spec.record(seed);
+    let mut legal = Vec::new();
+    let mut i = 0usize;
+    while g.to_move().is_some() {
+        legal.clear();
+        g.legal_actions(&mut legal);
+        let a = legal[(i * 7 + 3) % legal.len()];
+        g.apply(a).unwrap();
+        record.actions.push(a);
+        i += 1;
+    }
+    (record, g.outcome().unwrap().scores)
+}
+
+#[test]
+fn a_record_replays_the_same_game_through_yaml() {
+    for g in games() {
+        for preset in g.presets {
+            let spec = (g.spec)(Some(preset), &[kv(g.seats_param, "2")], &no_files).unwrap();
+            for seed in 0..5 {
+                let (record, scores) = play_random(spec.as_ref(), seed);
+                let text = serde_yaml::to_string(&record).unwrap();
+                let back: Record = serde_yaml::from_str(&text).unwrap();
+                assert_eq!(back, record);
+                let mut states = 0;
+                let end = back.replay(&no_files, |_| states += 1).unwrap();
+                assert_eq!(end.outcome().unwrap().scores, scores);
+                assert_eq!(states, record.actions.len() + 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_tampered_record_names_the_action_that_fails() {
+    let spec = (find_game("journey").unwrap().spec)(Some("classic"), &[], &no_files).unwrap();
+    let (mut record, _) = play_random(spec.as_ref(), 3);
+    record.actions.insert(1, 0xffff);
+    match record.replay(&no_files, |_| {}) {
+        Err(ReplayError::Action { index, error }) => {
+            assert_eq!(index, 1);
+            assert!(error.to_string().contains("65535"), "{error}");
+        }
+        other => panic!("expected an action error, got {:?}", other.map(|_| ())),
+    }
+    record.game = "chess".into();
+    assert!(matches!(record.replay(&no_files, |_| {}), Err(ReplayError::Setup(e)) if e.contains("journey")));
+}
