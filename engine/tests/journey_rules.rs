@@ -8,7 +8,14 @@ fn start(preset: &str, overrides: &[(&str, &str)], yaml: &str) -> Journey {
     let sources: Vec<ParamSource> =
         overrides.iter().map(|(k, v)| ParamSource::KeyValue { key: k.to_string(), value: v.to_string() }).collect();
     let p = resolve_params(Some(preset), &sources).unwrap();
-    Journey::from_scenario(&p, 7, serde_yaml::from_str(yaml).unwrap()).unwrap()
+    let g = Journey::from_scenario(&p, 7, serde_yaml::from_str(yaml).unwrap()).unwrap();
+    assert_one_place(&g);
+    g
+}
+
+/// Every card, and the Joker, in exactly one place.
+fn assert_one_place(g: &Journey) {
+    assert!(g.census().iter().all(|&n| n == 1), "census {:?}", g.census());
 }
 
 fn labels(g: &Journey) -> Vec<String> {
@@ -30,6 +37,7 @@ fn play(g: &mut Journey, label: &str) {
         .find(|&a| g.action_label(a) == label)
         .unwrap_or_else(|| panic!("`{label}` is not legal; legal: {:?}", labels(g)));
     g.apply(id).unwrap();
+    assert_one_place(g);
 }
 
 fn obs(g: &Journey) -> JourneyObservation {
@@ -324,6 +332,22 @@ fn the_reckoning_halves_remaining_health_once_as_a_free_action() {
 }
 
 #[test]
+fn free_actions_are_open_at_any_decision_and_do_not_use_up_the_classic_hide() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [3♦]\nsatchels: [[A♣, 8♣]]");
+    play(&mut g, "play the Reckoning (A♣)");
+    assert!(has(&g, "hide, nominating 8♣"), "the Reckoning is free: the Hide is still the first decision");
+    let mut g =
+        start("classic", &[("companions", "true")], "journey: [J♥, 9♠]\nsupply: []\nsatchels: [[10♣, 3♦, 10♦, 2♦]]");
+    play(&mut g, "end refuge");
+    play(&mut g, "strike 3♦");
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)]);
+    assert!(has(&g, "play the Deliverance (10♣)"), "free while paying too");
+    play(&mut g, "play the Deliverance (10♣)");
+    assert_eq!(obs(&g).companion, None);
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "the due still stands");
+}
+
+#[test]
 fn the_revelation_strikes_twenty_and_softens_the_counter() {
     let mut g = start("classic", &[], "journey: [K♠]\nsupply: []\nsatchels: [[A♦, 3♣]]");
     play(&mut g, "strike A♦");
@@ -452,12 +476,13 @@ fn martian_burden_forbids_hiding_and_costs_every_traveller_a_card() {
     play(&mut g, "be rid of the Burden");
     assert_eq!(
         obs(&g).dues,
-        vec![(1, "discard".to_string(), 2), (0, "discard".to_string(), 1)],
-        "every traveller discards one card, plus one further card"
+        vec![(1, "discard".to_string(), 1), (0, "discard".to_string(), 1), (1, "discardany".to_string(), 1)],
+        "every traveller discards one card, plus one further card from any one traveller"
     );
     play(&mut g, "spend 7♣");
-    play(&mut g, "spend 8♣");
     play(&mut g, "spend 4♣");
+    assert_eq!(labels(&g), vec!["spend 8♣"], "the further card: from any traveller who still has one");
+    play(&mut g, "spend 8♣");
     assert!(obs(&g).travellers.iter().all(|t| t.satchel.is_empty()));
     assert_eq!(obs(&g).companion, None);
 }
@@ -618,6 +643,48 @@ fn the_joker_steals_at_every_stop_until_a_face_card_is_shed() {
     assert!(!o.joker_active);
     assert!(!o.travellers[0].satchel.contains(&c("Joker")));
     assert_eq!(o.dues, vec![(0, "toll".to_string(), 2)], "no Joker decision at later stops");
+}
+
+#[test]
+fn the_martian_joker_robs_only_its_holder_who_alone_can_shed_it() {
+    let yaml = "journey: []\nsupply: []\npassed: [2♥]\ncompanion: Q♥\nsatchels: [[K♦, 9♣, 9♦, 8♦, 7♦], [Joker, 2♣, 3♣, 4♣, 5♣]]";
+    let mut g = start("martian", &[("return_journey", "ruins"), ("travellers", "2"), ("companions", "true")], yaml);
+    assert_eq!(g.to_move(), Some(Seat(1)), "the holder faces the Joker: {}", g.observation_text(Seat(0)));
+    assert_eq!(labels(&g), vec!["pass"], "K♦ is another traveller's; no companion buy-off in martian");
+    play(&mut g, "pass");
+    let o = obs(&g);
+    assert_eq!(o.travellers[0].satchel.len(), 5, "the other satchel is untouched");
+    assert_eq!(o.travellers[1].satchel.len(), 4);
+}
+
+#[test]
+fn a_cached_spendable_ace_is_removed_before_the_martian_way_home() {
+    let yaml =
+        "journey: []\nsupply: []\npassed: [2♥]\ncaches: [{refuge: 2♥, card: A♦}]\nsatchels: [[9♣, 9♦, 8♦, 7♦, 6♦]]";
+    let g = start("martian", &[("return_journey", "ruins")], yaml);
+    let o = obs(&g);
+    assert!(o.boxed.contains(&c("A♦")) && o.caches.is_empty());
+    assert!(!o.travellers[0].satchel.contains(&c("A♦")));
+}
+
+#[test]
+fn two_plays_of_a_deal_rank_by_travellers_arrived_then_score() {
+    let home = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]");
+    let rich_home = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]\nwreckage: [9♠]");
+    let mut fallen = start("classic", &[], "journey: [K♠]\nsupply: []\nsatchels: [[2♣]]\nwreckage: [Q♠]");
+    play(&mut fallen, "strike 2♣");
+    assert!(fallen.is_terminal());
+    assert!(rich_home.play_key() > home.play_key());
+    assert!(home.play_key() > fallen.play_key(), "arriving beats a higher score");
+}
+
+#[test]
+fn theme_names_follow_the_edition() {
+    let g = start("martian", &[], "journey: [A♠]\nsupply: []\nsatchels: [[A♣, 3♣]]");
+    assert!(g.observation_text(Seat(0)).contains("the Fighting Machine"));
+    assert!(has(&g, "play Terrestrial Bacteria (A♣)"));
+    let g = start("dunwich", &[], "journey: [A♠]\nsupply: []\nsatchels: [[3♣]]");
+    assert!(g.observation_text(Seat(0)).contains("Yog-Sothoth"));
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! at its refuge.
 
 use super::params::Riddance;
-use super::{Action, Card, Due, DueKind, Journey, Suit};
+use super::{Card, Due, DueKind, Journey, Suit};
 
 pub const DELIVERANCE: Card = Card::new(Suit::Clubs, 10);
 
@@ -56,11 +56,9 @@ pub(super) fn leave(g: &mut Journey) {
     }
 }
 
-/// Free actions open at any of a traveller's decisions: the Deliverance.
-pub(super) fn legal_free(g: &Journey, actor: u8, emit: &mut impl FnMut(Action)) {
-    if burden(g) && g.satchels[actor as usize].contains(DELIVERANCE) {
-        emit(Action::Deliverance);
-    }
+/// The Deliverance is free at any of its holder's decisions while the Burden travels.
+pub(super) fn can_deliver(g: &Journey, seat: u8) -> bool {
+    burden(g) && g.satchels[seat as usize].contains(DELIVERANCE)
 }
 
 pub(super) fn deliverance(g: &mut Journey, actor: u8) {
@@ -78,10 +76,16 @@ pub(super) fn can_rid(g: &Journey, actor: u8, adversary: Card) -> bool {
     match g.p.burden_riddance {
         Riddance::FleePlusOne => own >= 2,
         Riddance::EveryonePlusOne => {
-            own >= 2
-                && (0..g.travellers() as u8)
-                    .filter(|&s| s != actor && g.journeying(s))
-                    .all(|s| !g.satchels[s as usize].is_empty())
+            let (mut count, mut cards) = (0, 0);
+            for s in (0..g.travellers() as u8).filter(|&s| g.journeying(s)) {
+                let n = g.satchels[s as usize].len();
+                if n == 0 {
+                    return false;
+                }
+                count += 1;
+                cards += n;
+            }
+            cards > count
         }
     }
 }
@@ -89,13 +93,17 @@ pub(super) fn can_rid(g: &Journey, actor: u8, adversary: Card) -> bool {
 /// Be rid of the Burden: the adversary goes back into the Journey deck, the Burden leaves,
 /// and the cards owed are discarded (chosen by their holders).
 pub(super) fn rid(g: &mut Journey, actor: u8) {
-    let due = |seat, owed| Due { seat, kind: DueKind::Discard, owed, card: Card::default() };
-    g.dues.push(due(actor, 2));
-    if g.p.burden_riddance == Riddance::EveryonePlusOne {
-        for s in 0..g.travellers() as u8 {
-            if s != actor && g.journeying(s) {
-                g.dues.push(due(s, 1));
+    let due = |seat, kind, owed| Due { seat, kind, owed, card: Card::default() };
+    match g.p.burden_riddance {
+        Riddance::FleePlusOne => g.dues.push(due(actor, DueKind::Discard, 2)),
+        Riddance::EveryonePlusOne => {
+            let n = g.travellers() as u8;
+            for s in (0..n).map(|k| (actor + k) % n) {
+                if g.journeying(s) {
+                    g.dues.push(due(s, DueKind::Discard, 1));
+                }
             }
+            g.dues.push(due(actor, DueKind::DiscardAny, 1));
         }
     }
     leave(g);

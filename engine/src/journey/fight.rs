@@ -16,7 +16,7 @@ pub(super) fn takeable(c: Card) -> bool {
 }
 
 const REVELATION: Card = Card::new(Suit::Diamonds, 14);
-const RECKONING: Card = Card::new(Suit::Clubs, 14);
+pub(super) const RECKONING: Card = Card::new(Suit::Clubs, 14);
 
 pub(super) fn start(g: &mut Journey, adversary: Card) {
     let (health, attack) = g.adversary_stats(adversary);
@@ -108,11 +108,6 @@ pub(super) fn legal(g: &Journey, actor: u8, emit: &mut impl FnMut(Action)) {
     if !any {
         emit(Action::Pass);
     }
-    // Free actions.
-    if g.p.aces == Aces::Powers && satchel.contains(RECKONING) {
-        emit(Action::Reckoning);
-    }
-    companions::legal_free(g, actor, emit);
 }
 
 pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
@@ -152,18 +147,19 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
             flee(g);
         }
         Action::Pass => g.phase = Phase::AfterAction { actor },
-        Action::Reckoning => {
-            g.satchels[seat].remove_item(RECKONING);
-            g.boxed.push(RECKONING);
-            let f = g.fight.as_mut().expect("in a fight");
-            f.health = (f.health + 1) / 2;
-        }
-        Action::Deliverance => companions::deliverance(g, actor),
         _ => unreachable!("not a fight action: {a:?}"),
     }
     if let Some(f) = g.fight.as_mut() {
         f.nominate_open = false;
     }
+}
+
+/// The Reckoning, a free action once per game: halve the remaining health, rounding up.
+pub(super) fn reckoning(g: &mut Journey, seat: u8) {
+    g.satchels[seat as usize].remove_item(RECKONING);
+    g.boxed.push(RECKONING);
+    let f = g.fight.as_mut().expect("in a fight");
+    f.health = (f.health + 1) / 2;
 }
 
 /// Play a ♣ to the Discard, then take another Discard card.
@@ -265,16 +261,18 @@ fn means(g: &Journey, due: &Due) -> i16 {
         }
         DueKind::Toll | DueKind::Price => purse(g) + companion,
         DueKind::Discard => g.satchels[due.seat as usize].len() as i16,
+        DueKind::DiscardAny => purse_cards(g).count() as i16,
     }
 }
 
-/// The shared purse on the way home: every journeying satchel.
+/// Every journeying traveller's cards: the shared purse on the way home.
+pub(super) fn purse_cards(g: &Journey) -> impl Iterator<Item = Card> + '_ {
+    (0..g.travellers() as u8).filter(|&s| g.journeying(s)).flat_map(|s| g.satchels[s as usize].iter().copied())
+}
+
+/// The purse's value.
 pub(super) fn purse(g: &Journey) -> i16 {
-    (0..g.travellers() as u8)
-        .filter(|&s| g.journeying(s))
-        .flat_map(|s| g.satchels[s as usize].iter())
-        .map(|&c| g.value(c))
-        .sum()
+    purse_cards(g).map(|c| g.value(c)).sum()
 }
 
 /// Settle the first due if it needs no decision: paid off, or it cannot be paid (the
@@ -290,9 +288,9 @@ pub(super) fn settle_due(g: &mut Journey) -> bool {
     } else if due.owed <= 0 {
         complete(g, due);
         true
-    } else if due.kind == DueKind::Discard {
+    } else if matches!(due.kind, DueKind::Discard | DueKind::DiscardAny) {
         // Nothing left to discard: the rest is forgiven.
-        g.satchels[due.seat as usize].is_empty()
+        means(g, &due) == 0
     } else if means(g, &due) < due.owed {
         match due.kind {
             DueKind::Cover => fall(g, due.seat),
@@ -315,7 +313,7 @@ fn complete(g: &mut Journey, due: Due) {
     match due.kind {
         DueKind::Toll => g.points += g.rank(due.card) as i32,
         DueKind::Price => g.wreckage.push(due.card),
-        DueKind::Cover | DueKind::Discard => {}
+        DueKind::Cover | DueKind::Discard | DueKind::DiscardAny => {}
     }
 }
 
@@ -338,17 +336,12 @@ pub(super) fn legal_payments(g: &Journey, due: &Due, emit: &mut impl FnMut(Actio
             g.wreckage.iter().for_each(|&c| emit(Action::SpendWreckage(c)));
         }
         DueKind::Toll | DueKind::Price => {
-            for s in (0..g.travellers() as u8).filter(|&s| g.journeying(s)) {
-                for &c in g.satchels[s as usize].iter() {
-                    if g.value(c) > 0 {
-                        emit(Action::Spend(c));
-                    }
-                }
-            }
+            purse_cards(g).filter(|&c| g.value(c) > 0).for_each(|c| emit(Action::Spend(c)));
         }
         DueKind::Discard => g.satchels[due.seat as usize].iter().for_each(|&c| emit(Action::Spend(c))),
+        DueKind::DiscardAny => purse_cards(g).for_each(|c| emit(Action::Spend(c))),
     }
-    if due.kind != DueKind::Discard && companions::spendable(g) {
+    if !matches!(due.kind, DueKind::Discard | DueKind::DiscardAny) && companions::spendable(g) {
         emit(Action::SpendCompanion);
     }
 }
@@ -360,7 +353,10 @@ pub(super) fn pay(g: &mut Journey, a: Action) {
             let holder = g.find_in_satchels(c).expect("a listed card is in a satchel");
             g.satchels[holder as usize].remove_item(c);
             g.discard.push(c);
-            if g.dues.first().expect("a due").kind == DueKind::Discard { 1 } else { g.value(c) }
+            match g.dues.first().expect("a due").kind {
+                DueKind::Discard | DueKind::DiscardAny => 1,
+                _ => g.value(c),
+            }
         }
         Action::SpendWreckage(c) => {
             g.wreckage.remove_item(c);

@@ -62,6 +62,8 @@ pub enum DueKind {
     Price,
     /// Cards owed to the Discard (being rid of the Burden); `owed` counts cards.
     Discard,
+    /// One card owed to the Discard from any one traveller, chosen by `seat`.
+    DiscardAny,
 }
 
 /// Something a traveller must pay before play goes on.
@@ -365,7 +367,11 @@ impl Journey {
                 Phase::Arrive => return_journey::arrive(self),
                 Phase::Way => return_journey::next_on_way(self),
                 // The Joker's decision.
-                Phase::Stop { step: StopStep::Joker, .. } if self.joker_active => return,
+                Phase::Stop { step: StopStep::Joker, .. }
+                    if self.joker_active && return_journey::joker_decider(self).is_some() =>
+                {
+                    return;
+                }
                 Phase::Stop { stop, step } => return_journey::stop_step(self, stop, step),
                 Phase::Fight { actor } if !self.journeying(actor) => self.phase = Phase::AfterAction { actor },
                 Phase::Refuge { .. }
@@ -401,8 +407,25 @@ impl Journey {
 
     pub(crate) fn legal(&self, mut emit: impl FnMut(Action)) {
         if let Some(due) = self.dues.first() {
-            return fight::legal_payments(self, due, &mut emit);
+            fight::legal_payments(self, due, &mut emit);
+        } else {
+            self.legal_in_phase(&mut emit);
         }
+        // Free actions, open at any of the decider's decisions.
+        if let Some(seat) = self.decider().filter(|&s| self.journeying(s)) {
+            if self.fight.is_some()
+                && self.satchels[seat as usize].contains(fight::RECKONING)
+                && self.is_power_ace(fight::RECKONING)
+            {
+                emit(Action::Reckoning);
+            }
+            if companions::can_deliver(self, seat) {
+                emit(Action::Deliverance);
+            }
+        }
+    }
+
+    fn legal_in_phase(&self, mut emit: impl FnMut(Action)) {
         match self.phase {
             Phase::Refuge { refuge, actor, .. } => refuge::legal(self, refuge, actor, &mut emit),
             Phase::Fight { actor } => fight::legal(self, actor, &mut emit),
@@ -428,7 +451,8 @@ impl Journey {
         match self.phase {
             Phase::Refuge { actor, .. } | Phase::Fight { actor } => Some(actor),
             Phase::Take { seat, .. } | Phase::HideBonus { seat } => Some(seat),
-            Phase::Stop { step: StopStep::Joker, .. } | Phase::Offer { .. } => self.leader(),
+            Phase::Stop { step: StopStep::Joker, .. } => return_journey::joker_decider(self),
+            Phase::Offer { .. } => self.leader(),
             _ => None,
         }
     }
@@ -436,7 +460,12 @@ impl Journey {
     // ----- the one place that applies them ---------------------------------------------
 
     fn execute(&mut self, a: Action) {
-        if !self.dues.is_empty() {
+        let seat = self.decider().expect("a decision has a decider");
+        if a == Action::Reckoning {
+            fight::reckoning(self, seat);
+        } else if a == Action::Deliverance {
+            companions::deliverance(self, seat);
+        } else if !self.dues.is_empty() {
             fight::pay(self, a);
         } else {
             match self.phase {
@@ -488,6 +517,12 @@ impl Journey {
 
     pub fn score(&self) -> i32 {
         self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
+    }
+
+    /// How two plays of the same deal rank: more travellers arrived first, then the higher
+    /// score (compare the keys; equal keys are a draw).
+    pub fn play_key(&self) -> (usize, i32) {
+        (self.arrived(), self.score())
     }
 
     pub fn arrived(&self) -> usize {
@@ -550,7 +585,11 @@ impl Game for Journey {
     }
 
     fn action_label(&self, id: ActionId) -> String {
-        Action::from_id(id).map(Action::label).unwrap_or_else(|| format!("unknown action {id}"))
+        match Action::from_id(id) {
+            Some(Action::Reckoning) => format!("play {} (A♣)", self.p.theme.reckoning()),
+            Some(a) => a.label(),
+            None => format!("unknown action {id}"),
+        }
     }
 
     fn observation(&self, seat: Seat) -> JourneyObservation {

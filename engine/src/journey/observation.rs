@@ -184,8 +184,17 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     if let (Some(r), Some(l)) = (o.refuge, o.refuge_actions_left) {
         let _ = writeln!(t, "  refuge {r}: {l} actions left");
     }
+    let theme = g.p.theme;
     if let (Some(a), Some(h), Some(k)) = (o.adversary, o.adversary_health, o.adversary_attack) {
-        let _ = writeln!(t, "  adversary {a}: health {h}, attack {k} (counter −{})", o.counter_reduction.unwrap_or(0));
+        let name = if g.is_nemesis(a) { format!(" ({})", theme.nemesis()) } else { String::new() };
+        let _ = writeln!(
+            t,
+            "  adversary {a}{name}: health {h}, attack {k} (counter −{})",
+            o.counter_reduction.unwrap_or(0)
+        );
+    }
+    if let Some(d) = o.destination {
+        let _ = writeln!(t, "  destination: {d} ({})", theme.destination());
     }
     let top = o.journey_top.map(|c| format!(", top {c} (the Witness)")).unwrap_or_default();
     let _ = writeln!(t, "  journey deck: {} cards{top}", o.journey_count);
@@ -209,9 +218,10 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
         if !o.way_stops.is_empty() || !o.way_hidden.is_empty() {
             let _ = writeln!(
                 t,
-                "  way home: stops {} with {} face-down cards among them",
+                "  way home: stops {} with {} face-down cards among them, then {}",
                 list(&o.way_stops),
-                o.way_hidden.len()
+                o.way_hidden.len(),
+                theme.home()
             );
         }
         if !o.ruins.is_empty() {

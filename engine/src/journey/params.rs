@@ -7,6 +7,47 @@ param_enum! {
     /// Whose names the cards carry (text only).
     pub enum Theme { Classic = "classic", Martian = "martian", Dunwich = "dunwich", }
 }
+impl Theme {
+    /// A♠.
+    pub fn nemesis(self) -> &'static str {
+        match self {
+            Theme::Classic => "the Nemesis",
+            Theme::Martian => "the Fighting Machine",
+            Theme::Dunwich => "Yog-Sothoth",
+        }
+    }
+    /// A♥.
+    pub fn destination(self) -> &'static str {
+        match self {
+            Theme::Classic => "the Destination",
+            Theme::Martian => "Primrose Hill",
+            Theme::Dunwich => "Sentinel Hill",
+        }
+    }
+    /// The last stop of the way home.
+    pub fn home(self) -> &'static str {
+        match self {
+            Theme::Classic => "home",
+            Theme::Martian => "Woking",
+            Theme::Dunwich => "The Orne Library",
+        }
+    }
+    /// A♣ with its power.
+    pub fn reckoning(self) -> &'static str {
+        match self {
+            Theme::Martian => "Terrestrial Bacteria",
+            _ => "the Reckoning",
+        }
+    }
+    /// A♦ with its power.
+    pub fn revelation(self) -> &'static str {
+        match self {
+            Theme::Martian => "HMS Thunder Child",
+            _ => "the Revelation",
+        }
+    }
+}
+
 param_enum! {
     /// How adversaries are sized: by rank index (J/Q/K 11/12/13) or by value (J/Q/K 10, A 11).
     pub enum AdversaryScale { Rank = "rank", Value = "value", }

@@ -35,7 +35,6 @@ pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, emit: &mut impl FnMut(
         }
     }
     emit(Action::EndRefuge);
-    companions::legal_free(g, actor, emit);
 }
 
 /// Only one card per location; the destination is not a stop on the way home.
@@ -60,7 +59,6 @@ pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, a: Actio
             return end(g, refuge);
         }
         Action::EndRefuge => return end(g, refuge),
-        Action::Deliverance => return companions::deliverance(g, actor),
         _ => unreachable!("not a refuge action: {a:?}"),
     }
     // One action spent: the next journeying traveller takes the next one.

@@ -30,11 +30,11 @@ pub(super) fn arrive(g: &mut Journey) {
     match g.p.return_journey {
         ReturnJourney::Ruins => stock_up(g),
         ReturnJourney::Shadows => {
-            for c in g.wreckage.as_slice().to_vec().into_iter().chain([Card::JOKER]) {
+            let joker = g.boxed.remove_item(Card::JOKER).then_some(Card::JOKER);
+            for c in g.wreckage.as_slice().to_vec().into_iter().chain(joker) {
                 let at = g.rng.random_range(0..=g.way.len());
                 g.way.insert(at, c);
             }
-            g.boxed.remove_item(Card::JOKER);
             g.wreckage.clear();
         }
         ReturnJourney::Off => unreachable!(),
@@ -47,9 +47,11 @@ pub(super) fn arrive(g: &mut Journey) {
 fn stock_up(g: &mut Journey) {
     if g.p.aces == Aces::Powers {
         for ace in [Card::new(Suit::Clubs, 14), Card::new(Suit::Diamonds, 14)] {
+            let cached = g.caches.iter().position(|spot| spot.card == ace);
             let found = g.supply.remove_item(ace)
                 || g.discard.remove_item(ace)
-                || g.find_in_satchels(ace).is_some_and(|s| g.satchels[s as usize].remove_item(ace));
+                || g.find_in_satchels(ace).is_some_and(|s| g.satchels[s as usize].remove_item(ace))
+                || cached.map(|i| g.caches.remove(i)).is_some();
             if found {
                 g.boxed.push(ace);
             }
@@ -61,8 +63,10 @@ fn stock_up(g: &mut Journey) {
             g.supply.push(c);
         }
     }
-    g.boxed.remove_item(Card::JOKER);
-    g.supply.push(Card::JOKER);
+    // The Joker joins unless a scenario already put it in play.
+    if g.boxed.remove_item(Card::JOKER) {
+        g.supply.push(Card::JOKER);
+    }
     g.supply.shuffle(&mut g.rng);
     g.supply_known = 0;
     // Round by round, each journeying traveller draws while there is room.
@@ -145,17 +149,31 @@ pub(super) fn stop_step(g: &mut Journey, stop: Card, step: StopStep) {
     };
 }
 
-fn purse_cards(g: &Journey) -> impl Iterator<Item = Card> + '_ {
-    (0..g.travellers() as u8).filter(|&s| g.journeying(s)).flat_map(|s| g.satchels[s as usize].iter().copied())
+/// Who faces the Joker: in martian its holder (a Joker in a satchel), in dunwich the leader
+/// (the Joker met on the way takes from the whole purse). `None` when no one journeying does.
+pub(super) fn joker_decider(g: &Journey) -> Option<u8> {
+    match g.p.return_journey {
+        ReturnJourney::Ruins => g.find_in_satchels(Card::JOKER).filter(|&s| g.journeying(s)),
+        _ => g.leader(),
+    }
+}
+
+/// The cards the Joker can take, and those that can buy him off.
+fn joker_reach(g: &Journey) -> Vec<Card> {
+    match (g.p.return_journey, joker_decider(g)) {
+        (ReturnJourney::Ruins, Some(holder)) => g.satchels[holder as usize].as_slice().to_vec(),
+        _ => fight::purse_cards(g).collect(),
+    }
 }
 
 pub(super) fn legal_joker(g: &Journey, emit: &mut impl FnMut(Action)) {
-    for c in purse_cards(g) {
+    for c in joker_reach(g) {
         if c.is_face() {
             emit(Action::ShedForJoker(c));
         }
     }
-    if g.companion.is_some() {
+    // dunwich: "buy him off with a face card or with your companion".
+    if g.p.return_journey == ReturnJourney::Shadows && g.companion.is_some() {
         emit(Action::ShedCompanionForJoker);
     }
     emit(Action::Pass);
@@ -174,8 +192,8 @@ pub(super) fn apply_joker(g: &mut Journey, stop: Card, a: Action) {
             rid_joker(g);
         }
         Action::Pass => {
-            // The Joker takes a random purse card (never itself).
-            let cards: Vec<Card> = purse_cards(g).filter(|c| !c.is_joker()).collect();
+            // The Joker takes a random card within his reach (never himself).
+            let cards: Vec<Card> = joker_reach(g).into_iter().filter(|c| !c.is_joker()).collect();
             if !cards.is_empty() {
                 let c = cards[g.rng.random_range(0..cards.len())];
                 let s = g.find_in_satchels(c).expect("from the purse");
