@@ -15,7 +15,7 @@ pub struct PlayArgs {
     #[command(flatten)]
     pub game: GameArgs,
     /// How many games.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
     /// The series seed: game i is dealt from a seed derived from it, so the same seed plays
     /// the same games.

@@ -114,6 +114,9 @@ fn bad_input_is_named_and_fails() {
     assert!(e.contains("easy") && e.contains("classic"), "{e}");
     let e = fails(&["play", "draughts"]);
     assert!(e.contains("draughts") && e.contains("journey"), "{e}");
+    let o = arena(&["play", "journey", "--games", "0"]);
+    assert_eq!(o.status.code(), Some(2), "clap refuses zero games");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--games"));
     let e = fails(&["play", "journey", "--bots", "genius"]);
     assert!(e.contains("genius") && e.contains("random"), "{e}");
     let f = temp("bad.yaml", "travellers: 2\nallies: perhaps\n");

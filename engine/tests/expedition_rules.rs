@@ -299,6 +299,27 @@ players:
     assert_eq!(g.bag(), [0, 0, 3, 1], "two maps went to the column, the shovel came back");
 }
 
+#[test]
+fn a_tile_put_under_the_pile_stays_known_there() {
+    let yaml = format!(
+        "first_player: 0\nstep: action\npile: [Sunken City, Lost Library, Moon Oasis]\nbag: {{map: 5}}
+players:
+  - {{ tiles: [Ruby Scarab, Serpent Staff, Crystal Skull] }}
+  - {{}}
+{HQ}"
+    );
+    let mut g = scenario(&dice(2), &yaml);
+    act(&mut g, Action::TakeColumn(2));
+    let temple = tile(&g, "Temple of Dawn");
+    act(&mut g, Action::ReturnTile(temple));
+    assert_eq!(g.observation(Seat(1)).pile_bottom, vec!["Temple of Dawn".to_string()]);
+    let mut rng = <engine::core::SmallRng as rand::SeedableRng>::seed_from_u64(1);
+    for _ in 0..20 {
+        let d = g.determinize(Seat(1), &mut rng);
+        assert_eq!(d.pile()[0], temple, "a determinization keeps what all saw");
+    }
+}
+
 // ---- going on an expedition: cards ---------------------------------------------------------------
 
 #[test]
@@ -327,6 +348,30 @@ deck: [Fire and Ivory, Charts of the Sun]";
     assert_eq!(g.observation(Seat(0)).seats[1].cards, None, "others see only how many");
     assert_eq!(g.observation(Seat(0)).seats[1].cards_held, 1);
     assert_eq!(g.observation(Seat(1)).seats[1].cards.as_ref().map(|c| c[0].name.as_str()), Some("Charts of the Sun"));
+}
+
+#[test]
+fn a_card_taken_face_up_is_known_to_all_and_kept_by_determinization() {
+    let yaml = "first_player: 0\nstep: action
+face_up: [Three Beacons, Cloud Walkers, Dice card, Rumour of the Sunken City]
+deck: [Fire and Ivory, Charts of the Sun, Dice card]";
+    let mut g = scenario(&dice(2), yaml);
+    act(&mut g, Action::TakeFaceUp(1));
+    let seen = &g.observation(Seat(1)).seats[0].cards_seen_taken;
+    assert_eq!(seen.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["Cloud Walkers"]);
+    let mut rng = <engine::core::SmallRng as rand::SeedableRng>::seed_from_u64(2);
+    for _ in 0..20 {
+        let d = g.determinize(Seat(1), &mut rng);
+        assert_eq!(d.player(0).cards, 1 << card(&g, "Cloud Walkers"), "seat 1 saw it taken");
+    }
+    // A card from the top of the deck is not seen.
+    act(&mut g, Action::Roll);
+    while g.step() != Step::Action {
+        let a = legal(&g)[0];
+        act(&mut g, a);
+    }
+    act(&mut g, Action::TakeTop);
+    assert!(g.observation(Seat(0)).seats[1].cards_seen_taken.is_empty());
 }
 
 #[test]

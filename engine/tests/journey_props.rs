@@ -112,7 +112,7 @@ fn many_random_games_in_every_variant_and_traveller_count() {
     for (preset, overrides) in variants() {
         for travellers in 1..=4 {
             let p = params(&preset, &overrides, travellers);
-            for seed in 0..12 {
+            for seed in 0..40 {
                 check_game(&p, seed * 1000 + travellers as u64);
             }
         }
@@ -139,7 +139,7 @@ fn random_play_from_late_positions_walks_the_way_home() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(128))]
     #[test]
     fn invariants_hold_for_arbitrary_seeds(seed in any::<u64>(), variant in 0usize..6, travellers in 1u8..=4) {
         let (preset, overrides) = &variants()[variant];

@@ -41,6 +41,7 @@ impl Expedition {
     pub(crate) fn restock_column(&mut self, c: usize) {
         if self.hq_tile[c] == NONE {
             self.hq_tile[c] = self.pile.pop().unwrap_or(NONE);
+            self.pile_known = self.pile_known.min(self.pile.len() as u8);
         }
         for k in 0..2 {
             if self.hq_tools[c][k] == NONE {
@@ -84,6 +85,7 @@ impl Expedition {
         }
         let card = held.trailing_zeros() as u8;
         self.players[seat].cards &= !(1u64 << card);
+        self.players[seat].known &= !(1u64 << card);
         self.shuffle_into_deck(card);
         true
     }

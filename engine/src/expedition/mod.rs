@@ -114,6 +114,8 @@ pub struct Player {
     pub done: Pile<u8, MAX_DISCOVERIES>,
     /// Expedition cards held, as a bit set of card ids.
     pub cards: u64,
+    /// The held cards everyone saw this player take (from the face-up row).
+    pub known: u64,
     /// Points scored by completions (and no-dice Dice-card bonuses) so far.
     pub score: i32,
 }
@@ -139,6 +141,8 @@ pub struct Expedition {
     pub(crate) rng: SmallRng,
     /// The Discovery pile, top last.
     pub(crate) pile: Pile<u8, { content::MAX_TILES }>,
+    /// How many tiles at the bottom of the pile everyone saw put there.
+    pub(crate) pile_known: u8,
     pub(crate) hq_tile: [u8; HQ_COLUMNS],
     pub(crate) hq_tools: [[u8; 2]; HQ_COLUMNS],
     /// Tool tokens in the bag, by kind.

@@ -76,6 +76,8 @@ pub struct SeatView {
     pub cards_held: u8,
     /// The cards themselves: only in the seat's own observation (and for all at the end).
     pub cards: Option<Vec<CardView>>,
+    /// The held cards everyone saw this player take from the face-up row.
+    pub cards_seen_taken: Vec<CardView>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -105,6 +107,8 @@ pub struct Observation {
     pub hq: Vec<ColumnView>,
     pub pile_count: u8,
     pub pile_top_is_place: Option<bool>,
+    /// The bottom of the pile, bottom first: tiles everyone saw put back there.
+    pub pile_bottom: Vec<String>,
     pub bag: ToolCounts,
     pub deck_count: u8,
     pub face_up: Vec<Option<CardView>>,
@@ -182,6 +186,7 @@ impl Expedition {
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
                     cards: (over || s == seat.index()).then(|| bits(p.cards).map(|k| card_view(c, k)).collect()),
+                    cards_seen_taken: bits(p.known).map(|k| card_view(c, k)).collect(),
                 }
             })
             .collect();
@@ -220,6 +225,10 @@ impl Expedition {
                 .collect(),
             pile_count: self.pile.len() as u8,
             pile_top_is_place: self.pile.top().map(|t| c.is_place(t)),
+            pile_bottom: self.pile.as_slice()[..self.pile_known as usize]
+                .iter()
+                .map(|&t| c.tiles[t as usize].name.clone())
+                .collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
             face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| card_view(c, k))).collect(),
@@ -256,11 +265,13 @@ impl Expedition {
         if !over {
             for (s, p) in g.players[..n].iter_mut().enumerate() {
                 if s != seat.index() {
-                    counts[s] = p.cards.count_ones();
-                    for k in bits(p.cards) {
+                    // Cards seen taken from the face-up row stay where everyone saw them go.
+                    let hidden = p.cards & !p.known;
+                    counts[s] = hidden.count_ones();
+                    for k in bits(hidden) {
                         pool.push(k);
                     }
-                    p.cards = 0;
+                    p.cards = p.known;
                 }
             }
         }
@@ -273,15 +284,16 @@ impl Expedition {
             }
         }
         g.deck = pool;
-        // The pile: its top keeps the kind everyone sees on its back.
-        let len = g.pile.len();
-        if len > 0 {
+        // The pile: the known bottom stays; above it, the top keeps the kind everyone sees on
+        // its back.
+        let (len, known) = (g.pile.len(), g.pile_known as usize);
+        if len > known {
             let c = &*g.shared.content;
             let top_place = c.is_place(g.pile.as_slice()[len - 1]);
-            let same: Vec<usize> = (0..len).filter(|&i| c.is_place(g.pile.as_slice()[i]) == top_place).collect();
+            let same: Vec<usize> = (known..len).filter(|&i| c.is_place(g.pile.as_slice()[i]) == top_place).collect();
             let pick = same[rng.random_range(0..same.len())];
             g.pile.as_mut_slice().swap(pick, len - 1);
-            g.pile.as_mut_slice()[..len - 1].shuffle(rng);
+            g.pile.as_mut_slice()[known..len - 1].shuffle(rng);
         }
         g.rng = SmallRng::seed_from_u64(rng.random());
         g
@@ -389,6 +401,9 @@ pub(crate) fn render(o: &Observation) -> String {
             Some(_) => s.push_str("  cards: none\n"),
             None => {
                 let _ = writeln!(s, "  cards: {} (hidden)", p.cards_held);
+                for c in &p.cards_seen_taken {
+                    let _ = writeln!(s, "    seen taken: {}", card_line(c));
+                }
             }
         }
     }

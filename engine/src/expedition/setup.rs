@@ -20,6 +20,7 @@ fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
         shared: Arc::new(Shared { params: params.clone(), content }),
         rng: SmallRng::seed_from_u64(seed),
         pile: Pile::new(),
+        pile_known: 0,
         hq_tile: [NONE; HQ_COLUMNS],
         hq_tools: [[NONE; 2]; HQ_COLUMNS],
         bag: [0; 4],

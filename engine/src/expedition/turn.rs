@@ -216,6 +216,7 @@ impl Expedition {
             Action::TakeFaceUp(i) => {
                 let card = self.face_up[i as usize];
                 self.players[seat].cards |= 1u64 << card;
+                self.players[seat].known |= 1u64 << card;
                 self.face_up[i as usize] = self.deck.pop().unwrap_or(NONE);
                 self.step = Step::Complete;
             }
@@ -230,6 +231,7 @@ impl Expedition {
             Action::ReturnTile(t) => {
                 self.players[seat].tiles.remove_item(t);
                 self.pile.put_under(t);
+                self.pile_known += 1;
             }
             Action::EndTurn => self.end_turn(),
             Action::DiceDraw => {
