@@ -85,7 +85,7 @@ fn status_name(s: Status) -> &'static str {
 
 fn phase_text(g: &Journey) -> String {
     if let Some(d) = g.dues.first() {
-        return format!("traveller {} pays: {:?}, {} still owed", d.seat, d.kind, d.owed);
+        return format!("traveller {} pays: {}, {} still owed", d.seat, format!("{:?}", d.kind).to_lowercase(), d.owed);
     }
     match g.phase {
         Phase::Refuge { refuge, left, actor } => {
