@@ -84,7 +84,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                     clone_ns: median(clone),
                 };
                 if !args.json {
-                    println!(
+                    outln!(
                         "{:<11} {:<8} seats {}  {:>6.2} M actions/s  {:>9.0} games/s  {:>6.1} actions/game  clone {:>5.1} ns",
                         row.game,
                         row.preset,
@@ -100,7 +100,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         }
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
     }
     Ok(())
 }

@@ -50,12 +50,12 @@ pub fn run(args: GamesArgs) -> Result<(), String> {
         });
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
         return Ok(());
     }
     for g in &rows {
-        println!("{} — {}", g.name, g.summary);
-        println!("  presets: {} (default {})", g.presets.join(", "), g.default_preset);
+        outln!("{} — {}", g.name, g.summary);
+        outln!("  presets: {} (default {})", g.presets.join(", "), g.default_preset);
         let w = g.params.iter().map(|p| p.name.len()).max().unwrap_or(4).max(9);
         let cols: Vec<usize> = (0..g.presets.len())
             .map(|i| g.params.iter().map(|p| p.values[i].len()).chain([g.presets[i].len()]).max().unwrap_or(4))
@@ -64,15 +64,15 @@ pub fn run(args: GamesArgs) -> Result<(), String> {
         for (i, p) in g.presets.iter().enumerate() {
             head += &format!("  {:<c$}", p, c = cols[i]);
         }
-        println!("{head}  meaning");
+        outln!("{head}  meaning");
         for p in &g.params {
             let mut line = format!("  {:<w$}", p.name);
             for (i, v) in p.values.iter().enumerate() {
                 line += &format!("  {:<c$}", v, c = cols[i]);
             }
-            println!("{line}  {}", p.doc);
+            outln!("{line}  {}", p.doc);
         }
-        println!();
+        outln!();
     }
     Ok(())
 }

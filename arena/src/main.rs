@@ -1,6 +1,15 @@
 //! `arena`: list the games, play series of games with built-in agents, replay records, and
 //! benchmark the engine.
 
+/// Print to stdout; a closed pipe (`arena play --trace | head`) ends the program quietly.
+macro_rules! out {
+    ($($t:tt)*) => { $crate::write_out(format_args!($($t)*)) };
+}
+macro_rules! outln {
+    () => { $crate::write_out(format_args!("\n")) };
+    ($($t:tt)*) => { $crate::write_out(format_args!("{}\n", format_args!($($t)*))) };
+}
+
 mod bench;
 mod games;
 mod play;
@@ -29,6 +38,17 @@ enum Command {
     Replay(play::ReplayArgs),
     /// Benchmark random play and state cloning for every game, preset and seat count.
     Bench(bench::BenchArgs),
+}
+
+fn write_out(args: std::fmt::Arguments) {
+    use std::io::Write;
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        std::process::exit(2);
+    }
 }
 
 fn main() -> ExitCode {

@@ -136,8 +136,8 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         let mut trace = (args.trace && i == 0).then(String::new);
         let g = play_one(g, &mut agents, &mut record, trace.as_mut());
         if let Some(t) = trace {
-            println!("══ game 1 of {}{scenario_name}, seed {seed}", args.games);
-            print!("{t}");
+            outln!("══ game 1 of {}{scenario_name}, seed {seed}", args.games);
+            out!("{t}");
         }
         let o = g.outcome().expect("a finished game has an outcome");
         summary.add(&GameResult {
@@ -160,10 +160,10 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     if args.json {
         let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
         v["elapsed_seconds"] = serde_json::json!(elapsed);
-        println!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(&v).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", summary.render());
-        println!("wall clock:   {elapsed:.2} s ({:.0} games/s)", args.games as f64 / elapsed.max(1e-9));
+        out!("{}", summary.render());
+        outln!("wall clock:   {elapsed:.2} s ({:.0} games/s)", args.games as f64 / elapsed.max(1e-9));
     }
     Ok(())
 }
@@ -189,12 +189,12 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
                     && let Some(seat) = g.to_move()
                 {
                     moves += 1;
-                    print!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
+                    out!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
                 }
             })
             .map_err(|e| format!("{name}: record {i}: {e}"))?;
         let over = g.outcome().map(|o| format!("scores {:?}, ranks {:?}", o.scores, o.ranks));
-        println!(
+        outln!(
             "record {i}: {} seed {}, {} actions: {}",
             r.game,
             r.seed,

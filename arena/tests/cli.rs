@@ -148,6 +148,23 @@ fn records_replay_to_the_same_outcomes() {
 }
 
 #[test]
+fn a_closed_pipe_ends_the_program_quietly() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["play", "expedition", "--games", "3", "--trace"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.as_mut().unwrap().read_exact(&mut first).unwrap();
+    drop(child.stdout.take()); // like `| head`
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn bench_reports_positive_rates_for_every_case() {
     let v: serde_json::Value =
         serde_json::from_str(&ok(&["bench", "journey", "--seconds", "0.02", "--runs", "1", "--json"])).unwrap();
