@@ -8,7 +8,9 @@ mod registry;
 
 use std::fmt;
 
-pub use params::{Bounded, GameParams, ParamError, ParamInfo, ParamSource, describe_yaml_error, resolve_params};
+pub use params::{
+    Bounded, GameParams, ParamError, ParamFields, ParamInfo, ParamSource, describe_yaml_error, resolve_params,
+};
 pub use pile::Pile;
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};

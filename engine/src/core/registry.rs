@@ -2,8 +2,8 @@
 //! (the CLI, the server). Hot loops use the concrete [`Game`] types instead.
 
 use super::{
-    ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamInfo, ParamSource, Record, Seat, SmallRng,
-    resolve_params,
+    ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamFields, ParamInfo, ParamSource, Record, Seat,
+    SmallRng, resolve_params,
 };
 use rand::{RngExt, SeedableRng};
 use std::marker::PhantomData;

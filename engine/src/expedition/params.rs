@@ -1,7 +1,7 @@
 //! The rule parameters of `expedition`, and the content set they name.
 
 use super::content::Content;
-use crate::core::{Bounded, GameParams, ParamError, ParamInfo};
+use crate::core::{Bounded, GameParams, ParamError};
 use crate::{game_params, param_enum};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -148,7 +148,6 @@ impl ExpeditionParams {
 }
 
 impl GameParams for ExpeditionParams {
-    type Patch = ExpeditionPatch;
     const PRESETS: &'static [&'static str] = &["dice", "no-dice"];
     const DEFAULT_PRESET: &'static str = "dice";
 
@@ -158,18 +157,6 @@ impl GameParams for ExpeditionParams {
             "no-dice" => Some(Self::no_dice()),
             _ => None,
         }
-    }
-
-    fn patch_preset(patch: &ExpeditionPatch) -> Option<&str> {
-        patch.preset.as_deref()
-    }
-
-    fn merge(&mut self, patch: ExpeditionPatch) {
-        self.merge_patch(patch)
-    }
-
-    fn describe(&self) -> Vec<ParamInfo> {
-        self.describe_fields()
     }
 
     fn validate(&self) -> Result<(), String> {

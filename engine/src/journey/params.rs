@@ -1,6 +1,6 @@
 //! The rule parameters of `journey` and the three editions as presets.
 
-use crate::core::{Bounded, GameParams, ParamInfo};
+use crate::core::{Bounded, GameParams};
 use crate::{game_params, param_enum};
 
 param_enum! {
@@ -195,7 +195,6 @@ impl JourneyParams {
 }
 
 impl GameParams for JourneyParams {
-    type Patch = JourneyPatch;
     const PRESETS: &'static [&'static str] = &["classic", "martian", "dunwich"];
     const DEFAULT_PRESET: &'static str = "dunwich";
 
@@ -206,15 +205,6 @@ impl GameParams for JourneyParams {
             "dunwich" => Some(Self::dunwich()),
             _ => None,
         }
-    }
-    fn patch_preset(patch: &JourneyPatch) -> Option<&str> {
-        patch.preset.as_deref()
-    }
-    fn merge(&mut self, patch: JourneyPatch) {
-        self.merge_patch(patch)
-    }
-    fn describe(&self) -> Vec<ParamInfo> {
-        self.describe_fields()
     }
     fn validate(&self) -> Result<(), String> {
         if self.return_journey == ReturnJourney::Shadows && self.destination != Destination::LastRefuge {
