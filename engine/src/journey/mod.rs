@@ -166,7 +166,8 @@ pub enum Phase {
     Over,
 }
 
-#[derive(Clone, Debug)]
+/// A complete position, its random generator included: equal states play on identically.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Journey {
     pub(crate) p: JourneyParams,
     pub(crate) rng: SmallRng,
@@ -200,14 +201,6 @@ pub struct Journey {
     pub(crate) way: Pile<Card, 32>,
     pub(crate) ruins: Pile<Card, 16>,
     pub(crate) joker_active: bool,
-}
-
-impl PartialEq for Journey {
-    /// Equal positions; the random generator is compared through its next draws' source
-    /// state only indirectly (clones compare equal).
-    fn eq(&self, o: &Self) -> bool {
-        format!("{self:?}") == format!("{o:?}")
-    }
 }
 
 impl Journey {
