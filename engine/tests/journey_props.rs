@@ -74,8 +74,12 @@ fn check_from(p: &JourneyParams, seed: u64, start: &dyn Fn() -> Journey) -> Vec<
         assert_eq!(sorted.len(), legal.len(), "duplicate legal ids");
         // An illegal id is rejected and changes nothing.
         let before = g.clone();
-        let illegal = (0..21u32 << 8).map(|i| (i * 7919) % (21 << 8)).find(|i| !legal.contains(i)).unwrap();
-        assert!(g.apply(illegal).is_err());
+        for _ in 0..4 {
+            let id = rng.random_range(0..22u32 << 8);
+            if !legal.contains(&id) {
+                assert!(g.apply(id).is_err(), "id {id} is not listed yet was applied");
+            }
+        }
         assert!(matches!(g.apply(u32::MAX), Err(ActionError::Unknown(_) | ActionError::GameOver)));
         assert!(g == before, "a refused action changed the state");
         // Resampling hidden facts leaves every seat's observation unchanged.
@@ -87,6 +91,10 @@ fn check_from(p: &JourneyParams, seed: u64, start: &dyn Fn() -> Journey) -> Vec<
                 let mut dl = Vec::new();
                 d.legal_actions(&mut dl);
                 assert_eq!(dl, legal, "a determinization changed the legal actions");
+                // And it plays on to a legal end.
+                let mut d = d;
+                engine::core::random_playout(&mut d, &mut rng, &mut dl);
+                assert!(d.is_terminal() && d.census().iter().all(|&n| n == 1));
             }
         }
         if legal.is_empty() {
