@@ -132,10 +132,3 @@ pub fn game_seed(base: u64, index: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
-
-/// Is `action` among the legal actions of `game`? (Allocates: for checks, not hot loops.)
-pub fn is_legal<G: Game>(game: &G, action: ActionId) -> bool {
-    let mut v = Vec::new();
-    game.legal_actions(&mut v);
-    v.contains(&action)
-}

@@ -24,7 +24,7 @@ pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
 use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
-use params::{AceRank, Aces, AdversaryScale, Destination, ReturnJourney};
+use params::{AceRank, Aces, AdversaryScale, Destination};
 
 /// A pile big enough for every card of the game.
 pub type Cards = Pile<Card, 54>;
@@ -603,11 +603,5 @@ impl Game for Journey {
             Metric { name: "travellers_arrived", value: self.arrived() as f64 },
             Metric { name: "turns", value: self.turns as f64 },
         ]
-    }
-}
-
-impl ReturnJourney {
-    pub fn is_on(self) -> bool {
-        self != ReturnJourney::Off
     }
 }

@@ -82,6 +82,12 @@ param_enum! {
     pub enum ReturnJourney { Off = "off", Ruins = "ruins", Shadows = "shadows", }
 }
 
+impl ReturnJourney {
+    pub fn is_on(self) -> bool {
+        self != ReturnJourney::Off
+    }
+}
+
 game_params! {
     /// Every rule of `journey` that differs between editions or is a number the seeds leave open.
     pub struct JourneyParams, patch JourneyPatch {
