@@ -16,7 +16,7 @@ pub(super) fn takeable(c: Card) -> bool {
 }
 
 const REVELATION: Card = Card::new(Suit::Diamonds, 14);
-pub(super) const RECKONING: Card = Card::new(Suit::Clubs, 14);
+const RECKONING: Card = Card::new(Suit::Clubs, 14);
 
 pub(super) fn start(g: &mut Journey, adversary: Card) {
     let (health, attack) = g.adversary_stats(adversary);
@@ -252,14 +252,13 @@ pub(super) fn ambush(g: &mut Journey, seat: u8) {
 
 /// What a due can still be paid with, in value (cards, for a Discard due).
 fn means(g: &Journey, due: &Due) -> i16 {
-    let companion = if companions::spendable(g) { 10 } else { 0 };
     match due.kind {
         DueKind::Cover => {
             g.satchels[due.seat as usize].iter().map(|&c| g.value(c)).sum::<i16>()
                 + g.wreckage.iter().map(|&c| g.worth(c)).sum::<i16>()
-                + companion
+                + companion_worth(g)
         }
-        DueKind::Toll | DueKind::Price => purse(g) + companion,
+        DueKind::Toll | DueKind::Price => purse(g),
         DueKind::Discard => g.satchels[due.seat as usize].len() as i16,
         DueKind::DiscardAny => purse_cards(g).count() as i16,
     }
@@ -270,9 +269,19 @@ pub(super) fn purse_cards(g: &Journey) -> impl Iterator<Item = Card> + '_ {
     (0..g.travellers() as u8).filter(|&s| g.journeying(s)).flat_map(|s| g.satchels[s as usize].iter().copied())
 }
 
-/// The purse's value.
+/// A Q/K companion's worth when spent.
+fn companion_worth(g: &Journey) -> i16 {
+    if companions::spendable(g) { 10 } else { 0 }
+}
+
+/// What the shared purse can pay: its cards' values and a Q/K companion.
 pub(super) fn purse(g: &Journey) -> i16 {
-    purse_cards(g).map(|c| g.value(c)).sum()
+    purse_cards(g).map(|c| g.value(c)).sum::<i16>() + companion_worth(g)
+}
+
+/// Can `seat` play the Reckoning (a free action in any fight)?
+pub(super) fn can_reckon(g: &Journey, seat: u8) -> bool {
+    g.fight.is_some() && g.is_power_ace(RECKONING) && g.satchels[seat as usize].contains(RECKONING)
 }
 
 /// Settle the first due if it needs no decision: paid off, or it cannot be paid (the

@@ -406,10 +406,7 @@ impl Journey {
         }
         // Free actions, open at any of the decider's decisions.
         if let Some(seat) = self.decider().filter(|&s| self.journeying(s)) {
-            if self.fight.is_some()
-                && self.satchels[seat as usize].contains(fight::RECKONING)
-                && self.is_power_ace(fight::RECKONING)
-            {
+            if fight::can_reckon(self, seat) {
                 emit(Action::Reckoning);
             }
             if companions::can_deliver(self, seat) {

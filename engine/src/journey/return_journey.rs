@@ -220,8 +220,7 @@ pub fn price(g: &Journey, card: Card) -> i16 {
 }
 
 pub(super) fn legal_offer(g: &Journey, card: Card, emit: &mut impl FnMut(Action)) {
-    let companion = if super::companions::spendable(g) { 10 } else { 0 };
-    if fight::purse(g) + companion >= price(g, card) {
+    if fight::purse(g) >= price(g, card) {
         emit(Action::Strip);
     }
     emit(Action::Pass);
