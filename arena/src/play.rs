@@ -3,9 +3,9 @@
 use crate::setup::{GameArgs, load_file};
 use bots::Agent;
 use clap::Args;
-use engine::core::{AnyGame, AnySpec, Record, Seat, game_seed};
+use engine::core::{AnyGame, AnySpec, MetricKind, Record, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressStyle};
-use reports::{GameResult, PlaySummary};
+use reports::{Figure, GameResult, PlaySummary};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -144,7 +144,11 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             scores: o.scores,
             ranks: o.ranks,
             actions: record.actions.len() as u64,
-            metrics: g.metrics().into_iter().map(|m| (m.name, m.value)).collect(),
+            metrics: g
+                .metrics()
+                .into_iter()
+                .map(|m| Figure { name: m.name, value: m.value, rate: m.kind == MetricKind::Rate })
+                .collect(),
         });
         if args.records.is_some() {
             records.push(record);

@@ -4,4 +4,4 @@ pub mod stats;
 pub mod summary;
 
 pub use stats::{Stats, wilson};
-pub use summary::{GameResult, PlaySummary};
+pub use summary::{Figure, GameResult, PlaySummary};

@@ -12,7 +12,16 @@ pub struct GameResult {
     /// Rank per seat, 0 first; equal ranks tie.
     pub ranks: Vec<u8>,
     pub actions: u64,
-    pub metrics: Vec<(&'static str, f64)>,
+    pub metrics: Vec<Figure>,
+}
+
+/// One of a game's own figures, as the game declares it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Figure {
+    pub name: &'static str,
+    pub value: f64,
+    /// A yes/no per game, summarised as a rate with a Wilson interval (otherwise a mean).
+    pub rate: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -40,10 +49,8 @@ pub struct PlaySummary {
     pub metrics: BTreeMap<String, Stats>,
     /// Whether seats compete (win shares mean something).
     pub competitive: bool,
-    /// Figures that were only ever 0 or 1: shown as rates with a Wilson interval.
+    /// Figures the game declares yes/no per game: shown as rates with a Wilson interval.
     pub rates: BTreeMap<String, (f64, f64)>,
-    #[serde(skip)]
-    not_binary: std::collections::BTreeSet<String>,
 }
 
 impl PlaySummary {
@@ -69,7 +76,6 @@ impl PlaySummary {
             metrics: BTreeMap::new(),
             competitive: false,
             rates: BTreeMap::new(),
-            not_binary: Default::default(),
         }
     }
 
@@ -92,16 +98,11 @@ impl PlaySummary {
             s.win_share_ci95 = wilson(won, g);
         }
         self.length.add(r.actions as f64);
-        for &(name, v) in &r.metrics {
-            let s = self.metrics.entry(name.to_string()).or_default();
-            s.add(v);
-            if v != 0.0 && v != 1.0 {
-                self.not_binary.insert(name.to_string());
-            }
-            if self.not_binary.contains(name) {
-                self.rates.remove(name);
-            } else {
-                self.rates.insert(name.to_string(), wilson(s.mean * s.n as f64, s.n as f64));
+        for f in &r.metrics {
+            let s = self.metrics.entry(f.name.to_string()).or_default();
+            s.add(f.value);
+            if f.rate {
+                self.rates.insert(f.name.to_string(), wilson(s.mean * s.n as f64, s.n as f64));
             }
         }
     }
@@ -158,8 +159,19 @@ mod tests {
     #[test]
     fn ties_share_the_win_and_figures_average() {
         let mut s = PlaySummary::new("g", "", 1, &["a".into(), "b".into()]);
-        s.add(&GameResult { scores: vec![3, 1], ranks: vec![0, 1], actions: 10, metrics: vec![("x", 1.0)] });
-        s.add(&GameResult { scores: vec![2, 2], ranks: vec![0, 0], actions: 20, metrics: vec![("x", 0.0)] });
+        let fig = |name, value, rate| Figure { name, value, rate };
+        s.add(&GameResult {
+            scores: vec![3, 1],
+            ranks: vec![0, 1],
+            actions: 10,
+            metrics: vec![fig("x", 1.0, true), fig("n", 1.0, false)],
+        });
+        s.add(&GameResult {
+            scores: vec![2, 2],
+            ranks: vec![0, 0],
+            actions: 20,
+            metrics: vec![fig("x", 0.0, true), fig("n", 1.0, false)],
+        });
         assert_eq!(s.games, 2);
         assert!((s.seats[0].win_share - 0.75).abs() < 1e-12);
         assert!((s.seats[1].win_share - 0.25).abs() < 1e-12);
@@ -167,8 +179,8 @@ mod tests {
         assert!((s.metrics["x"].mean - 0.5).abs() < 1e-12);
         assert!(s.competitive);
         assert!(s.render().contains("75.0%"));
-        assert!(s.rates.contains_key("x"), "a 0/1 figure is a rate");
-        s.add(&GameResult { scores: vec![0, 0], ranks: vec![0, 0], actions: 1, metrics: vec![("x", 2.0)] });
-        assert!(!s.rates.contains_key("x"));
+        assert!(s.rates.contains_key("x"), "a figure declared a rate is shown as one");
+        assert!(!s.rates.contains_key("n"), "a count that happened to be 1 every time is not a rate");
+        assert!(s.render().contains("n:            1.000"), "{}", s.render());
     }
 }

@@ -13,6 +13,29 @@ use std::marker::PhantomData;
 pub struct Metric {
     pub name: &'static str,
     pub value: f64,
+    /// What the figure is: a yes/no per game (summarised as a rate) or a quantity.
+    pub kind: MetricKind,
+}
+
+/// How a figure is summarised over games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MetricKind {
+    /// 0 or 1 per game: summarised as a rate with a Wilson interval.
+    Rate,
+    /// A count or quantity: summarised as a mean with its interval.
+    Count,
+}
+
+impl Metric {
+    /// A yes/no figure of one game (e.g. `arrived`).
+    pub fn rate(name: &'static str, yes: bool) -> Metric {
+        Metric { name, value: f64::from(u8::from(yes)), kind: MetricKind::Rate }
+    }
+    /// A quantity of one game (e.g. `turns`).
+    pub fn count(name: &'static str, value: impl Into<f64>) -> Metric {
+        Metric { name, value: value.into(), kind: MetricKind::Count }
+    }
 }
 
 /// A game state behind a trait object.

@@ -113,10 +113,10 @@ impl Expedition {
             dice += b.dice_cards;
         }
         vec![
-            Metric { name: "rounds", value: self.round as f64 },
-            Metric { name: "discoveries", value: discoveries as f64 },
-            Metric { name: "mission_points", value: missions as f64 },
-            Metric { name: "dice_cards_kept", value: dice as f64 },
+            Metric::count("rounds", self.round),
+            Metric::count("discoveries", discoveries as f64),
+            Metric::count("mission_points", missions),
+            Metric::count("dice_cards_kept", dice),
         ]
     }
 }

@@ -596,9 +596,9 @@ impl Game for Journey {
 
     fn metrics(&self) -> Vec<Metric> {
         vec![
-            Metric { name: "arrived", value: (self.arrived() > 0) as u8 as f64 },
-            Metric { name: "travellers_arrived", value: self.arrived() as f64 },
-            Metric { name: "turns", value: self.turns as f64 },
+            Metric::rate("arrived", self.arrived() > 0),
+            Metric::count("travellers_arrived", self.arrived() as f64),
+            Metric::count("turns", self.turns),
         ]
     }
 }
