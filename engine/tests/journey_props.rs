@@ -72,6 +72,40 @@ fn check_from(p: &JourneyParams, seed: u64, start: &dyn Fn() -> Journey) -> Vec<
         sorted.sort();
         sorted.dedup();
         assert_eq!(sorted.len(), legal.len(), "duplicate legal ids");
+        // No two legal actions have the same effect (search would split its effort
+        // between twins).
+        let next: Vec<Journey> = legal
+            .iter()
+            .map(|&a| {
+                let mut n = g.clone();
+                n.apply(a).unwrap();
+                n
+            })
+            .collect();
+        for i in 0..next.len() {
+            for j in i + 1..next.len() {
+                if next[i] == next[j] {
+                    // The same here may differ where the hidden cards lie otherwise (two
+                    // nominees of a Hide against the one card revealed): twins are the same
+                    // in every state the mover cannot tell from this one.
+                    let mover = g.to_move().unwrap();
+                    let differ = (0..512).any(|_| {
+                        let d = g.determinize(mover, &mut rng);
+                        let (mut x, mut y) = (d.clone(), d);
+                        x.apply(legal[i]).unwrap();
+                        y.apply(legal[j]).unwrap();
+                        x != y
+                    });
+                    assert!(
+                        differ,
+                        "`{}` and `{}` have the same effect at step {step}: {}",
+                        g.action_label(legal[i]),
+                        g.action_label(legal[j]),
+                        g.observation_text(mover)
+                    );
+                }
+            }
+        }
         // An illegal id is rejected and changes nothing.
         let before = g.clone();
         for _ in 0..4 {

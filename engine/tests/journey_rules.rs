@@ -77,8 +77,8 @@ fn a_refuge_gives_actions_equal_to_its_value_alternating_from_the_front() {
 
 #[test]
 fn forage_needs_room_and_a_supply() {
-    let g = start("classic", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣]]");
-    assert!(!has(&g, "forage"), "a full satchel cannot forage");
+    let g = start("classic", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣, 7♣]]");
+    assert!(!has(&g, "forage"), "a full satchel (6, the default limit) cannot forage");
     let g = start("classic", &[], "journey: [5♥]\nsupply: []\nsatchels: [[2♣]]");
     assert!(!has(&g, "forage"), "an empty Supply cannot be foraged");
 }
@@ -99,7 +99,7 @@ fn recover_slides_a_discard_under_the_supply_for_all_to_see() {
 fn cache_ends_the_refuge_and_the_card_is_dug_up_on_the_way_home() {
     let mut g = start(
         "martian",
-        &[("return_journey", "ruins")],
+        &[("return_journey", "ruins"), ("satchel_limit", "5")],
         "journey: [4♥]\nsupply: []\nsatchels: [[9♦, 2♣, 3♣, 4♣, 5♣, 6♣]]",
     );
     play(&mut g, "cache 9♦");
@@ -284,6 +284,10 @@ fn reveal_chain_hide_keeps_the_card_spares_the_counter_and_gets_harder() {
     assert_eq!(o.dues, vec![(0, "cover".to_string(), 9)]);
     assert!(o.discard.contains(&c("7♣")));
     play(&mut g, "spend 10♣");
+    // The attempt ends; then the hider still fights or flees this round.
+    assert_eq!(g.to_move(), Some(Seat(0)));
+    assert!(!has(&g, "hide"), "no more hiding in this encounter");
+    play(&mut g, "strike 2♣");
     // The counter of this round follows: the failed hider is not spared.
     assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)]);
     play(&mut g, "spend 10♦");
@@ -292,7 +296,7 @@ fn reveal_chain_hide_keeps_the_card_spares_the_counter_and_gets_harder() {
 
 #[test]
 fn reveal_chain_hide_only_below_the_satchel_limit() {
-    let g = start("martian", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣]]");
+    let g = start("martian", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣, 7♣]]");
     assert!(!has(&g, "hide"));
 }
 
@@ -374,7 +378,7 @@ fn dunwich_aces_are_ordinary_cards_worth_eleven() {
     assert!(!has(&g, "play the Reckoning (A♣)"));
     play(&mut g, "strike A♦");
     assert_eq!(obs(&g).adversary_health, Some(8), "30 − 22");
-    let g = start("dunwich", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[A♦, A♣, 2♣, 3♣, 4♣]]");
+    let g = start("dunwich", &[], "journey: [5♥]\nsupply: [2♦]\nsatchels: [[A♦, A♣, 2♣, 3♣, 4♣, 5♣]]");
     assert!(!has(&g, "forage"), "they take room");
     assert!(has(&g, "cache A♦"), "and may be cached");
 }
@@ -405,7 +409,11 @@ fn ally_queen_reduces_the_counter_by_five() {
 #[test]
 fn ally_king_rallies_as_any_rank_for_a_direct_hit() {
     let mut g = start("classic", &[("allies", "true")], "journey: [5♠]\nsupply: []\nsatchels: [[K♦]]");
-    assert!(has(&g, "strike K♦") && has(&g, "strike K♦ as 2") && has(&g, "strike K♦ as 10"));
+    assert!(has(&g, "strike K♦") && has(&g, "strike K♦ as 2") && has(&g, "strike K♦ as 5"));
+    assert!(
+        !has(&g, "strike K♦ as 6"),
+        "12 damage defeats the 10 health left with nothing banked, as `strike K♦` does"
+    );
     play(&mut g, "strike K♦ as 5");
     assert_eq!(obs(&g).wreckage, cards(&["5♠"]), "5 doubled is exactly 10");
     let g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[K♦]]");
@@ -417,11 +425,11 @@ fn ally_king_rallies_as_any_rank_for_a_direct_hit() {
 #[test]
 fn the_partner_raises_the_satchel_limit() {
     let mut g = start("classic", &[("companions", "true")], "journey: [Q♥, 2♥]\nsupply: [2♦]\nsatchels: [[2♣]]");
-    assert_eq!(obs(&g).satchel_limit, 5);
+    assert_eq!(obs(&g).satchel_limit, 6);
     play(&mut g, "end refuge");
     let o = obs(&g);
     assert_eq!(o.companion, Some(c("Q♥")));
-    assert_eq!(o.satchel_limit, 6);
+    assert_eq!(o.satchel_limit, 7);
     assert!(o.passed.is_empty(), "a companion is not a stop on the way home");
 }
 
@@ -449,7 +457,7 @@ fn the_burden_lowers_the_limit_forbids_flight_and_leaves_through_an_adversary() 
     let mut g =
         start("classic", &[("companions", "true")], "journey: [J♥, 5♠, 2♥]\nsupply: [3♦]\nsatchels: [[4♣, 2♦, 3♣]]");
     play(&mut g, "end refuge");
-    assert_eq!(obs(&g).satchel_limit, 4);
+    assert_eq!(obs(&g).satchel_limit, 5);
     assert!(!labels(&g).iter().any(|l| l.starts_with("flee")), "no flight with the Burden");
     assert!(has(&g, "hide, nominating 4♣"), "classic: the Burden does not forbid hiding");
     play(&mut g, "be rid of the Burden");
@@ -537,8 +545,11 @@ fn dunwich_destination_is_an_eleven_action_refuge_then_the_way_home() {
 #[test]
 fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
     let full = "satchels: [[2♣, 3♣, 2♦, 3♦, 4♣]]";
-    let mut g =
-        start("martian", &[("return_journey", "ruins")], &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"));
+    let mut g = start(
+        "martian",
+        &[("return_journey", "ruins"), ("satchel_limit", "5")],
+        &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"),
+    );
     assert_eq!(obs(&g).dues, vec![(0, "toll".to_string(), 8)], "the last refuge passed comes first");
     for card in ["4♣", "3♦", "2♦"] {
         play(&mut g, &format!("spend {card}"));
@@ -551,7 +562,7 @@ fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
 
     let mut g = start(
         "martian",
-        &[("return_journey", "ruins"), ("travellers", "2")],
+        &[("return_journey", "ruins"), ("travellers", "2"), ("satchel_limit", "5")],
         "journey: []\nsupply: []\npassed: [3♥]\nsatchels: [[10♣, 3♣, 2♦, 3♦, 4♣], [2♣, 4♦, 5♦, 6♦, 7♦]]",
     );
     assert_eq!(obs(&g).dues.len(), 2, "each traveller owes the toll");
@@ -572,16 +583,17 @@ fn martian_stock_up_removes_the_spendable_aces_and_fills_satchels() {
     );
     let o = obs(&g);
     assert!(o.boxed.contains(&c("A♣")) && o.boxed.contains(&c("A♦")));
-    assert_eq!(o.travellers[0].satchel.len(), 5);
+    assert_eq!(o.travellers[0].satchel.len(), 6);
     assert_eq!(o.supply_count, 0, "the Supply is set aside");
-    assert_eq!(o.set_aside.len(), 7 + 1 - 4, "Discard ♦♣ and the Joker joined it");
+    assert_eq!(o.set_aside.len(), 7 + 1 - 5, "Discard ♦♣ and the Joker joined it");
     assert_eq!(o.discard, cards(&["4♠"]));
 }
 
 #[test]
 fn ruins_may_be_stripped_for_half_their_worth() {
     let yaml = "journey: []\nsupply: []\npassed: [2♥]\nwreckage: [7♠]\nsatchels: [[10♣, 3♣, 2♦, 3♦, 4♣]]";
-    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    let five = [("return_journey", "ruins"), ("satchel_limit", "5")];
+    let mut g = start("martian", &five, yaml);
     assert_eq!(g.score(), 0, "Wreckage became face-down Ruins");
     assert_eq!(obs(&g).offer, Some((c("7♠"), 4)), "half of 7, rounded up");
     play(&mut g, "pay to bank it");
@@ -591,7 +603,7 @@ fn ruins_may_be_stripped_for_half_their_worth() {
     assert!(g.is_terminal());
     assert_eq!(g.score(), 7 + 2);
 
-    let mut g = start("martian", &[("return_journey", "ruins")], yaml);
+    let mut g = start("martian", &five, yaml);
     play(&mut g, "pass");
     assert!(obs(&g).boxed.contains(&c("7♠")));
     play(&mut g, "spend 2♦");
@@ -695,4 +707,221 @@ fn when_every_traveller_falls_the_journey_is_lost() {
     assert!(g.is_terminal(), "neither can cover 13");
     assert_eq!(g.arrived(), 0);
     assert!(obs(&g).travellers.iter().all(|t| t.status == "fallen"));
+}
+
+// ----- the rules review (issue 6): each of these failed before it -------------------------
+
+#[test]
+fn a_traveller_who_cannot_act_in_a_refuge_passes_the_action_on() {
+    // The front's satchel is full and nothing can be recovered: before, `end refuge` was the
+    // only choice, and it threw away the other traveller's actions.
+    let full = "[2♣, 3♣, 4♣, 5♣, 6♣, 7♣]";
+    let mut g = start(
+        "classic",
+        &[("travellers", "2")],
+        &format!("journey: [3♥, 9♠]\nsupply: [2♦, 3♦, 4♦]\nsatchels: [{full}, [8♣]]"),
+    );
+    assert_eq!(labels(&g), vec!["pass", "end refuge"]);
+    play(&mut g, "pass");
+    let o = obs(&g);
+    assert_eq!(g.to_move(), Some(Seat(1)), "the next traveller takes the same action");
+    assert_eq!(o.refuge_actions_left, Some(3), "a passed action is not spent");
+    assert_eq!(o.refuge_passes, Some(1));
+    assert!(!has(&g, "pass"), "passing never goes round in a circle: the other traveller just passed");
+    play(&mut g, "forage");
+    assert_eq!(g.to_move(), Some(Seat(0)));
+    assert_eq!(obs(&g).refuge_actions_left, Some(2));
+    play(&mut g, "pass");
+    play(&mut g, "forage");
+    play(&mut g, "pass");
+    play(&mut g, "forage");
+    let o = obs(&g);
+    assert_eq!(o.travellers[1].satchel, cards(&["8♣", "2♦", "3♦", "4♦"]), "every action was used");
+    assert_eq!(o.adversary, Some(c("9♠")), "the refuge ended with its last action");
+    // A traveller who could act may pass too ("cannot or will not"); solo there is no one to
+    // pass to, so `pass` would be `end refuge` again and is not offered.
+    let g = start("classic", &[("travellers", "2")], "journey: [3♥]\nsupply: [2♦]\nsatchels: [[2♣], [3♣]]");
+    assert!(has(&g, "forage") && has(&g, "pass"));
+    let g = start("classic", &[], &format!("journey: [3♥]\nsupply: [2♦]\nsatchels: [{full}]"));
+    assert_eq!(labels(&g), vec!["end refuge"]);
+}
+
+#[test]
+fn a_failed_hide_does_not_use_up_the_rounds_action_in_any_edition() {
+    for preset in ["martian", "dunwich"] {
+        // 9♦ does not rank below 9♠: an Ambush on the front.
+        let mut g = start(preset, &[], "journey: [9♠]\nsupply: [9♦]\nsatchels: [[10♣, 10♦, 3♣]]");
+        play(&mut g, "hide");
+        assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "{preset}: the adversary strikes at once");
+        play(&mut g, "spend 10♣");
+        assert!(obs(&g).dues.is_empty(), "{preset}: the counter does not follow the ambush at once");
+        assert_eq!(g.to_move(), Some(Seat(0)));
+        assert!(has(&g, "strike 3♣") && has(&g, "flee, discarding 3♣"), "{preset}: then you fight or flee");
+        play(&mut g, "strike 3♣");
+        assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "{preset}: then the round's counter");
+    }
+    // classic: the round proceeds as normal after the ambush, with the hider's action.
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [9♦]\nsatchels: [[8♣, 10♣, 2♦]]");
+    play(&mut g, "hide, nominating 8♣");
+    play(&mut g, "spend 10♣");
+    assert!(obs(&g).dues.is_empty() && has(&g, "strike 2♦"));
+}
+
+#[test]
+fn hiding_is_never_forced() {
+    // An empty satchel: no Strike, Regroup or Flee. Hide is possible, and so is Pass.
+    let g = start("martian", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[]]");
+    assert_eq!(labels(&g), vec!["pass", "hide"]);
+    let g = start("dunwich", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[]]");
+    assert_eq!(labels(&g), vec!["pass", "hide"]);
+}
+
+#[test]
+fn classic_successful_hide_spares_the_hider_that_rounds_counter() {
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [3♦, 9♣]\nsatchels: [[8♣, 2♦, 2♣, 10♦]]");
+    play(&mut g, "hide, nominating 8♣");
+    assert_eq!(obs(&g).spared, vec![0]);
+    play(&mut g, "forage");
+    play(&mut g, "strike 2♦");
+    assert_eq!(obs(&g).adversary_health, Some(6));
+    assert!(obs(&g).dues.is_empty(), "no counter that time");
+    assert!(obs(&g).spared.is_empty(), "only that round");
+    play(&mut g, "strike 2♣");
+    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 5)], "the next round's counter strikes");
+}
+
+#[test]
+fn classic_only_the_first_heart_face_ever_joins() {
+    let yaml = "journey: [J♥, Q♥, 2♥]\nsupply: []\nsatchels: [[10♣, 2♦]]";
+    for (preset, joins) in [("classic", false), ("martian", true), ("dunwich", true)] {
+        let mut g = start(preset, &[("companions", "true")], yaml);
+        play(&mut g, "end refuge");
+        assert_eq!(obs(&g).companion, Some(c("J♥")), "{preset}: the first ♥ face joins");
+        play(&mut g, "play the Deliverance (10♣)");
+        play(&mut g, "end refuge");
+        let o = obs(&g);
+        assert!(o.companion_joined);
+        assert_eq!(o.companion, joins.then(|| c("Q♥")), "{preset}");
+        assert_eq!(o.passed.contains(&c("Q♥")), !joins, "{preset}: a face that does not join is passed");
+    }
+    // A parameter: classic with one at a time.
+    let mut g = start("classic", &[("companions", "true"), ("companion_joins", "one_at_a_time")], yaml);
+    play(&mut g, "end refuge");
+    play(&mut g, "play the Deliverance (10♣)");
+    play(&mut g, "end refuge");
+    assert_eq!(obs(&g).companion, Some(c("Q♥")));
+}
+
+#[test]
+fn the_satchel_limit_is_six_in_every_edition() {
+    for preset in ["classic", "martian", "dunwich"] {
+        let g = start(preset, &[], "journey: [5♥]");
+        let o = obs(&g);
+        assert_eq!(o.satchel_limit, 6, "{preset}");
+        assert_eq!(o.travellers[0].satchel.len(), 6, "{preset}: setup forages until the satchel is full");
+    }
+    let g = start("classic", &[("satchel_limit", "4")], "journey: [5♥]");
+    assert_eq!(obs(&g).travellers[0].satchel.len(), 4, "still a parameter");
+}
+
+#[test]
+fn the_observation_shows_what_the_table_knows() {
+    // Reveal-chain: the bar, the spared hider, then the failed hide.
+    let mut g =
+        start("martian", &[("travellers", "2")], "journey: [9♠]\nsupply: [5♦, 7♣]\nsatchels: [[2♣, 10♣], [3♣, 10♦]]");
+    assert_eq!((obs(&g).hide_bar, obs(&g).hide_failed, obs(&g).hide_open), (Some(9), Some(false), None));
+    play(&mut g, "hide");
+    let o = g.observation(Seat(1));
+    assert_eq!((o.hide_bar, o.spared.clone()), (Some(5), vec![0]), "the next reveal must rank below 5♦");
+    assert!(g.observation_text(Seat(1)).contains("the next reveal must rank below 5"));
+    assert!(g.observation_text(Seat(1)).contains("this round's counter spares traveller 0"));
+    play(&mut g, "hide");
+    assert_eq!(obs(&g).hide_failed, Some(true));
+    // classic: whether the Hide is still open.
+    let g = start("classic", &[], "journey: [5♠]\nsupply: [3♦]\nsatchels: [[8♣]]");
+    assert_eq!((obs(&g).hide_open, obs(&g).hide_bar), (Some(true), None));
+    // The stop being visited, during its tolls.
+    let mut g = start(
+        "martian",
+        &[("return_journey", "ruins"), ("satchel_limit", "5")],
+        "journey: []\nsupply: []\npassed: [9♥, 8♥]\nsatchels: [[2♣, 3♣, 2♦, 3♦, 4♣]]",
+    );
+    assert_eq!(obs(&g).stop, Some(c("8♥")));
+    assert!(g.observation_text(Seat(0)).contains("at the stop 8♥ (toll 8)"));
+    play(&mut g, "spend 4♣");
+    assert_eq!(obs(&g).stop, Some(c("8♥")));
+    // Text: the dunwich A♥ at the bottom, deck and Supply contents, the box; "1 card".
+    let g = start("dunwich", &[], "journey: [7♠, A♥]\nsupply: [2♦]\nsatchels: [[3♣]]");
+    let text = g.observation_text(Seat(0));
+    assert!(text.contains("journey deck: 1 card, A♥ (Sentinel Hill) at the bottom: A♥"), "{text}");
+    assert!(text.contains("supply: 1 card: 2♦"), "{text}");
+    assert!(text.contains("out of the game:"), "{text}");
+    assert!(!text.contains("1 cards"), "{text}");
+    // The martian set-aside Supply.
+    let g = start(
+        "martian",
+        &[("return_journey", "ruins")],
+        "journey: []\nsupply: [2♦, 3♦]\npassed: [2♥]\nsatchels: [[9♦, 8♦, 7♦, 6♦, 5♦, 4♦]]",
+    );
+    assert!(g.observation_text(Seat(0)).contains("supply set aside: 2♦ 3♦ Joker"), "{}", g.observation_text(Seat(0)));
+}
+
+#[test]
+fn no_two_actions_have_the_same_effect() {
+    // A King rallying as 10 is the King's own strike; so is any rally past the health left.
+    let g = start("classic", &[("allies", "true")], "journey: [K♠]\nsupply: []\nsatchels: [[K♣]]");
+    assert!(has(&g, "strike K♣") && has(&g, "strike K♣ as 9") && !has(&g, "strike K♣ as 10"));
+    let g = start("classic", &[("allies", "true")], "journey: [3♠]\nsupply: []\nsatchels: [[K♣]]");
+    let strikes: Vec<String> = labels(&g).into_iter().filter(|l| l.starts_with("strike")).collect();
+    assert_eq!(
+        strikes,
+        vec!["strike K♣", "strike K♣ as 2", "strike K♣ as 3", "strike K♣ as 4", "strike K♣ as 5", "strike K♣ as 6"]
+    );
+    // The nominee of a classic Hide is not spent: two 8s nominate alike.
+    let g = start("classic", &[], "journey: [5♠]\nsupply: [3♦]\nsatchels: [[8♣, 8♦, 3♣]]");
+    let hides: Vec<String> = labels(&g).into_iter().filter(|l| l.starts_with("hide")).collect();
+    assert_eq!(hides, vec!["hide, nominating 8♣", "hide, nominating 3♣"]);
+    // ... and so do an 8 and a 9 when no 8 can come up from the Supply.
+    let g = start("classic", &[], "journey: [5♠]\nsupply: [3♦, 10♣]\nsatchels: [[8♣, 9♦, 3♣]]");
+    let hides: Vec<String> = labels(&g).into_iter().filter(|l| l.starts_with("hide")).collect();
+    assert_eq!(hides, vec!["hide, nominating 8♣", "hide, nominating 3♣"]);
+    // A power Ace is never cached (removed before the way home, it would only be lost).
+    let g = start("martian", &[("return_journey", "ruins")], "journey: [4♥, 5♠]\nsupply: []\nsatchels: [[A♦, 2♣]]");
+    assert!(has(&g, "cache 2♣") && !has(&g, "cache A♦"));
+}
+
+#[test]
+fn an_illegal_themed_action_is_named_with_its_theme() {
+    let mut g = start("martian", &[], "journey: [5♥]\nsupply: []\nsatchels: [[A♣, 3♣]]");
+    let id = engine::journey::Action::Reckoning.id();
+    let e = g.apply(id).unwrap_err().to_string();
+    assert!(e.contains("Terrestrial Bacteria"), "{e}");
+    let info = engine::core::ParamFields::describe(&engine::journey::JourneyParams::martian());
+    let riddance = info.iter().find(|p| p.name == "burden_riddance").unwrap();
+    assert!(riddance.doc.contains("any one traveller"), "{}", riddance.doc);
+}
+
+#[test]
+fn how_far_a_journey_got_is_reported() {
+    let metric = |g: &Journey, name: &str| g.metrics().into_iter().find(|m| m.name == name).map(|m| m.value);
+    // The destination reached, two stops paid, then stopped at the third (10) for want of a
+    // purse.
+    let mut g = start(
+        "martian",
+        &[("return_journey", "ruins"), ("satchel_limit", "5")],
+        "journey: []\nsupply: []\npassed: [10♥, 3♥, 2♥]\nsatchels: [[2♣, 3♣, 2♦, 3♦, 4♣]]",
+    );
+    play(&mut g, "spend 2♣");
+    play(&mut g, "spend 3♣");
+    assert!(g.is_terminal());
+    assert_eq!(metric(&g, "arrived"), Some(0.0));
+    assert_eq!(metric(&g, "reached_destination"), Some(1.0));
+    assert_eq!(metric(&g, "stops_paid"), Some(2.0));
+    // Fallen before the destination.
+    let mut g = start("dunwich", &[], "journey: [K♠, A♥]\nsupply: []\nsatchels: [[2♣]]");
+    play(&mut g, "strike 2♣");
+    assert_eq!((metric(&g, "reached_destination"), metric(&g, "stops_paid")), (Some(0.0), Some(0.0)));
+    // No way home: only `arrived` tells.
+    let g = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]");
+    assert_eq!(metric(&g, "reached_destination"), None);
 }

@@ -15,7 +15,7 @@ pub enum Action {
     EndRefuge,
     /// Fight: strike with this card (♦ double its value, ♣ its value).
     Strike(Card),
-    /// Fight, allies: a King rallies as rank 2..=10 of its suit.
+    /// Fight, allies: a King rallies as rank 2..=9 of its suit (as 10 it is `Strike`).
     StrikeAs(Card, u8),
     /// Fight (or the Hide bonus): play this ♣ to the Discard, then take another Discard card.
     Regroup(Card),
@@ -108,7 +108,7 @@ impl Action {
             5 => {
                 let suit = if arg >> 4 == 1 { Suit::Clubs } else { Suit::Diamonds };
                 let r = arg & 0xf;
-                if arg >> 4 > 1 || !(2..=10).contains(&r) {
+                if arg >> 4 > 1 || !(2..=9).contains(&r) {
                     return None;
                 }
                 StrikeAs(Card::new(suit, 13), r)
@@ -172,7 +172,8 @@ mod tests {
                 count += 1;
             }
         }
-        // 10 kinds without an argument, 10 with a card (53 each), 18 King rallies.
-        assert_eq!(count, 10 + 10 * 53 + 18);
+        // 10 kinds without an argument, 10 with a card (53 each), 16 King rallies (2..=9 of
+        // ♦ and ♣; rallying as 10 is the King's own strike, so it has no id of its own).
+        assert_eq!(count, 10 + 10 * 53 + 16);
     }
 }

@@ -1,19 +1,23 @@
-//! Companions (optional): one at a time, a ♥ face joins after its refuge. Q the Partner:
+//! Companions (optional): a ♥ face joins after its refuge — in classic only the first ♥ face
+//! ever met, in martian and dunwich one at a time (whenever none travels). Q the Partner:
 //! +1 satchel limit; K the Witness: the top Journey card is shown to all; J the Burden: −1
 //! limit, and the group cannot flee (nor, in martian and dunwich, hide). The Burden leaves
 //! through an adversary (a costly flee) or when 10♣ the Deliverance is discarded. A Q/K may
 //! be spent as a 10; a companion who leaves is removed from the game with what was cached
 //! at its refuge.
 
-use super::params::Riddance;
+use super::params::{CompanionJoin, Riddance};
 use super::{Card, Due, DueKind, Journey, Suit};
 
 pub const DELIVERANCE: Card = Card::new(Suit::Clubs, 10);
 
-/// A ♥ face joins after its refuge if there is no companion. Returns whether it joined.
+/// A ♥ face joins after its refuge if there is no companion (and, with `first_only`, none
+/// ever joined before). Returns whether it joined.
 pub(super) fn join(g: &mut Journey, refuge: Card) -> bool {
-    if g.p.companions && refuge.is_face() && g.companion.is_none() {
+    let first_only_spent = g.p.companion_joins == CompanionJoin::FirstOnly && g.companion_joined;
+    if g.p.companions && refuge.is_face() && g.companion.is_none() && !first_only_spent {
         g.companion = Some(refuge);
+        g.companion_joined = true;
         return true;
     }
     false

@@ -77,6 +77,9 @@ pub(super) fn can_flee(g: &Journey, adversary: Card) -> bool {
     !companions::burden(g) && (g.p.nemesis_flee || !g.is_nemesis(adversary))
 }
 
+/// A traveller's action in a fight round: Strike, Regroup or Flee; Hide and being rid of
+/// the Burden are options beside them, never forced: one who can do none of Strike, Regroup
+/// or Flee may Pass.
 pub(super) fn legal(g: &Journey, actor: u8, emit: &mut impl FnMut(Action)) {
     let f = fight(g);
     let satchel = &g.satchels[actor as usize];
@@ -88,8 +91,15 @@ pub(super) fn legal(g: &Journey, actor: u8, emit: &mut impl FnMut(Action)) {
     for &c in satchel.iter() {
         if can_strike_with(g, c) {
             act(Action::Strike(c));
+            // A King rallies as a lower rank; as 10 it is the King's own strike, and a rally
+            // past the remaining health defeats it with nothing banked just as the King's own
+            // strike does: neither is offered twice.
             if g.p.allies && c.rank() == 13 {
-                (2..=10).for_each(|r| act(Action::StrikeAs(c, r)));
+                for r in 2..=9 {
+                    if damage(g, c, Some(r)) <= f.health {
+                        act(Action::StrikeAs(c, r));
+                    }
+                }
             }
         }
     }
@@ -101,12 +111,12 @@ pub(super) fn legal(g: &Journey, actor: u8, emit: &mut impl FnMut(Action)) {
     if can_flee(g, f.adversary) {
         satchel.iter().for_each(|&c| act(Action::Flee(c)));
     }
-    hide::legal(g, actor, f, &mut act);
-    if companions::can_rid(g, actor, f.adversary) {
-        act(Action::RidBurden);
-    }
     if !any {
         emit(Action::Pass);
+    }
+    hide::legal(g, actor, f, emit);
+    if companions::can_rid(g, actor, f.adversary) {
+        emit(Action::RidBurden);
     }
 }
 

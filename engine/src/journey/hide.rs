@@ -2,13 +2,16 @@
 //!
 //! - `nominate` (classic): once, as the front's first decision against a rank 2–10 adversary,
 //!   nominate a satchel card of rank 2–10 and reveal the top Supply card; lower succeeds (a tie
-//!   fails) and grants one bonus Forage or Regroup with no counter; failure is an Ambush on the
-//!   hider. The revealed card goes under the Supply either way, and the fight proceeds.
+//!   fails) and grants one bonus Forage or Regroup, and that round's counter spares the hider;
+//!   failure is an Ambush on the hider. The revealed card goes under the Supply either way, and
+//!   the round proceeds: the hider still takes their action. The nominee is not spent, so
+//!   nominees that no card of the Supply tells apart are offered once.
 //! - `reveal_chain` (martian, dunwich): a traveller's action for the round, only below the
 //!   satchel limit: reveal the top Supply card; lower than the adversary (then than the
 //!   previous reveal) succeeds: keep the card, and the counter spares you this round. A failure
-//!   is an Ambush on the front, the card goes to the Discard, and no one hides again in this
-//!   encounter. With `ace_rank: low` an Ace always reveals lower.
+//!   is an Ambush on the front, the card goes to the Discard, no one hides again in this
+//!   encounter, and the hider still takes their action for the round ("then you fight or
+//!   flee"). With `ace_rank: low` an Ace always reveals lower.
 
 use super::params::{AceRank, HideForm};
 use super::{Action, Card, FightState, Journey, Phase, Then, companions, fight};
@@ -22,8 +25,16 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
         HideForm::Nominate => {
             let small = |c: Card| (2..=10).contains(&c.rank());
             if f.nominate_open && actor == g.front && small(f.adversary) && !g.is_nemesis(f.adversary) {
+                // The nominee is not spent: what it decides is which of the cards that may be
+                // on top of the Supply (known by counting) would slip under it. Nominees that
+                // none of them tells apart (two 8s; or 8 and 9 with no 8 that may come up)
+                // are one choice.
+                let supply_ranks = could_be_on_top(g).iter().fold(0u32, |m, &c| m | 1 << g.rank(c));
+                let mut offered = 0u64;
                 for &c in g.satchels[actor as usize].iter() {
-                    if small(c) {
+                    let slips_under = supply_ranks & ((1u32 << g.rank(c)) - 1);
+                    if small(c) && offered & 1 << slips_under.count_ones() == 0 {
+                        offered |= 1 << slips_under.count_ones();
                         emit(Action::HideWith(c));
                     }
                 }
@@ -36,6 +47,13 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
             }
         }
     }
+}
+
+/// The Supply cards that may be its top, as far as the table knows: the cards above the known
+/// bottom, or, when every card was seen slid under, the top one.
+fn could_be_on_top(g: &Journey) -> &[Card] {
+    let (cards, known) = (g.supply.as_slice(), g.supply_known as usize);
+    if cards.len() > known { &cards[known..] } else { &cards[cards.len().saturating_sub(1)..] }
 }
 
 /// Does `revealed` slip under `bar`?
@@ -51,6 +69,10 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
             let success = g.rank(revealed) < g.rank(nominee);
             g.slide_under_supply(revealed);
             f.nominate_open = false;
+            if success {
+                // "no counter that time": this round's counter spares the hider.
+                f.spared[actor as usize] = true;
+            }
             g.fight = Some(f);
             if success {
                 g.phase = Phase::HideBonus { seat: actor };
@@ -61,18 +83,21 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
         }
         Action::Hide => {
             if lower(g, revealed, f.hide_bar) {
+                // The hide was the round's action; the counter spares the hider.
                 g.satchels[actor as usize].push(revealed);
                 f.spared[actor as usize] = true;
                 f.hide_bar = g.rank(revealed);
                 g.fight = Some(f);
+                g.phase = Phase::AfterAction { actor };
             } else {
+                // An Ambush on the front; the attempt ends, then the hider fights or flees.
                 g.discard.push(revealed);
                 f.hide_failed = true;
                 g.fight = Some(f);
                 let front = g.journeying_from(g.front).unwrap_or(actor);
                 fight::ambush(g, front);
+                g.phase = Phase::Fight { actor };
             }
-            g.phase = Phase::AfterAction { actor };
         }
         _ => unreachable!("not a hide: {a:?}"),
     }

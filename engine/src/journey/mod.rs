@@ -120,11 +120,13 @@ pub enum StopStep {
 pub enum Phase {
     /// Reveal the next Journey card (no decision).
     Reveal,
-    /// A refuge with `left` actions; `actor` decides.
+    /// A refuge with `left` actions; `actor` decides. `passes` counts the travellers who
+    /// passed this action on in a row (none may pass once all others have).
     Refuge {
         refuge: Card,
         left: u8,
         actor: u8,
+        passes: u8,
     },
     /// `actor`'s action in this fight round.
     Fight {
@@ -190,6 +192,12 @@ pub struct Journey {
     pub(crate) passed: Pile<Card, 16>,
     pub(crate) caches: Pile<CacheSpot, 16>,
     pub(crate) companion: Option<Card>,
+    /// A companion has joined at some time (classic: only the first ever joins).
+    pub(crate) companion_joined: bool,
+    /// The destination was reached (the way home, if any, began).
+    pub(crate) reached: bool,
+    /// Stops on the way home whose tolls were paid.
+    pub(crate) stops_paid: u8,
     pub(crate) front: u8,
     pub(crate) turns: u16,
     pub(crate) phase: Phase,
@@ -417,7 +425,7 @@ impl Journey {
 
     fn legal_in_phase(&self, mut emit: impl FnMut(Action)) {
         match self.phase {
-            Phase::Refuge { refuge, actor, .. } => refuge::legal(self, refuge, actor, &mut emit),
+            Phase::Refuge { refuge, actor, passes, .. } => refuge::legal(self, refuge, actor, passes, &mut emit),
             Phase::Fight { actor } => fight::legal(self, actor, &mut emit),
             Phase::Take { seat: _, suit, not, .. } => {
                 for &c in self.discard.iter() {
@@ -459,7 +467,7 @@ impl Journey {
             fight::pay(self, a);
         } else {
             match self.phase {
-                Phase::Refuge { refuge, left, actor } => refuge::apply(self, refuge, left, actor, a),
+                Phase::Refuge { refuge, left, actor, passes } => refuge::apply(self, refuge, left, actor, passes, a),
                 Phase::Fight { actor } => fight::apply(self, actor, a),
                 Phase::Take { seat, then, .. } => fight::take(self, seat, a, then),
                 Phase::HideBonus { seat } => hide::apply_bonus(self, seat, a),
@@ -561,7 +569,7 @@ impl Game for Journey {
         let mut legal = false;
         self.legal(|a| legal |= a == action);
         if !legal {
-            return Err(ActionError::Illegal { id, label: action.label() });
+            return Err(ActionError::Illegal { id, label: self.action_label(id) });
         }
         self.execute(action);
         Ok(())
@@ -595,10 +603,16 @@ impl Game for Journey {
     }
 
     fn metrics(&self) -> Vec<Metric> {
-        vec![
+        let mut m = vec![
             Metric::rate("arrived", self.arrived() > 0),
             Metric::count("travellers_arrived", self.arrived() as f64),
             Metric::count("turns", self.turns),
-        ]
+        ];
+        // How far the journey got, so that two plays that both fail to come home differ.
+        if self.p.return_journey.is_on() {
+            m.push(Metric::rate("reached_destination", self.reached));
+            m.push(Metric::count("stops_paid", self.stops_paid));
+        }
+        m
     }
 }

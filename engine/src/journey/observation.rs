@@ -6,7 +6,7 @@
 //! and where the Shadows and the Joker lie on the way home. Their contents are known by
 //! counting, so observations list them sorted.
 
-use super::params::Destination;
+use super::params::{Destination, HideForm};
 use super::{Card, Journey, Phase, Status, Suit, companions, return_journey};
 use crate::core::{Pile, SmallRng};
 use rand::{Rng, RngExt, SeedableRng};
@@ -33,10 +33,22 @@ pub struct JourneyObservation {
     pub satchel_limit: usize,
     pub refuge: Option<Card>,
     pub refuge_actions_left: Option<u8>,
+    /// Travellers who passed the current refuge action on in a row.
+    pub refuge_passes: Option<u8>,
     pub adversary: Option<Card>,
     pub adversary_health: Option<i16>,
     pub adversary_attack: Option<i16>,
     pub counter_reduction: Option<i16>,
+    /// Reveal-chain Hide: the next reveal must rank below this.
+    pub hide_bar: Option<u8>,
+    /// A Hide failed in this encounter: no more hiding.
+    pub hide_failed: Option<bool>,
+    /// Classic Hide: still open (the front's first decision of the encounter).
+    pub hide_open: Option<bool>,
+    /// Travellers this round's counter spares (they hid successfully).
+    pub spared: Vec<u8>,
+    /// The stop of the way home being visited (its cache, the Joker, its Ruin, its tolls).
+    pub stop: Option<Card>,
     /// Journey deck: size, contents (sorted), and the cards whose place is known.
     pub journey_count: usize,
     pub journey_cards: Vec<Card>,
@@ -55,7 +67,12 @@ pub struct JourneyObservation {
     pub passed: Vec<Card>,
     pub caches: Vec<(Card, Card)>,
     pub companion: Option<Card>,
+    /// A companion has joined at some time (with `first_only`, no other will).
+    pub companion_joined: bool,
     pub destination: Option<Card>,
+    /// The destination was reached; stops whose tolls were paid since.
+    pub reached_destination: bool,
+    pub stops_paid: u8,
     pub boxed: Vec<Card>,
     pub set_aside: Vec<Card>,
     /// The way home: stops still ahead, next first, and the other cards shuffled among them.
@@ -88,8 +105,8 @@ fn phase_text(g: &Journey) -> String {
         return format!("traveller {} pays: {}, {} still owed", d.seat, format!("{:?}", d.kind).to_lowercase(), d.owed);
     }
     match g.phase {
-        Phase::Refuge { refuge, left, actor } => {
-            format!("refuge {refuge}: traveller {actor} acts, {left} actions left")
+        Phase::Refuge { refuge, left, actor, .. } => {
+            format!("refuge {refuge}: traveller {actor} acts, {}", count(left as usize, "action", "left"))
         }
         Phase::Fight { actor } => format!("fight: traveller {actor} acts"),
         Phase::Take { seat, .. } => format!("traveller {seat} takes a Discard card"),
@@ -101,12 +118,26 @@ fn phase_text(g: &Journey) -> String {
     }
 }
 
+/// "1 card", "3 cards", with an optional word after.
+fn count(n: usize, noun: &str, after: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    if after.is_empty() { format!("{n} {noun}{s}") } else { format!("{n} {noun}{s} {after}") }
+}
+
+/// The stop being visited, if any: its steps, a Ruin offered there, or its tolls.
+fn current_stop(g: &Journey) -> Option<Card> {
+    match g.phase {
+        Phase::Stop { stop, .. } | Phase::Offer { stop: Some(stop), .. } => Some(stop),
+        _ => None,
+    }
+}
+
 pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
     let n = g.travellers();
     let fight = g.fight.as_ref();
-    let (refuge, left) = match g.phase {
-        Phase::Refuge { refuge, left, .. } => (Some(refuge), Some(left)),
-        _ => (None, None),
+    let (refuge, left, passes) = match g.phase {
+        Phase::Refuge { refuge, left, passes, .. } => (Some(refuge), Some(left), Some(passes)),
+        _ => (None, None, None),
     };
     let ace_at_bottom = g.p.destination == Destination::LastRefuge
         && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
@@ -127,10 +158,16 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         satchel_limit: g.satchel_limit(),
         refuge,
         refuge_actions_left: left,
+        refuge_passes: passes,
         adversary: fight.map(|f| f.adversary),
         adversary_health: fight.map(|f| f.health),
         adversary_attack: fight.map(|f| f.attack),
         counter_reduction: fight.map(|f| f.reduction),
+        hide_bar: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_bar),
+        hide_failed: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_failed),
+        hide_open: fight.filter(|_| g.p.hide == HideForm::Nominate).map(|f| f.nominate_open),
+        spared: fight.map_or_else(Vec::new, |f| (0..n as u8).filter(|&s| f.spared[s as usize]).collect()),
+        stop: current_stop(g),
         journey_count: g.journey.len(),
         journey_cards: sorted(g.journey.as_slice()),
         journey_top: if companions::witness(g) { g.journey.top() } else { None },
@@ -144,7 +181,10 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         passed: g.passed.as_slice().to_vec(),
         caches: g.caches.iter().map(|s| (s.refuge, s.card)).collect(),
         companion: g.companion,
+        companion_joined: g.companion_joined,
         destination: g.destination,
+        reached_destination: g.reached,
+        stops_paid: g.stops_paid,
         boxed: sorted(g.boxed.as_slice()),
         set_aside: sorted(g.set_aside.as_slice()),
         way_stops: g.way.iter().rev().copied().filter(|c| c.is(Suit::Hearts)).collect(),
@@ -182,7 +222,11 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
         );
     }
     if let (Some(r), Some(l)) = (o.refuge, o.refuge_actions_left) {
-        let _ = writeln!(t, "  refuge {r}: {l} actions left");
+        let passed_on = match o.refuge_passes {
+            Some(p) if p > 0 => format!(" (passed on by {})", count(p as usize, "traveller", "")),
+            _ => String::new(),
+        };
+        let _ = writeln!(t, "  refuge {r}: {}{passed_on}", count(l as usize, "action", "left"));
     }
     let theme = g.p.theme;
     if let (Some(a), Some(h), Some(k)) = (o.adversary, o.adversary_health, o.adversary_attack) {
@@ -192,18 +236,38 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
             "  adversary {a}{name}: health {h}, attack {k} (counter −{})",
             o.counter_reduction.unwrap_or(0)
         );
+        let mut hide = Vec::new();
+        if o.hide_failed == Some(true) {
+            hide.push("a hide failed: no more hiding this encounter".to_string());
+        } else if let Some(bar) = o.hide_bar {
+            hide.push(format!("the next reveal must rank below {bar}"));
+        }
+        match o.hide_open {
+            Some(true) => hide.push("the front may still hide".into()),
+            Some(false) => hide.push("hiding is spent this encounter".into()),
+            None => {}
+        }
+        if !o.spared.is_empty() {
+            let who: Vec<String> = o.spared.iter().map(|s| format!("traveller {s}")).collect();
+            hide.push(format!("this round's counter spares {}", who.join(", ")));
+        }
+        if !hide.is_empty() {
+            let _ = writeln!(t, "  hide: {}", hide.join("; "));
+        }
     }
     if let Some(d) = o.destination {
         let _ = writeln!(t, "  destination: {d} ({})", theme.destination());
     }
     let top = o.journey_top.map(|c| format!(", top {c} (the Witness)")).unwrap_or_default();
-    let _ = writeln!(t, "  journey deck: {} cards{top}", o.journey_count);
-    let bottom = if o.supply_bottom.is_empty() {
+    let bottom = o.journey_bottom.map(|c| format!(", {c} ({}) at the bottom", theme.destination())).unwrap_or_default();
+    let _ =
+        writeln!(t, "  journey deck: {}{top}{bottom}: {}", count(o.journey_count, "card", ""), list(&o.journey_cards));
+    let known_bottom = if o.supply_bottom.is_empty() {
         String::new()
     } else {
-        format!(", known at the bottom {}", list(&o.supply_bottom))
+        format!("; known at the bottom, bottom card first: {}", list(&o.supply_bottom))
     };
-    let _ = writeln!(t, "  supply: {} cards{bottom}", o.supply_count);
+    let _ = writeln!(t, "  supply: {}: {}{known_bottom}", count(o.supply_count, "card", ""), list(&o.supply_unknown));
     let _ = writeln!(t, "  discard: {}", list(&o.discard));
     let _ = writeln!(t, "  wreckage: {} — score {}", list(&o.wreckage), o.score);
     if let Some(c) = o.companion {
@@ -213,19 +277,32 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
         let c: Vec<_> = o.caches.iter().map(|(r, c)| format!("{c} at {r}")).collect();
         let _ = writeln!(t, "  cached: {}", c.join(", "));
     }
+    if !o.boxed.is_empty() {
+        let _ = writeln!(t, "  out of the game: {}", list(&o.boxed));
+    }
+    if !o.set_aside.is_empty() {
+        let _ = writeln!(t, "  supply set aside: {}", list(&o.set_aside));
+    }
     if g.p.return_journey.is_on() {
         let _ = writeln!(t, "  passed refuges: {}", list(&o.passed));
+        if o.reached_destination {
+            let _ = writeln!(t, "  way home: {} paid", count(o.stops_paid as usize, "stop", ""));
+        }
+        if let Some(stop) = o.stop {
+            let _ = writeln!(t, "  at the stop {stop} (toll {})", g.rank(stop));
+        }
         if !o.way_stops.is_empty() || !o.way_hidden.is_empty() {
             let _ = writeln!(
                 t,
-                "  way home: stops {} with {} face-down cards among them, then {}",
+                "  way home ahead: stops {} with {} among them ({}), then {}",
                 list(&o.way_stops),
-                o.way_hidden.len(),
+                count(o.way_hidden.len(), "face-down card", ""),
+                list(&o.way_hidden),
                 theme.home()
             );
         }
         if !o.ruins.is_empty() {
-            let _ = writeln!(t, "  ruins: {} face down", o.ruins.len());
+            let _ = writeln!(t, "  ruins: {} face down ({})", o.ruins.len(), list(&o.ruins));
         }
         if o.joker_active {
             let _ = writeln!(t, "  the Joker is with you");

@@ -73,8 +73,17 @@ param_enum! {
     pub enum Riddance {
         /// The fleeing traveller discards one card plus one further card.
         FleePlusOne = "flee_plus_one",
-        /// Every traveller discards one card, plus one further card from the one who flees.
+        /// Every traveller discards one card, plus one further card from any one traveller.
         EveryonePlusOne = "everyone_plus_one",
+    }
+}
+param_enum! {
+    /// Which ♥ faces join as companions.
+    pub enum CompanionJoin {
+        /// Only the first ♥ face met ever joins (classic: "The first ♥ face joins").
+        FirstOnly = "first_only",
+        /// A ♥ face joins whenever no companion travels ("One at a time").
+        OneAtATime = "one_at_a_time",
     }
 }
 param_enum! {
@@ -125,12 +134,14 @@ game_params! {
         pub destination: Destination,
         /// the Burden (J♥) also forbids hiding
         pub burden_blocks_hide: bool,
-        /// how to be rid of the Burden through an adversary
+        /// being rid of the Burden through an adversary: flee_plus_one (the flee discard plus one further card) or everyone_plus_one (every traveller discards one, plus one further card from any one traveller)
         pub burden_riddance: Riddance,
         /// optional module: allies (♦/♣ faces)
         pub allies: bool,
         /// optional module: companions (♥ faces)
         pub companions: bool,
+        /// which ♥ faces join: first_only (only the first ever) or one_at_a_time (whenever none travels)
+        pub companion_joins: CompanionJoin,
         /// optional module: the way home (off, ruins, shadows)
         pub return_journey: ReturnJourney,
     }
@@ -140,7 +151,7 @@ impl JourneyParams {
     pub fn classic() -> Self {
         JourneyParams {
             travellers: Bounded::new(1),
-            satchel_limit: Bounded::new(5),
+            satchel_limit: Bounded::new(6),
             theme: Theme::Classic,
             cache: false,
             adversary_scale: AdversaryScale::Rank,
@@ -159,6 +170,7 @@ impl JourneyParams {
             burden_riddance: Riddance::FleePlusOne,
             allies: false,
             companions: false,
+            companion_joins: CompanionJoin::FirstOnly,
             return_journey: ReturnJourney::Off,
         }
     }
@@ -173,6 +185,7 @@ impl JourneyParams {
             spent_ace_value: Bounded::new(1),
             burden_blocks_hide: true,
             burden_riddance: Riddance::EveryonePlusOne,
+            companion_joins: CompanionJoin::OneAtATime,
             ..Self::classic()
         }
     }

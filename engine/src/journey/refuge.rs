@@ -1,6 +1,8 @@
 //! The turn and the Refuge: the front reveals the top Journey card; a ♥ is a Refuge of as
 //! many actions as its value (J/Q/K 10, A 11), taken in turn by the journeying travellers,
-//! front first: Forage, Recover, Cache (martian, dunwich); any of them may end it early.
+//! front first: Forage, Recover, Cache (martian, dunwich). A traveller who cannot or will
+//! not use an action passes it to the next (unless every other traveller has just passed
+//! it on); any of them may end the refuge early, losing the actions left.
 
 use super::params::Destination;
 use super::{Action, CacheSpot, Card, Journey, Phase, Suit, companions, fight};
@@ -13,13 +15,13 @@ pub(super) fn reveal(g: &mut Journey) {
     };
     if card.is(Suit::Hearts) {
         let left = g.value(card) as u8;
-        g.phase = Phase::Refuge { refuge: card, left, actor: g.front };
+        g.phase = Phase::Refuge { refuge: card, left, actor: g.front, passes: 0 };
     } else {
         fight::start(g, card);
     }
 }
 
-pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, emit: &mut impl FnMut(Action)) {
+pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, passes: u8, emit: &mut impl FnMut(Action)) {
     let a = actor as usize;
     if g.has_room(actor) && !g.supply.is_empty() {
         emit(Action::Forage);
@@ -30,11 +32,23 @@ pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, emit: &mut impl FnMut(
         }
     }
     if can_cache_at(g, refuge) {
-        for &c in g.satchels[a].iter() {
+        // A power Ace is never cached: it takes no room, and it is removed before the way
+        // home (where caches are dug up), so caching it would only end the refuge and lose it.
+        for &c in g.satchels[a].iter().filter(|&&c| !g.is_power_ace(c)) {
             emit(Action::Cache(c));
         }
     }
+    if can_pass(g, passes) {
+        emit(Action::Pass);
+    }
     emit(Action::EndRefuge);
+}
+
+/// The action may be passed on while some other journeying traveller has not just passed
+/// it (so passing never goes round in a circle, and solo there is nobody to pass to).
+fn can_pass(g: &Journey, passes: u8) -> bool {
+    let journeying = (0..g.travellers() as u8).filter(|&s| g.journeying(s)).count();
+    usize::from(passes) + 1 < journeying
 }
 
 /// Only one card per location; the destination is not a stop on the way home.
@@ -42,7 +56,7 @@ fn can_cache_at(g: &Journey, refuge: Card) -> bool {
     g.p.cache && !refuge.is_ace() && !g.caches.iter().any(|s| s.refuge == refuge)
 }
 
-pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, a: Action) {
+pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, passes: u8, a: Action) {
     let seat = actor as usize;
     match a {
         Action::Forage => {
@@ -59,12 +73,18 @@ pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, a: Actio
             return end(g, refuge);
         }
         Action::EndRefuge => return end(g, refuge),
+        Action::Pass => {
+            // The same action goes to the next journeying traveller.
+            let next = g.next_journeying(actor).expect("passing needs another traveller");
+            g.phase = Phase::Refuge { refuge, left, actor: next, passes: passes + 1 };
+            return;
+        }
         _ => unreachable!("not a refuge action: {a:?}"),
     }
     // One action spent: the next journeying traveller takes the next one.
     match (left.saturating_sub(1), g.next_journeying(actor)) {
         (0, _) | (_, None) => end(g, refuge),
-        (left, Some(next)) => g.phase = Phase::Refuge { refuge, left, actor: next },
+        (left, Some(next)) => g.phase = Phase::Refuge { refuge, left, actor: next, passes: 0 },
     }
 }
 

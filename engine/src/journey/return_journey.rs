@@ -15,6 +15,7 @@ use rand::RngExt;
 
 /// The destination is reached.
 pub(super) fn arrive(g: &mut Journey) {
+    g.reached = true;
     if g.p.return_journey == ReturnJourney::Off {
         for s in 0..g.travellers() {
             if g.status[s] == Status::Journeying {
@@ -143,6 +144,8 @@ pub(super) fn stop_step(g: &mut Journey, stop: Card, step: StopStep) {
             Phase::Stop { stop, step: StopStep::Done }
         }
         StopStep::Done => {
+            // Whoever still journeys paid this stop's toll (the others stopped here).
+            g.stops_paid += 1;
             g.passed.push(stop);
             Phase::Way
         }

@@ -58,6 +58,9 @@ fn empty(p: &super::JourneyParams, seed: u64) -> Journey {
         passed: Pile::new(),
         caches: Pile::new(),
         companion: None,
+        companion_joined: false,
+        reached: false,
+        stops_paid: 0,
         front: 0,
         turns: 0,
         phase: Phase::Reveal,
@@ -178,6 +181,7 @@ pub fn from_scenario(p: &super::JourneyParams, seed: u64, sc: JourneyScenario) -
             return Err(format!("companion: {c} is not a ♥ face"));
         }
         g.companion = Some(place(c, "companion")?);
+        g.companion_joined = true;
     }
     // The rest: dealt as in a normal setup, or boxed where the pile was listed.
     let rest = |suits: &[Suit]| -> Vec<Card> { Card::of_suits(suits).filter(|c| !placed[c.index()]).collect() };
