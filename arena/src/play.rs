@@ -6,7 +6,6 @@ use clap::Args;
 use engine::core::{AnyGame, AnySpec, MetricKind, Record, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressStyle};
 use reports::{Figure, GameResult, PlaySummary};
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -51,12 +50,12 @@ fn seat_agents(bots: &str, seats: usize) -> Result<Vec<String>, String> {
     }
 }
 
-/// Play one game to its end; `trace` receives the move-by-move account.
+/// Play one game to its end; with `trace`, print the move-by-move account as it goes.
 fn play_one(
     mut g: Box<dyn AnyGame>,
     agents: &mut [Box<dyn Agent>],
     record: &mut Record,
-    mut trace: Option<&mut String>,
+    trace: bool,
 ) -> Box<dyn AnyGame> {
     let mut legal = Vec::new();
     let mut n = 0;
@@ -65,14 +64,14 @@ fn play_one(
         g.legal_actions(&mut legal);
         let a = agents[seat.index()].act(g.as_ref(), seat, &legal);
         n += 1;
-        if let Some(t) = trace.as_deref_mut() {
-            let _ = writeln!(t, "── move {n}: {seat} to act");
+        if trace {
+            outln!("── move {n}: {seat} to act");
             for s in 0..g.seats() {
-                let _ = write!(t, "{}", g.observation_text(Seat(s as u8)));
+                out!("{}", g.observation_text(Seat(s as u8)));
             }
             let labels: Vec<String> = legal.iter().map(|&l| g.action_label(l)).collect();
-            let _ = writeln!(t, "  legal: {}", labels.join(" | "));
-            let _ = writeln!(t, "▶ {seat} ({}): {}", agents[seat.index()].name(), g.action_label(a));
+            outln!("  legal: {}", labels.join(" | "));
+            outln!("▶ {seat} ({}): {}", agents[seat.index()].name(), g.action_label(a));
         }
         if let Err(e) = g.apply(a) {
             // An agent chose outside the legal list: a bug in the agent, named here.
@@ -80,13 +79,13 @@ fn play_one(
         }
         record.actions.push(a);
     }
-    if let Some(t) = trace {
-        let _ = writeln!(t, "── the end");
+    if trace {
+        outln!("── the end");
         for s in 0..g.seats() {
-            let _ = write!(t, "{}", g.observation_text(Seat(s as u8)));
+            out!("{}", g.observation_text(Seat(s as u8)));
         }
         if let Some(o) = g.outcome() {
-            let _ = writeln!(t, "scores {:?}, ranks {:?}", o.scores, o.ranks);
+            outln!("scores {:?}, ranks {:?}", o.scores, o.ranks);
         }
     }
     g
@@ -132,13 +131,12 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             .enumerate()
             .map(|(s, n)| bots::agent(n, game_seed(seed, s as u64 + 1)))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut record = spec.record(seed);
-        let mut trace = (args.trace && i == 0).then(String::new);
-        let g = play_one(g, &mut agents, &mut record, trace.as_mut());
-        if let Some(t) = trace {
+        let mut record = spec.record(seed, scenario.as_deref());
+        let trace = args.trace && i == 0;
+        if trace {
             outln!("══ game 1 of {}{scenario_name}, seed {seed}", args.games);
-            out!("{t}");
         }
+        let g = play_one(g, &mut agents, &mut record, trace);
         let o = g.outcome().expect("a finished game has an outcome");
         summary.add(&GameResult {
             scores: o.scores,

@@ -148,6 +148,28 @@ fn records_replay_to_the_same_outcomes() {
 }
 
 #[test]
+fn records_of_scenario_games_replay_from_the_scenario() {
+    // A late position: a fresh deal could not replay these actions.
+    let scenario =
+        temp("late.yaml", "journey: [5♥, 2♠, 4♥, A♥]\npassed: [3♥, 7♥]\nwreckage: [9♠, 5♠]\ndiscard: [4♣, 5♣, J♦]\n");
+    let file = temp("scenario-games.yaml", "");
+    let (s, f) = (scenario.to_str().unwrap(), file.to_str().unwrap());
+    let played = ok(&["play", "journey", "--games", "5", "--seed", "4", "--scenario", s, "--records", f, "--json"]);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.matches("scenario:").count(), 5, "every record keeps its scenario:\n{text}");
+    let replayed = ok(&["replay", f]);
+    assert_eq!(replayed.lines().count(), 5, "{replayed}");
+    // The replayed scores are the played ones.
+    let v: serde_json::Value = serde_json::from_str(&played).unwrap();
+    let total: f64 = v["score"]["mean"].as_f64().unwrap() * 5.0;
+    let replayed_total: i64 = replayed
+        .lines()
+        .map(|l| l.split("scores [").nth(1).unwrap().split(']').next().unwrap().parse::<i64>().unwrap())
+        .sum();
+    assert!((total - replayed_total as f64).abs() < 1e-9, "{played}\n{replayed}");
+}
+
+#[test]
 fn a_closed_pipe_ends_the_program_quietly() {
     use std::io::Read;
     let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))

@@ -1,5 +1,6 @@
-//! A compact record of a game: which game, its full parameters, its seed and the actions
-//! taken. Replaying a record gives the same game, state for state.
+//! A compact record of a game: which game, its full parameters, its seed, the scenario it
+//! started from (if any) and the actions taken. Replaying a record gives the same game,
+//! state for state.
 
 use super::{ActionError, ActionId, AnyGame, ParamSource};
 use serde::{Deserialize, Serialize};
@@ -11,6 +12,9 @@ pub struct Record {
     /// Every parameter, explicitly (no preset), so the record does not depend on presets.
     pub params: serde_yaml::Value,
     pub seed: u64,
+    /// The scenario (YAML) the game started from, when it did not start from a fresh deal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
     pub actions: Vec<ActionId>,
 }
 
@@ -51,7 +55,10 @@ impl Record {
     ) -> Result<Box<dyn AnyGame>, ReplayError> {
         let entry = super::find_game(&self.game).map_err(ReplayError::Setup)?;
         let spec = (entry.spec)(None, &[self.param_source()], load).map_err(|e| ReplayError::Setup(e.to_string()))?;
-        let mut game = spec.new_game(self.seed);
+        let mut game = match &self.scenario {
+            Some(yaml) => spec.scenario(self.seed, yaml).map_err(ReplayError::Setup)?,
+            None => spec.new_game(self.seed),
+        };
         for (index, &a) in self.actions.iter().enumerate() {
             visit(game.as_ref());
             game.apply(a).map_err(|error| ReplayError::Action { index, error })?;

@@ -111,9 +111,16 @@ pub trait AnySpec: Send + Sync {
     fn new_game(&self, seed: u64) -> Box<dyn AnyGame>;
     /// A game set up from a YAML scenario.
     fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String>;
-    /// An empty record for a game of this spec.
-    fn record(&self, seed: u64) -> Record {
-        Record { game: self.game().to_string(), params: self.params_yaml(), seed, actions: Vec::new() }
+    /// An empty record for a game of this spec, dealt from `seed` (and from `scenario`, a
+    /// YAML position, if given).
+    fn record(&self, seed: u64, scenario: Option<&str>) -> Record {
+        Record {
+            game: self.game().to_string(),
+            params: self.params_yaml(),
+            seed,
+            scenario: scenario.map(str::to_string),
+            actions: Vec::new(),
+        }
     }
     /// Random play of `games` games from seeds `first_seed..`, with static dispatch:
     /// returns the number of actions applied. The hot loop of the benchmark.
