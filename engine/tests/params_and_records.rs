@@ -86,7 +86,7 @@ fn every_game_describes_every_parameter_of_every_preset() {
 
 fn play_random(spec: &dyn AnySpec, seed: u64) -> (Record, Vec<i32>) {
     let mut g = spec.new_game(seed);
-    let mut record = spec.record(seed);
+    let mut record = spec.record(seed, None);
     let mut legal = Vec::new();
     let mut i = 0usize;
     while g.to_move().is_some() {
