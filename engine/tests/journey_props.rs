@@ -50,7 +50,6 @@ fn check_game(p: &JourneyParams, seed: u64) -> Vec<u32> {
 }
 
 fn check_from(p: &JourneyParams, seed: u64, start: &dyn Fn() -> Journey) -> Vec<u32> {
-    let _ = p;
     let mut g = start();
     let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(31) ^ 7);
     let mut actions = Vec::new();
@@ -118,6 +117,13 @@ fn check_from(p: &JourneyParams, seed: u64, start: &dyn Fn() -> Journey) -> Vec<
         assert!(g == before, "a refused action changed the state");
         // Resampling hidden facts leaves every seat's observation unchanged.
         if step % 7 == 0 {
+            // The observation crosses a wire unchanged, and a state is rebuilt from it alone.
+            let o = g.observation(Seat(0));
+            let wire: engine::journey::JourneyObservation =
+                serde_json::from_str(&serde_json::to_string(&o).unwrap()).unwrap();
+            assert_eq!(wire, o);
+            let rebuilt = Journey::from_observation(p, &wire).unwrap();
+            assert_eq!(rebuilt.observation(Seat(0)), o);
             for s in 0..g.seats() as u8 {
                 let d = g.determinize(Seat(s), &mut rng);
                 assert_eq!(d.observation(Seat(s)), g.observation(Seat(s)));

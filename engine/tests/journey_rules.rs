@@ -2,7 +2,7 @@
 //! set up in YAML and plays the rule through the public API, by action label.
 
 use engine::core::{Game, ParamSource, Seat, resolve_params};
-use engine::journey::{Card, Journey, JourneyObservation};
+use engine::journey::{Card, Journey, JourneyObservation, Status};
 
 fn start(preset: &str, overrides: &[(&str, &str)], yaml: &str) -> Journey {
     let sources: Vec<ParamSource> =
@@ -42,6 +42,11 @@ fn play(g: &mut Journey, label: &str) {
 
 fn obs(g: &Journey) -> JourneyObservation {
     g.observation(Seat(0))
+}
+
+/// The dues being paid, as (seat, what, still owed).
+fn dues(o: &JourneyObservation) -> Vec<(u8, String, i16)> {
+    o.dues.iter().map(|d| (d.seat, format!("{:?}", d.kind).to_lowercase(), d.owed)).collect()
 }
 
 fn c(s: &str) -> Card {
@@ -107,7 +112,7 @@ fn cache_ends_the_refuge_and_the_card_is_dug_up_on_the_way_home() {
     let o = obs(&g);
     assert_eq!(o.caches, vec![]);
     assert!(o.travellers[0].satchel.contains(&c("9♦")), "dug up at the 4♥ stop");
-    assert_eq!(o.dues, vec![(0, "toll".to_string(), 4)]);
+    assert_eq!(dues(&o), vec![(0, "toll".to_string(), 4)]);
     play(&mut g, "spend 9♦");
     assert!(g.is_terminal());
     assert_eq!(g.score(), 4, "a paid toll banks the stop's rank; overpayment is lost");
@@ -159,16 +164,16 @@ fn a_club_strikes_for_its_value_and_the_counter_must_be_covered_or_you_fall() {
     let mut g = start("classic", &[], "journey: [5♠]\nsupply: []\nsatchels: [[3♣, 4♦, 2♣]]");
     play(&mut g, "strike 3♣");
     assert_eq!(obs(&g).adversary_health, Some(7));
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 5)]);
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 5)]);
     play(&mut g, "spend 4♦");
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 1)]);
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 1)]);
     play(&mut g, "spend 2♣");
-    assert!(obs(&g).dues.is_empty());
+    assert!(dues(&obs(&g)).is_empty());
     // Nothing left to act with: pass; the counter cannot be covered: the traveller falls.
     assert_eq!(labels(&g), vec!["pass"]);
     play(&mut g, "pass");
     assert!(g.is_terminal());
-    assert_eq!(obs(&g).travellers[0].status, "fallen");
+    assert_eq!(obs(&g).travellers[0].status, Status::Fallen);
     assert_eq!(g.arrived(), 0);
 }
 
@@ -179,7 +184,7 @@ fn wreckage_covers_a_counter() {
     play(&mut g, "strike 3♣");
     play(&mut g, "spend wreckage 9♠");
     let o = obs(&g);
-    assert!(o.wreckage.is_empty() && o.dues.is_empty());
+    assert!(o.wreckage.is_empty() && dues(&o).is_empty());
     assert_eq!(g.score(), 0);
 }
 
@@ -192,7 +197,7 @@ fn regroup_plays_a_club_and_takes_another_discard() {
     let o = obs(&g);
     assert_eq!(o.travellers[0].satchel, cards(&["2♦", "9♦"]));
     assert_eq!(o.adversary_health, Some(10), "no damage");
-    assert_eq!(o.dues, vec![(0, "cover".to_string(), 5)]);
+    assert_eq!(dues(&o), vec![(0, "cover".to_string(), 5)]);
 }
 
 #[test]
@@ -200,7 +205,7 @@ fn flee_discards_a_card_and_reshuffles_the_adversary_with_no_counter() {
     let mut g = start("classic", &[], "journey: [5♠, 3♥]\nsupply: []\nsatchels: [[4♣, 2♦]]");
     play(&mut g, "flee, discarding 4♣");
     let o = obs(&g);
-    assert!(o.dues.is_empty());
+    assert!(dues(&o).is_empty());
     assert_eq!(o.discard, cards(&["4♣"]));
     assert!(o.refuge.is_some() || o.adversary == Some(c("5♠")), "the next card is revealed");
     let in_play = o.journey_cards.iter().chain(o.refuge.iter()).chain(o.adversary.iter()).copied().collect::<Vec<_>>();
@@ -249,7 +254,7 @@ fn classic_hide_success_grants_a_bonus_forage_and_the_card_goes_under() {
     play(&mut g, "forage");
     let o = obs(&g);
     assert_eq!(o.travellers[0].satchel, cards(&["8♣", "2♦", "9♣"]));
-    assert!(o.dues.is_empty(), "no counter for the bonus");
+    assert!(dues(&o).is_empty(), "no counter for the bonus");
     assert!(!labels(&g).iter().any(|l| l.starts_with("hide")), "once per encounter");
     assert!(has(&g, "strike 9♣"), "the fight proceeds with the front's action");
 }
@@ -259,7 +264,7 @@ fn classic_hide_tie_fails_into_an_ambush_on_the_hider() {
     let mut g = start("classic", &[], "journey: [5♠]\nsupply: [8♦, 9♣]\nsatchels: [[8♣, 2♦, 10♣]]");
     play(&mut g, "hide, nominating 8♣");
     let o = obs(&g);
-    assert_eq!(o.dues, vec![(0, "cover".to_string(), 5)], "the adversary strikes at once");
+    assert_eq!(dues(&o), vec![(0, "cover".to_string(), 5)], "the adversary strikes at once");
     assert_eq!(o.supply_bottom, cards(&["8♦"]));
     play(&mut g, "spend 10♣");
     assert!(has(&g, "strike 8♣"), "then the fight proceeds");
@@ -277,11 +282,11 @@ fn reveal_chain_hide_keeps_the_card_spares_the_counter_and_gets_harder() {
     play(&mut g, "hide");
     let o = obs(&g);
     assert!(o.travellers[0].satchel.contains(&c("5♦")), "the reward is kept");
-    assert!(o.dues.is_empty(), "no counter for the hider this round");
+    assert!(dues(&o).is_empty(), "no counter for the hider this round");
     assert!(has(&g, "hide"), "may hide again next round");
     play(&mut g, "hide"); // 7♣ is not below the previous 5♦: an Ambush on the front
     let o = obs(&g);
-    assert_eq!(o.dues, vec![(0, "cover".to_string(), 9)]);
+    assert_eq!(dues(&o), vec![(0, "cover".to_string(), 9)]);
     assert!(o.discard.contains(&c("7♣")));
     play(&mut g, "spend 10♣");
     // The attempt ends; then the hider still fights or flees this round.
@@ -289,7 +294,7 @@ fn reveal_chain_hide_keeps_the_card_spares_the_counter_and_gets_harder() {
     assert!(!has(&g, "hide"), "no more hiding in this encounter");
     play(&mut g, "strike 2♣");
     // The counter of this round follows: the failed hider is not spared.
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)]);
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 9)]);
     play(&mut g, "spend 10♦");
     assert!(!has(&g, "hide"), "no more hiding in this encounter");
 }
@@ -307,7 +312,7 @@ fn martian_ace_always_reveals_lower_and_dunwich_ace_never() {
     assert!(obs(&g).travellers[0].satchel.contains(&c("A♦")), "martian: an Ace always is lower");
     let mut g = start("dunwich", &[], "journey: [K♠]\nsupply: [A♦]\nsatchels: [[10♣, 10♦]]");
     play(&mut g, "hide");
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 10)], "dunwich: an Ace (14) never is");
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 10)], "dunwich: an Ace (14) never is");
 }
 
 #[test]
@@ -316,7 +321,7 @@ fn a_failed_reveal_chain_hide_ambushes_the_front_not_the_hider() {
         start("martian", &[("travellers", "2")], "journey: [9♠]\nsupply: [9♦, 2♦]\nsatchels: [[10♣, 10♦], [2♣]]");
     play(&mut g, "strike 10♣"); // the front strikes
     play(&mut g, "hide"); // traveller 1 reveals 9♦: not below 9♠
-    assert_eq!(obs(&g).dues[0], (0, "cover".to_string(), 9));
+    assert_eq!(dues(&obs(&g))[0], (0, "cover".to_string(), 9));
 }
 
 // ----- the Aces ------------------------------------------------------------------------
@@ -344,11 +349,11 @@ fn free_actions_are_open_at_any_decision_and_do_not_use_up_the_classic_hide() {
         start("classic", &[("companions", "true")], "journey: [J♥, 9♠]\nsupply: []\nsatchels: [[10♣, 3♦, 10♦, 2♦]]");
     play(&mut g, "end refuge");
     play(&mut g, "strike 3♦");
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)]);
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 9)]);
     assert!(has(&g, "play the Deliverance (10♣)"), "free while paying too");
     play(&mut g, "play the Deliverance (10♣)");
     assert_eq!(obs(&g).companion, None);
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "the due still stands");
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 9)], "the due still stands");
 }
 
 #[test]
@@ -357,7 +362,7 @@ fn the_revelation_strikes_twenty_and_softens_the_counter() {
     play(&mut g, "strike A♦");
     let o = obs(&g);
     assert_eq!(o.adversary_health, Some(6));
-    assert_eq!(o.dues, vec![(0, "cover".to_string(), 3)], "13 − 10");
+    assert_eq!(dues(&o), vec![(0, "cover".to_string(), 3)], "13 − 10");
 }
 
 #[test]
@@ -403,7 +408,7 @@ fn ally_jack_retrieves_a_same_suit_discard() {
 fn ally_queen_reduces_the_counter_by_five() {
     let mut g = start("classic", &[("allies", "true")], "journey: [K♠]\nsupply: []\nsatchels: [[Q♣, 10♦]]");
     play(&mut g, "strike Q♣");
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 8)]);
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 8)]);
 }
 
 #[test]
@@ -461,7 +466,7 @@ fn the_burden_lowers_the_limit_forbids_flight_and_leaves_through_an_adversary() 
     assert!(!labels(&g).iter().any(|l| l.starts_with("flee")), "no flight with the Burden");
     assert!(has(&g, "hide, nominating 4♣"), "classic: the Burden does not forbid hiding");
     play(&mut g, "be rid of the Burden");
-    assert_eq!(obs(&g).dues, vec![(0, "discard".to_string(), 2)], "the flee discard plus one further card");
+    assert_eq!(dues(&obs(&g)), vec![(0, "discard".to_string(), 2)], "the flee discard plus one further card");
     play(&mut g, "spend 4♣");
     play(&mut g, "spend 2♦");
     let o = obs(&g);
@@ -483,7 +488,7 @@ fn martian_burden_forbids_hiding_and_costs_every_traveller_a_card() {
     assert!(!has(&g, "hide") && !labels(&g).iter().any(|l| l.starts_with("flee")));
     play(&mut g, "be rid of the Burden");
     assert_eq!(
-        obs(&g).dues,
+        dues(&obs(&g)),
         vec![(1, "discard".to_string(), 1), (0, "discard".to_string(), 1), (1, "discardany".to_string(), 1)],
         "every traveller discards one card, plus one further card from any one traveller"
     );
@@ -516,7 +521,7 @@ fn a_queen_or_king_companion_covers_as_ten_and_leaves_with_its_cache() {
     assert!(has(&g, "spend the companion as 10"));
     play(&mut g, "spend the companion as 10");
     let o = obs(&g);
-    assert!(o.dues.is_empty() && o.companion.is_none());
+    assert!(dues(&o).is_empty() && o.companion.is_none());
     assert!(o.boxed.contains(&c("K♥")) && o.boxed.contains(&c("2♦")), "what was hidden with him is lost");
 }
 
@@ -550,14 +555,14 @@ fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
         &[("return_journey", "ruins"), ("satchel_limit", "5")],
         &format!("journey: []\nsupply: []\npassed: [9♥, 8♥]\n{full}"),
     );
-    assert_eq!(obs(&g).dues, vec![(0, "toll".to_string(), 8)], "the last refuge passed comes first");
+    assert_eq!(dues(&obs(&g)), vec![(0, "toll".to_string(), 8)], "the last refuge passed comes first");
     for card in ["4♣", "3♦", "2♦"] {
         play(&mut g, &format!("spend {card}"));
     }
     assert_eq!(g.score(), 8);
     // 5 left in the purse: the 9 toll cannot be paid.
     assert!(g.is_terminal());
-    assert_eq!(obs(&g).travellers[0].status, "stopped on the way home");
+    assert_eq!(obs(&g).travellers[0].status, Status::Stopped);
     assert_eq!(g.arrived(), 0);
 
     let mut g = start(
@@ -565,7 +570,7 @@ fn a_toll_per_traveller_from_one_purse_and_a_failed_toll_ends_the_journey() {
         &[("return_journey", "ruins"), ("travellers", "2"), ("satchel_limit", "5")],
         "journey: []\nsupply: []\npassed: [3♥]\nsatchels: [[10♣, 3♣, 2♦, 3♦, 4♣], [2♣, 4♦, 5♦, 6♦, 7♦]]",
     );
-    assert_eq!(obs(&g).dues.len(), 2, "each traveller owes the toll");
+    assert_eq!(dues(&obs(&g)).len(), 2, "each traveller owes the toll");
     assert!(has(&g, "spend 7♦"), "from one shared purse");
     play(&mut g, "spend 7♦");
     play(&mut g, "spend 6♦");
@@ -647,14 +652,14 @@ fn the_joker_steals_at_every_stop_until_a_face_card_is_shed() {
     assert_eq!(o.travellers[0].satchel.len(), 4, "a card was stolen");
     assert!(o.travellers[0].satchel.contains(&c("Joker")));
     assert_eq!(o.boxed.len(), boxed + 1, "the stolen card left the game");
-    assert_eq!(o.dues.len(), 1, "then the toll");
+    assert_eq!(dues(&o).len(), 1, "then the toll");
 
     let mut g = start("martian", &[("return_journey", "ruins")], yaml);
     play(&mut g, "shed J♦ to be rid of the Joker");
     let o = obs(&g);
     assert!(!o.joker_active);
     assert!(!o.travellers[0].satchel.contains(&c("Joker")));
-    assert_eq!(o.dues, vec![(0, "toll".to_string(), 2)], "no Joker decision at later stops");
+    assert_eq!(dues(&o), vec![(0, "toll".to_string(), 2)], "no Joker decision at later stops");
 }
 
 #[test]
@@ -706,7 +711,7 @@ fn when_every_traveller_falls_the_journey_is_lost() {
     play(&mut g, "strike 3♣");
     assert!(g.is_terminal(), "neither can cover 13");
     assert_eq!(g.arrived(), 0);
-    assert!(obs(&g).travellers.iter().all(|t| t.status == "fallen"));
+    assert!(obs(&g).travellers.iter().all(|t| t.status == Status::Fallen));
 }
 
 // ----- the rules review (issue 6): each of these failed before it -------------------------
@@ -752,19 +757,19 @@ fn a_failed_hide_does_not_use_up_the_rounds_action_in_any_edition() {
         // 9♦ does not rank below 9♠: an Ambush on the front.
         let mut g = start(preset, &[], "journey: [9♠]\nsupply: [9♦]\nsatchels: [[10♣, 10♦, 3♣]]");
         play(&mut g, "hide");
-        assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "{preset}: the adversary strikes at once");
+        assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 9)], "{preset}: the adversary strikes at once");
         play(&mut g, "spend 10♣");
-        assert!(obs(&g).dues.is_empty(), "{preset}: the counter does not follow the ambush at once");
+        assert!(dues(&obs(&g)).is_empty(), "{preset}: the counter does not follow the ambush at once");
         assert_eq!(g.to_move(), Some(Seat(0)));
         assert!(has(&g, "strike 3♣") && has(&g, "flee, discarding 3♣"), "{preset}: then you fight or flee");
         play(&mut g, "strike 3♣");
-        assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 9)], "{preset}: then the round's counter");
+        assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 9)], "{preset}: then the round's counter");
     }
     // classic: the round proceeds as normal after the ambush, with the hider's action.
     let mut g = start("classic", &[], "journey: [5♠]\nsupply: [9♦]\nsatchels: [[8♣, 10♣, 2♦]]");
     play(&mut g, "hide, nominating 8♣");
     play(&mut g, "spend 10♣");
-    assert!(obs(&g).dues.is_empty() && has(&g, "strike 2♦"));
+    assert!(dues(&obs(&g)).is_empty() && has(&g, "strike 2♦"));
 }
 
 #[test]
@@ -784,10 +789,10 @@ fn classic_successful_hide_spares_the_hider_that_rounds_counter() {
     play(&mut g, "forage");
     play(&mut g, "strike 2♦");
     assert_eq!(obs(&g).adversary_health, Some(6));
-    assert!(obs(&g).dues.is_empty(), "no counter that time");
+    assert!(dues(&obs(&g)).is_empty(), "no counter that time");
     assert!(obs(&g).spared.is_empty(), "only that round");
     play(&mut g, "strike 2♣");
-    assert_eq!(obs(&g).dues, vec![(0, "cover".to_string(), 5)], "the next round's counter strikes");
+    assert_eq!(dues(&obs(&g)), vec![(0, "cover".to_string(), 5)], "the next round's counter strikes");
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
         HideForm::None => {}
         HideForm::Nominate => {
             let small = |c: Card| (2..=10).contains(&c.rank());
-            if f.nominate_open && actor == g.front && small(f.adversary) && !g.is_nemesis(f.adversary) {
+            if f.nominate_open && actor == g.front && nominate_allowed_against(g, f.adversary) {
                 // The nominee is not spent: what it decides is which of the cards that may be
                 // on top of the Supply (known by counting) would slip under it. Nominees that
                 // none of them tells apart (two 8s; or 8 and 9 with no 8 that may come up)
@@ -47,6 +47,11 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
             }
         }
     }
+}
+
+/// Classic Hide is only against an adversary of rank 2–10 (never the Nemesis).
+pub(super) fn nominate_allowed_against(g: &Journey, adversary: Card) -> bool {
+    (2..=10).contains(&adversary.rank()) && !g.is_nemesis(adversary)
 }
 
 /// The Supply cards that may be its top, as far as the table knows: the cards above the known

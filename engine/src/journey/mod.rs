@@ -19,18 +19,20 @@ mod setup;
 
 pub use actions::Action;
 pub use cards::{CARD_COUNT, Card, Suit};
-pub use observation::{JourneyObservation, TravellerView};
+pub use observation::{JourneyObservation, RoundView, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
 use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
 use params::{AceRank, Aces, AdversaryScale, Destination};
+use serde::{Deserialize, Serialize};
 
 /// A pile big enough for every card of the game.
 pub type Cards = Pile<Card, 54>;
 
 /// Where a traveller stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
     #[default]
     Journeying,
@@ -43,7 +45,7 @@ pub enum Status {
 }
 
 /// A card hidden at a refuge by a traveller.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CacheSpot {
     pub refuge: Card,
     pub card: Card,
@@ -51,7 +53,8 @@ pub struct CacheSpot {
 }
 
 /// What a due is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum DueKind {
     /// Cover an adversary's strike with satchel cards, Wreckage or a Q/K companion.
     #[default]
@@ -67,11 +70,12 @@ pub enum DueKind {
 }
 
 /// Something a traveller must pay before play goes on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Due {
     pub seat: u8,
     pub kind: DueKind,
     pub owed: i16,
+    /// The stop of a toll, the Ruin or Shadow a price banks (unused otherwise).
     pub card: Card,
 }
 
@@ -98,7 +102,8 @@ pub struct FightState {
 }
 
 /// What follows a Take decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Then {
     /// The traveller's round action is over.
     AfterAction,
@@ -107,7 +112,8 @@ pub enum Then {
 }
 
 /// Where the way home stands at a stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StopStep {
     DigUp,
     Joker,
@@ -116,7 +122,10 @@ pub enum StopStep {
     Done,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The step of play. Every phase is public: it names whose decision it is and what it is
+/// about, and the observation carries it whole.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Reveal the next Journey card (no decision).
     Reveal,
@@ -513,6 +522,20 @@ impl Journey {
         self.phase
     }
 
+    /// A full state built from an observation alone: every public fact as observed, the
+    /// hidden orders in a fixed arrangement (follow with [`Journey::redraw_hidden`]). An
+    /// observation that does not describe a position (a card placed twice or missing, a
+    /// wrong number of travellers) is an error.
+    pub fn from_observation(params: &JourneyParams, observation: &JourneyObservation) -> Result<Journey, String> {
+        observation::from_observation(params, observation)
+    }
+
+    /// A state `seat` cannot tell from this one: every hidden order, and the generator of
+    /// future chance, redrawn from `rng`.
+    pub fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
+        observation::redraw(self, seat.0, rng)
+    }
+
     pub fn score(&self) -> i32 {
         self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
     }
@@ -599,7 +622,9 @@ impl Game for Journey {
     }
 
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
-        observation::determinize(self, seat.0, rng)
+        Journey::from_observation(&self.p, &self.observation(seat))
+            .expect("an observation rebuilds its position")
+            .redraw_hidden(seat, rng)
     }
 
     fn metrics(&self) -> Vec<Metric> {

@@ -7,28 +7,42 @@
 //! counting, so observations list them sorted.
 
 use super::params::{Destination, HideForm};
-use super::{Card, Journey, Phase, Status, Suit, companions, return_journey};
+use super::{
+    CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
+    return_journey,
+};
 use crate::core::{Pile, SmallRng};
 use rand::{Rng, RngExt, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TravellerView {
     pub seat: u8,
-    pub status: String,
+    pub status: Status,
     pub satchel: Vec<Card>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// This round of a fight: its actors, front first, and how many have acted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RoundView {
+    pub actors: Vec<u8>,
+    pub acted: u8,
+}
+
+/// Everything a traveller may know: every public fact of the position, exactly (a full state
+/// can be rebuilt from it with [`from_observation`], the hidden orders drawn afresh).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JourneyObservation {
     /// Whose observation this is.
     pub seat: u8,
     pub to_move: Option<u8>,
     pub front: u8,
     pub turns: u16,
+    /// The step of play.
+    pub phase: Phase,
     /// What is being decided, in words.
-    pub phase: String,
+    pub doing: String,
     pub travellers: Vec<TravellerView>,
     pub satchel_limit: usize,
     pub refuge: Option<Card>,
@@ -47,6 +61,8 @@ pub struct JourneyObservation {
     pub hide_open: Option<bool>,
     /// Travellers this round's counter spares (they hid successfully).
     pub spared: Vec<u8>,
+    /// In a fight: this round's actors and how many have acted.
+    pub round: Option<RoundView>,
     /// The stop of the way home being visited (its cache, the Joker, its Ruin, its tolls).
     pub stop: Option<Card>,
     /// Journey deck: size, contents (sorted), and the cards whose place is known.
@@ -64,8 +80,10 @@ pub struct JourneyObservation {
     pub discard: Vec<Card>,
     pub wreckage: Vec<Card>,
     pub score: i32,
+    /// Points banked by tolls on the way home (part of the score).
+    pub points: i32,
     pub passed: Vec<Card>,
-    pub caches: Vec<(Card, Card)>,
+    pub caches: Vec<CacheSpot>,
     pub companion: Option<Card>,
     /// A companion has joined at some time (with `first_only`, no other will).
     pub companion_joined: bool,
@@ -81,8 +99,8 @@ pub struct JourneyObservation {
     pub ruins: Vec<Card>,
     pub offer: Option<(Card, i16)>,
     pub joker_active: bool,
-    /// Dues being paid: (seat, what, still owed).
-    pub dues: Vec<(u8, String, i16)>,
+    /// Dues being paid, the first first.
+    pub dues: Vec<Due>,
 }
 
 fn sorted(cards: &[Card]) -> Vec<Card> {
@@ -91,7 +109,7 @@ fn sorted(cards: &[Card]) -> Vec<Card> {
     v
 }
 
-fn status_name(s: Status) -> &'static str {
+pub(super) fn status_name(s: Status) -> &'static str {
     match s {
         Status::Journeying => "journeying",
         Status::Fallen => "fallen",
@@ -147,13 +165,10 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         to_move: crate::core::Game::to_move(g).map(|s| s.0),
         front: g.front,
         turns: g.turns,
-        phase: phase_text(g),
+        phase: g.phase,
+        doing: phase_text(g),
         travellers: (0..n)
-            .map(|s| TravellerView {
-                seat: s as u8,
-                status: status_name(g.status[s]).into(),
-                satchel: g.satchels[s].as_slice().to_vec(),
-            })
+            .map(|s| TravellerView { seat: s as u8, status: g.status[s], satchel: g.satchels[s].as_slice().to_vec() })
             .collect(),
         satchel_limit: g.satchel_limit(),
         refuge,
@@ -165,8 +180,11 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         counter_reduction: fight.map(|f| f.reduction),
         hide_bar: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_bar),
         hide_failed: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_failed),
-        hide_open: fight.filter(|_| g.p.hide == HideForm::Nominate).map(|f| f.nominate_open),
+        hide_open: fight
+            .filter(|_| g.p.hide == HideForm::Nominate)
+            .map(|f| f.nominate_open && super::hide::nominate_allowed_against(g, f.adversary)),
         spared: fight.map_or_else(Vec::new, |f| (0..n as u8).filter(|&s| f.spared[s as usize]).collect()),
+        round: fight.map(|f| RoundView { actors: f.order[..f.order_len as usize].to_vec(), acted: f.pos }),
         stop: current_stop(g),
         journey_count: g.journey.len(),
         journey_cards: sorted(g.journey.as_slice()),
@@ -178,8 +196,9 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         discard: g.discard.as_slice().to_vec(),
         wreckage: g.wreckage.as_slice().to_vec(),
         score: g.score(),
+        points: g.points,
         passed: g.passed.as_slice().to_vec(),
-        caches: g.caches.iter().map(|s| (s.refuge, s.card)).collect(),
+        caches: g.caches.as_slice().to_vec(),
         companion: g.companion,
         companion_joined: g.companion_joined,
         destination: g.destination,
@@ -195,7 +214,7 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
             _ => None,
         },
         joker_active: g.joker_active,
-        dues: g.dues.iter().map(|d| (d.seat, format!("{:?}", d.kind).to_lowercase(), d.owed)).collect(),
+        dues: g.dues.as_slice().to_vec(),
     }
 }
 
@@ -209,14 +228,14 @@ fn list(cards: &[Card]) -> String {
 /// The observation as text, one fact per line.
 pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "traveller {} sees — turn {}, front: traveller {} — {}", o.seat, o.turns, o.front, o.phase);
+    let _ = writeln!(t, "traveller {} sees — turn {}, front: traveller {} — {}", o.seat, o.turns, o.front, o.doing);
     for v in &o.travellers {
         let you = if v.seat == o.seat { " (you)" } else { "" };
         let _ = writeln!(
             t,
             "  traveller {}{you} [{}]: satchel {} (limit {})",
             v.seat,
-            v.status,
+            status_name(v.status),
             list(&v.satchel),
             o.satchel_limit
         );
@@ -274,7 +293,7 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
         let _ = writeln!(t, "  companion: {c}");
     }
     if !o.caches.is_empty() {
-        let c: Vec<_> = o.caches.iter().map(|(r, c)| format!("{c} at {r}")).collect();
+        let c: Vec<_> = o.caches.iter().map(|s| format!("{} at {}", s.card, s.refuge)).collect();
         let _ = writeln!(t, "  cached: {}", c.join(", "));
     }
     if !o.boxed.is_empty() {
@@ -311,8 +330,92 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     t
 }
 
-/// A state consistent with what `seat` sees: the hidden orders redrawn from `rng`.
-pub(super) fn determinize(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
+/// A full state with exactly the public facts of `o`: the hidden orders are laid out in a
+/// fixed arrangement (sorted), and the generator is seeded from nothing; [`redraw`] then
+/// draws them. An observation that names a card twice, or misses one, is an error.
+pub(super) fn from_observation(p: &JourneyParams, o: &JourneyObservation) -> Result<Journey, String> {
+    let n = p.travellers();
+    if o.travellers.len() != n {
+        return Err(format!("the observation shows {} travellers; the parameters say {n}", o.travellers.len()));
+    }
+    let mut g = super::setup::empty(p, 0);
+    // The Journey deck: a known bottom (A♥), the rest, a known top (the Witness); top last.
+    let mut middle = o.journey_cards.clone();
+    for known in [o.journey_bottom, o.journey_top].into_iter().flatten() {
+        let at =
+            middle.iter().position(|&c| c == known).ok_or(format!("journey: {known} shown but not in the deck"))?;
+        middle.remove(at);
+    }
+    o.journey_bottom.iter().chain(&middle).chain(&o.journey_top).for_each(|&c| g.journey.push(c));
+    o.supply_bottom.iter().chain(&o.supply_unknown).for_each(|&c| g.supply.push(c));
+    g.supply_known = o.supply_bottom.len() as u8;
+    o.discard.iter().for_each(|&c| g.discard.push(c));
+    o.boxed.iter().for_each(|&c| g.boxed.push(c));
+    o.set_aside.iter().for_each(|&c| g.set_aside.push(c));
+    g.destination = o.destination;
+    for v in &o.travellers {
+        let s = v.seat as usize;
+        if s >= n {
+            return Err(format!("travellers: seat {s} is not a traveller"));
+        }
+        v.satchel.iter().for_each(|&c| g.satchels[s].push(c));
+        g.status[s] = v.status;
+    }
+    o.wreckage.iter().for_each(|&c| g.wreckage.push(c));
+    o.passed.iter().for_each(|&c| g.passed.push(c));
+    o.caches.iter().for_each(|&spot| g.caches.push(spot));
+    g.companion = o.companion;
+    g.companion_joined = o.companion_joined;
+    g.reached = o.reached_destination;
+    g.stops_paid = o.stops_paid;
+    g.front = o.front;
+    g.turns = o.turns;
+    g.phase = o.phase;
+    g.fight = match (o.adversary, o.adversary_health, o.adversary_attack, &o.round) {
+        (Some(adversary), Some(health), Some(attack), Some(round)) => {
+            let mut order = [0u8; 4];
+            order[..round.actors.len().min(4)].copy_from_slice(&round.actors[..round.actors.len().min(4)]);
+            let mut spared = [false; 4];
+            o.spared.iter().filter(|&&s| (s as usize) < 4).for_each(|&s| spared[s as usize] = true);
+            Some(FightState {
+                adversary,
+                health,
+                attack,
+                reduction: o.counter_reduction.unwrap_or(0),
+                spared,
+                hide_bar: o.hide_bar.unwrap_or_else(|| g.rank(adversary)),
+                hide_failed: o.hide_failed.unwrap_or(false),
+                nominate_open: o.hide_open.unwrap_or(false),
+                order,
+                order_len: round.actors.len().min(4) as u8,
+                pos: round.acted,
+            })
+        }
+        (None, ..) => None,
+        _ => return Err("adversary: a fight needs its health, attack and round".into()),
+    };
+    o.dues.iter().for_each(|&d| g.dues.push(d));
+    g.points = o.points;
+    // The way home, top last: the stops in order, the face-down cards on top of them (where
+    // they lie is hidden; `redraw` places them).
+    o.way_stops.iter().rev().chain(&o.way_hidden).for_each(|&c| g.way.push(c));
+    o.ruins.iter().for_each(|&c| g.ruins.push(c));
+    g.joker_active = o.joker_active;
+    let census = g.census();
+    if let Some(i) = census.iter().position(|&k| k != 1) {
+        let card = Card::from_index(i as u8).expect("a card index");
+        return Err(format!("the observation places {card} {} times", census[i]));
+    }
+    debug_assert_eq!(census.len(), CARD_COUNT);
+    Ok(g)
+}
+
+/// A state `seat` cannot tell from `g`: every hidden order redrawn from `rng` — the Journey
+/// deck (but a top shown by the Witness and a dunwich A♥ at the bottom), the Supply above its
+/// known bottom, the Ruins, the set-aside Supply, where the face-down cards of the way home
+/// lie among the stops — and the generator of future chance. Nothing is hidden from one
+/// traveller and shown to another, so `seat` changes nothing.
+pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
     let mut d = g.clone();
     // Journey deck: keep a top shown by the Witness and a bottom A♥.
     let keep_top = usize::from(companions::witness(g) && !g.journey.is_empty());

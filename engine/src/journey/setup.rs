@@ -41,7 +41,7 @@ pub struct ScenarioCache {
     pub seat: u8,
 }
 
-fn empty(p: &super::JourneyParams, seed: u64) -> Journey {
+pub(super) fn empty(p: &super::JourneyParams, seed: u64) -> Journey {
     Journey {
         p: p.clone(),
         rng: SmallRng::seed_from_u64(seed),
