@@ -11,13 +11,14 @@ pub enum Action {
     Roll,
     /// Forgotten-roll rule: do not roll; a lit Torch goes out.
     SkipRoll,
-    /// Keep the face rolled (only asked of a Dice-card holder, base game).
+    /// Keep the face rolled (asked of every roller, dice game).
     KeepRoll,
-    /// Base game: discard a Dice card right after the roll to set the die to this face.
+    /// Dice game: a holder discards a Dice card right after the roll to set the die to this face.
     SetFace(Face),
     /// Prepare an Expedition: take column `0..4` of the Headquarters.
     TakeColumn(u8),
-    /// Go on an Expedition: take face-up card `0..4`.
+    /// Go on an Expedition: take face-up card `0..4` (of identical cards, only the first is
+    /// offered).
     TakeFaceUp(u8),
     /// Go on an Expedition: take the top card of the deck.
     TakeTop,

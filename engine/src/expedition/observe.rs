@@ -101,6 +101,7 @@ pub struct Observation {
     pub returning: Option<&'static str>,
     pub round: u16,
     pub last_round: bool,
+    /// The face the die shows (at step `rolled`: not acted yet).
     pub die: Option<Face>,
     pub coin_bonus: u8,
     pub completed_this_turn: u8,
@@ -305,12 +306,14 @@ pub(crate) fn render(o: &Observation) -> String {
     let mut s = String::new();
     let variant = if o.dice_game { "dice game" } else { "no-dice variant" };
     let _ = writeln!(s, "Expedition, {} players, {variant}. You are seat {}.", o.players, o.seat);
+    // The same words whatever the player to move holds: the text must not tell a Dice card.
     let step = match o.step {
         Step::Roll => "roll the die",
-        Step::Rolled => "keep the roll or discard a Dice card to change it",
+        Step::Rolled => "keep the roll (a Dice card's holder may discard one to change the face)",
         Step::Action => "prepare an expedition (take a column) or go on an expedition (take a card)",
         Step::Complete => "on an expedition: complete tiles or end the turn",
-        Step::Finish => "use a Dice card or end the turn",
+        Step::Finish if o.dice_game => "finish the turn",
+        Step::Finish => "end the turn (a Dice card's holder may use one first)",
         Step::Over => "the game is over",
     };
     match o.to_move {
@@ -333,8 +336,14 @@ pub(crate) fn render(o: &Observation) -> String {
             let _ = writeln!(s, "The game is over after {} rounds.", o.round);
         }
     }
-    if let Some(d) = o.die {
-        let _ = writeln!(s, "Die: {d}.");
+    match o.die {
+        Some(d) if o.step == Step::Rolled => {
+            let _ = writeln!(s, "Die: {d} (not acted yet).");
+        }
+        Some(d) => {
+            let _ = writeln!(s, "Die: {d}.");
+        }
+        None => {}
     }
     if o.coin_bonus > 0 || o.completed_this_turn > 0 {
         let _ = writeln!(s, "This turn: {} tile(s) completed, +{} per tile.", o.completed_this_turn, o.coin_bonus);
