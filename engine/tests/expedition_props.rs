@@ -25,7 +25,7 @@ fn vary(params: &ExpeditionParams, seed: u64) -> ExpeditionParams {
     let mut p = params.clone();
     p.forgotten_roll = seed % 2 == 1;
     if seed.is_multiple_of(3) {
-        p.discovery_cards = DiscoveryRule::Wild;
+        p.discovery_cards = DiscoveryRule::Named;
     }
     p
 }

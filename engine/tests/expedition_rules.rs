@@ -332,7 +332,7 @@ players:
 #[test]
 fn a_face_up_card_is_replaced_from_the_deck_and_the_top_card_can_be_taken_instead() {
     let yaml = "first_player: 0\nstep: action
-face_up: [Three Beacons, Cloud Walkers, Dice card, Rumour of the Sunken City]
+face_up: [Three Beacons, Cloud Walkers, Dice card, Field Journal]
 deck: [Fire and Ivory, Charts of the Sun]";
     let mut g = scenario(&dice(2), yaml);
     assert_eq!(
@@ -360,7 +360,7 @@ deck: [Fire and Ivory, Charts of the Sun]";
 #[test]
 fn a_card_taken_face_up_is_known_to_all_and_kept_by_determinization() {
     let yaml = "first_player: 0\nstep: action
-face_up: [Three Beacons, Cloud Walkers, Dice card, Rumour of the Sunken City]
+face_up: [Three Beacons, Cloud Walkers, Dice card, Field Journal]
 deck: [Fire and Ivory, Charts of the Sun, Dice card]";
     let mut g = scenario(&dice(2), yaml);
     act(&mut g, Action::TakeFaceUp(1));
@@ -575,7 +575,7 @@ players:
     cards: [The Jaguar's Treasure, The Oasis Bridge, Ash and Water, Dice card]
     score: 20
   - discoveries: [Ember Volcano, Obsidian Pyramid]
-    cards: [Rumour of the Sunken City, Empires of Fire, Key to the Lost Library, The Sun Library]
+    cards: [Field Journal, Empires of Fire, Old Photograph, The Sun Library]
     score: 10";
     let g = scenario(&dice(2), yaml);
     assert!(g.is_terminal(), "seat 1 had nothing to do: the last turn ended");
@@ -605,8 +605,10 @@ players:
     );
     let g = scenario(&wild, &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
     assert_eq!(g.breakdown(1).missions, 6 + 4, "Sunken City and Ivory Dagger");
+    let mut named = dice(2);
+    named.discovery_cards = DiscoveryRule::Named;
     let g =
-        scenario(&dice(2), &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
+        scenario(&named, &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
     assert_eq!(g.breakdown(1).missions, 6, "named: only the Sunken City");
 }
 
@@ -1132,7 +1134,7 @@ face_up: [Three Beacons, Dice card, Dice card, Cloud Walkers]";
     assert!(matches!(h.apply(Action::TakeFaceUp(2).id()), Err(ActionError::Illegal { .. })));
     // Wild Discovery cards are identical too; named ones are not.
     let yaml = "first_player: 0\nstep: action
-face_up: [Three Beacons, Rumour of the Sunken City, Dice card, Key to the Lost Library]";
+face_up: [Three Beacons, Field Journal, Dice card, Old Photograph]";
     let mut wild = dice(2);
     wild.discovery_cards = DiscoveryRule::Wild;
     let l = legal(&scenario(&wild, yaml));
@@ -1142,4 +1144,40 @@ face_up: [Three Beacons, Rumour of the Sunken City, Dice card, Key to the Lost L
     named.discovery_cards = DiscoveryRule::Named;
     let l = legal(&scenario(&named, yaml));
     assert!(l.contains(&Action::TakeFaceUp(3)), "named Discovery cards differ");
+}
+
+// ---- the Discovery card counts as any one tile -------------------------------------------------------
+
+#[test]
+fn discovery_cards_are_wild_by_default_and_complete_a_mission_missing_any_one_tile() {
+    use engine::core::GameParams;
+    assert_eq!(ExpeditionParams::dice_game().discovery_cards, DiscoveryRule::Wild);
+    assert_eq!(ExpeditionParams::no_dice().discovery_cards, DiscoveryRule::Wild);
+    for preset in ExpeditionParams::PRESETS {
+        assert_eq!(ExpeditionParams::preset(preset).unwrap().discovery_cards, DiscoveryRule::Wild, "{preset}");
+    }
+    // The Jaguar's Treasure: Jade Mask, Jaguar Falls, Silver Chalice; the card names Lost Library.
+    for missing in ["Jade Mask", "Jaguar Falls", "Silver Chalice"] {
+        let done: Vec<&str> =
+            ["Jade Mask", "Jaguar Falls", "Silver Chalice"].into_iter().filter(|&t| t != missing).collect();
+        let yaml = format!(
+            "first_player: 0\nto_move: 1\nstep: complete\nlast_round: true
+players:
+  - {{ discoveries: [{}], cards: [The Jaguar's Treasure, Old Photograph] }}
+  - {{}}",
+            done.join(", ")
+        );
+        let g = scenario(&dice(2), &yaml);
+        assert!(g.is_terminal());
+        assert_eq!(g.breakdown(0).missions, 4, "the card stands for {missing}");
+        assert_eq!(g.breakdown(0).discovery_tiles, vec![tile(&g, missing)]);
+    }
+    // The card's text says so, and names no tile.
+    let g = scenario(&dice(2), "first_player: 0\nstep: action\nplayers: [{cards: [Old Photograph]}, {}]");
+    let o = g.observation(Seat(0));
+    let view = &o.seats[0].cards.as_ref().unwrap()[0];
+    assert!(view.tiles.is_empty(), "{view:?}");
+    let text = g.observation_text(Seat(0));
+    assert!(text.contains("counts as any one tile"), "{text}");
+    assert!(!text.contains("counts as Lost Library"), "{text}");
 }

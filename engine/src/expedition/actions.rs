@@ -156,7 +156,9 @@ impl Expedition {
                 }
             }
             Action::TakeFaceUp(i) => match self.face_up.get(i as usize).filter(|&&k| k != super::NONE) {
-                Some(&k) => format!("take face-up card {}: {}", i + 1, c.card_text(k)),
+                Some(&k) => {
+                    format!("take face-up card {}: {}", i + 1, c.card_text(k, self.shared.params.discovery_cards))
+                }
                 None => format!("take face-up card {}", i + 1),
             },
             Action::TakeTop => "take the top card of the deck".into(),

@@ -5,8 +5,8 @@
 //! is a Place (its back shows). Private: the Expedition cards a player holds (the others see
 //! how many), until everyone reveals them at the end. Hidden from all: deck and pile order.
 
-use super::content::{CardKind, Content, TileKind};
-use super::{Expedition, Face, NONE, ScoreBreakdown, Step, Tool};
+use super::content::{CardKind, Content, TileKind, WILD_TEXT};
+use super::{DiscoveryRule, Expedition, Face, NONE, ScoreBreakdown, Step, Tool};
 use crate::core::{Pile, Seat, SmallRng};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -51,7 +51,8 @@ pub struct CardView {
     pub name: String,
     /// mission, discovery or dice.
     pub kind: &'static str,
-    /// Mission: the three tiles; Discovery card: the tile it names.
+    /// Mission: the three tiles; Discovery card: the tile it counts as (`discovery_cards:
+    /// named`), or none when it counts as any one tile (`wild`, the default).
     pub tiles: Vec<String>,
     /// Mission: the coins printed on it.
     pub coins: u8,
@@ -125,7 +126,7 @@ fn tile_view(c: &Content, t: u8) -> TileView {
     TileView { name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
 }
 
-fn card_view(c: &Content, k: u8) -> CardView {
+fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
     let card = &c.cards[k as usize];
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
@@ -136,7 +137,11 @@ fn card_view(c: &Content, k: u8) -> CardView {
             coins,
         },
         CardKind::Discovery { tile } => {
-            CardView { name: card.name.clone(), kind: "discovery", tiles: vec![name(tile)], coins: 0 }
+            let tiles = match discovery {
+                DiscoveryRule::Named => vec![name(tile)],
+                DiscoveryRule::Wild => vec![],
+            };
+            CardView { name: card.name.clone(), kind: "discovery", tiles, coins: 0 }
         }
         CardKind::Dice => CardView { name: card.name.clone(), kind: "dice", tiles: vec![], coins: 0 },
     }
@@ -145,6 +150,7 @@ fn card_view(c: &Content, k: u8) -> CardView {
 fn card_line(v: &CardView) -> String {
     match v.kind {
         "mission" => format!("Mission \"{}\": {} ({} coins)", v.name, v.tiles.join(", "), v.coins),
+        "discovery" if v.tiles.is_empty() => format!("Discovery \"{}\" ({WILD_TEXT})", v.name),
         "discovery" => format!("Discovery \"{}\" (counts as {})", v.name, v.tiles.join(", ")),
         _ => v.name.clone(),
     }
@@ -165,6 +171,8 @@ fn bits(mut m: u64) -> impl Iterator<Item = u8> {
 impl Expedition {
     pub(crate) fn observe(&self, seat: Seat) -> Observation {
         let c = &*self.shared.content;
+        let rule = self.shared.params.discovery_cards;
+        let view = |k: u8| card_view(c, k, rule);
         let over = self.step == Step::Over;
         let n = self.n as usize;
         let outcome = over.then(|| self.final_outcome());
@@ -186,8 +194,8 @@ impl Expedition {
                     coins_visible: (printed + places) as u8,
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
-                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(|k| card_view(c, k)).collect()),
-                    cards_seen_taken: bits(p.known).map(|k| card_view(c, k)).collect(),
+                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(view).collect()),
+                    cards_seen_taken: bits(p.known).map(view).collect(),
                 }
             })
             .collect();
@@ -232,7 +240,7 @@ impl Expedition {
                 .collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
-            face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| card_view(c, k))).collect(),
+            face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| view(k))).collect(),
             seats,
             out_of_play_tiles: self.boxed_tiles.count_ones() as u8,
             out_of_play_cards: self.boxed_cards.count_ones() as u8,

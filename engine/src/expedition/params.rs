@@ -112,7 +112,7 @@ game_params! {
         pub forgotten_roll: bool,
         /// How characters are handed out: random (dealt from the seed) or in-order (seat i gets character i).
         pub characters: CharacterDeal,
-        /// What a Discovery card counts as for Missions: named (the tile printed on it) or wild (any one tile, the best at the end).
+        /// What a Discovery card counts as for Missions: wild (any one tile, the best at the end) or named (the tile printed on it).
         pub discovery_cards: DiscoveryRule,
         /// The content set: default (embedded) or the path of a YAML file.
         pub content: ContentRef,
@@ -127,7 +127,7 @@ impl ExpeditionParams {
             dice: true,
             forgotten_roll: false,
             characters: CharacterDeal::Random,
-            discovery_cards: DiscoveryRule::Named,
+            discovery_cards: DiscoveryRule::Wild,
             content: ContentRef::default_set(),
         }
     }
