@@ -23,7 +23,7 @@ fn configs() -> Vec<ExpeditionParams> {
 /// Vary the optional rules with the seed.
 fn vary(params: &ExpeditionParams, seed: u64) -> ExpeditionParams {
     let mut p = params.clone();
-    p.forgotten_roll = seed % 2 == 1;
+    p.forgotten_roll = p.dice && seed % 2 == 1;
     if seed.is_multiple_of(3) {
         p.discovery_cards = DiscoveryRule::Named;
     }
@@ -161,7 +161,13 @@ fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) 
     let mut ranks = o.ranks.clone();
     ranks.sort();
     assert_eq!(ranks, (0..g.seats() as u8).collect::<Vec<_>>(), "the tie-break always separates the players");
-    assert!((0..g.seats()).any(|s| g.player(s).done.len() >= 6), "the game ends only after a sixth discovery");
+    let cut = g.metrics().iter().any(|m| m.name == "cut_at_max_rounds" && m.value == 1.0);
+    assert_eq!(
+        cut,
+        !(0..g.seats()).any(|s| g.player(s).done.len() >= 6),
+        "the game ends after a sixth discovery, or else at the round limit"
+    );
+    assert!(g.round() <= g.params().max_rounds());
     (g, actions)
 }
 

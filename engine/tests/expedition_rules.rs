@@ -1181,3 +1181,111 @@ players:
     assert!(text.contains("counts as any one tile"), "{text}");
     assert!(!text.contains("counts as Lost Library"), "{text}");
 }
+
+// ---- a game always ends -------------------------------------------------------------------------------
+
+/// Nothing left anywhere: no tile, token or card to take, nothing to complete.
+const BLOCKED: &str = "first_player: 0\npile: []\nbag: {}\ndeck: []\nface_up: [~, ~, ~, ~]
+hq: [{}, {}, {}, {}]\nplayers: [{score: 3}, {score: 3}]";
+
+#[test]
+fn a_blocked_game_ends_after_the_round_limit_and_is_scored() {
+    for params in [dice(2), no_dice(2)] {
+        let mut g = scenario(&params, BLOCKED);
+        let mut guard = 0;
+        while !g.is_terminal() {
+            let a = pick(&g, &[Action::Roll, Action::KeepRoll, Action::GoWithoutCard, Action::EndTurn]);
+            act(&mut g, a);
+            guard += 1;
+            assert!(guard < 20_000, "the game does not end");
+        }
+        assert_eq!(g.round(), 200, "the default limit");
+        let o = g.outcome().expect("scored as usual");
+        assert_eq!(o.scores, vec![3, 3]);
+        assert_eq!(o.ranks, vec![1, 0], "the tie-break as usual: seat 1 played last");
+        let m = g.metrics();
+        let cut = m.iter().find(|m| m.name == "cut_at_max_rounds").expect("the metric");
+        assert_eq!(cut.value, 1.0);
+        assert_eq!(cut.kind, engine::core::MetricKind::Rate);
+    }
+    // A game that ends normally was not cut.
+    let yaml = "first_player: 1\nto_move: 0\nstep: complete\nlast_round: true\nplayers: [{}, {}]";
+    let g = scenario(&dice(2), yaml);
+    assert!(g.is_terminal());
+    let cut = g.metrics().into_iter().find(|m| m.name == "cut_at_max_rounds").expect("the metric");
+    assert_eq!(cut.value, 0.0);
+}
+
+#[test]
+fn the_round_limit_is_a_parameter_shown_to_every_seat() {
+    let src = |text: &str| ParamSource::Yaml { name: "params.yaml".into(), text: text.into() };
+    let p: ExpeditionParams = resolve_params(Some("no-dice"), &[src("max_rounds: 3")]).unwrap();
+    assert_eq!(p.max_rounds(), 3);
+    let e = resolve_params::<ExpeditionParams>(None, &[src("max_rounds: 0")]).unwrap_err().to_string();
+    assert!(e.contains("max_rounds") && e.contains("out of range"), "{e}");
+
+    let mut g = scenario(&p, BLOCKED);
+    let o = g.observation(Seat(1));
+    assert_eq!((o.round, o.max_rounds), (1, 3));
+    assert!(g.observation_text(Seat(1)).contains("Round 1 of at most 3"));
+    while !g.is_terminal() {
+        let a = pick(&g, &[Action::GoWithoutCard, Action::EndTurn]);
+        act(&mut g, a);
+    }
+    assert_eq!(g.round(), 3);
+    assert!(g.observation_text(Seat(0)).contains("the round limit"));
+    // The last round allowed is played to its end, like any round.
+    let mut g = scenario(&p, &format!("{BLOCKED}\nround: 3\nto_move: 1\nstep: action"));
+    act(&mut g, Action::GoWithoutCard);
+    act(&mut g, Action::EndTurn);
+    assert!(g.is_terminal());
+    // A scenario cannot start past the limit.
+    assert!(scenario_err(&p, "round: 4").contains("max_rounds"));
+}
+
+// ---- the text view and the parameter checks ------------------------------------------------------------
+
+#[test]
+fn the_text_shows_the_pile_bottom_the_put_back_step_and_discoveries_off_the_board() {
+    // Tiles put under the pile are printed.
+    let yaml = format!(
+        "first_player: 0\nstep: action\npile: [Sunken City, Lost Library, Moon Oasis]\nbag: {{map: 5}}
+players:
+  - {{ tiles: [Ruby Scarab, Serpent Staff, Crystal Skull] }}
+  - {{}}
+{HQ}"
+    );
+    let mut g = scenario(&dice(2), &yaml);
+    act(&mut g, Action::TakeColumn(2));
+    // The put-back step of the dice game offers no Dice card.
+    let text = g.observation_text(Seat(1));
+    let step_line = text.lines().find(|l| l.contains("to move")).expect("a step line");
+    assert!(step_line.contains("put a tile back"), "{text}");
+    assert!(!step_line.contains("Dice card"), "{text}");
+    let temple = tile(&g, "Temple of Dawn");
+    act(&mut g, Action::ReturnTile(temple));
+    let text = g.observation_text(Seat(1));
+    let pile_line = text.lines().find(|l| l.starts_with("Pile:")).expect("a pile line");
+    assert!(pile_line.contains("Temple of Dawn"), "{text}");
+
+    // Eight discoveries: six on the board, two off it.
+    let yaml = "first_player: 0\nstep: action
+players:
+  - discoveries: [Crystal Skull, Ruby Scarab, Sun Disc, Moon Oasis, Feathered Crown, Golden Idol, Temple of Dawn, Serpent Staff]
+  - {}";
+    let text = scenario(&dice(2), yaml).observation_text(Seat(1));
+    assert!(!text.contains("8/6"), "{text}");
+    assert!(text.contains("8 discoveries, 6 on the board"), "{text}");
+}
+
+#[test]
+fn the_forgotten_roll_needs_the_dice_game() {
+    use engine::core::GameParams;
+    let mut p = no_dice(2);
+    p.forgotten_roll = true;
+    let e = p.validate().expect_err("forgotten_roll without dice is refused");
+    assert!(e.contains("forgotten_roll") && e.contains("dice"), "{e}");
+    let mut p = dice(2);
+    p.forgotten_roll = true;
+    assert!(p.validate().is_ok());
+}

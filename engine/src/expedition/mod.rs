@@ -194,7 +194,7 @@ pub struct Expedition {
     pub(crate) completed: u8,
     /// Someone has completed a sixth tile: this round is the last.
     pub(crate) last_round: bool,
-    /// Rounds started (1 in the first round).
+    /// Rounds started (1 in the first round); the game stops after `max_rounds`.
     pub(crate) round: u16,
 }
 

@@ -101,6 +101,8 @@ pub struct Observation {
     /// Must the player to move first put back a tile / tools over the limit?
     pub returning: Option<&'static str>,
     pub round: u16,
+    /// The game stops at the end of this round at the latest (parameter `max_rounds`).
+    pub max_rounds: u16,
     pub last_round: bool,
     /// The face the die shows (at step `rolled`: not acted yet).
     pub die: Option<Face>,
@@ -218,6 +220,7 @@ impl Expedition {
             step: self.step,
             returning,
             round: self.round,
+            max_rounds: self.shared.params.max_rounds(),
             last_round: self.last_round,
             die: self.die,
             coin_bonus: self.coin_bonus,
@@ -329,8 +332,9 @@ pub(crate) fn render(o: &Observation) -> String {
             let who = if p == o.seat { "you".to_string() } else { format!("seat {p}") };
             let _ = write!(
                 s,
-                "Round {}{}: {who} to move, {step}",
+                "Round {} of at most {}{}: {who} to move, {step}",
                 o.round,
+                o.max_rounds,
                 if o.last_round { " (last round)" } else { "" }
             );
             match o.returning {
@@ -340,8 +344,15 @@ pub(crate) fn render(o: &Observation) -> String {
             }
             s.push_str(".\n");
         }
-        None => {
+        None if o.last_round => {
             let _ = writeln!(s, "The game is over after {} rounds.", o.round);
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "The game is over after {} rounds: the round limit, before anyone's sixth discovery.",
+                o.round
+            );
         }
     }
     match o.die {
@@ -375,8 +386,18 @@ pub(crate) fn render(o: &Observation) -> String {
         Some(false) => ", top is an Artifact",
         None => "",
     };
-    let _ =
-        writeln!(s, "Pile: {} tiles{top}. Deck: {} cards. Bag: {}.", o.pile_count, o.deck_count, counts_text(o.bag));
+    let bottom = if o.pile_bottom.is_empty() {
+        String::new()
+    } else {
+        format!(", put back under it (bottom first): {}", o.pile_bottom.join(", "))
+    };
+    let _ = writeln!(
+        s,
+        "Pile: {} tiles{top}{bottom}. Deck: {} cards. Bag: {}.",
+        o.pile_count,
+        o.deck_count,
+        counts_text(o.bag)
+    );
     s.push_str("Face-up cards:\n");
     for (i, c) in o.face_up.iter().enumerate() {
         let _ = writeln!(s, "  {}: {}", i + 1, c.as_ref().map(card_line).unwrap_or_else(|| "(empty)".into()));
@@ -401,10 +422,15 @@ pub(crate) fn render(o: &Observation) -> String {
             tiles.len(),
             if tiles.is_empty() { "none".into() } else { tiles.join("; ") }
         );
+        let done = p.discoveries.len();
+        let count = if done <= super::BOARD_SPACES {
+            format!("{done}/{}", super::BOARD_SPACES)
+        } else {
+            format!("{done} discoveries, {} on the board", super::BOARD_SPACES)
+        };
         let _ = writeln!(
             s,
-            "  discoveries ({}/6, {} coins visible): {}",
-            p.discoveries.len(),
+            "  discoveries ({count}, {} coins visible): {}",
             p.coins_visible,
             if p.discoveries.is_empty() { "none".into() } else { p.discoveries.join(", ") }
         );

@@ -383,6 +383,9 @@ pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) 
     }
     g.die = sc.die;
     g.round = sc.round.unwrap_or(1).max(1);
+    if g.round > params.max_rounds() {
+        return Err(format!("round: {} is past the last round allowed (max_rounds {})", g.round, params.max_rounds()));
+    }
     g.completed = sc.completed_this_turn;
     if g.completed > super::COMPLETIONS_PER_TURN {
         return Err(format!("completed_this_turn: at most {}", super::COMPLETIONS_PER_TURN));

@@ -328,7 +328,8 @@ impl Expedition {
         self.completed = 0;
         let next = (self.current + 1) % self.n;
         if next == self.first {
-            if self.last_round {
+            // The end of a round: the last one, or the last one allowed.
+            if self.last_round || self.round >= self.shared.params.max_rounds() {
                 self.step = Step::Over;
                 return;
             }
