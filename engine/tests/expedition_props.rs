@@ -2,9 +2,12 @@
 
 use engine::core::{ActionError, ActionId, Game, Seat, SmallRng};
 use engine::expedition::actions::NUM_ACTIONS;
-use engine::expedition::{DiscoveryRule, Expedition, ExpeditionParams, Step};
+use engine::expedition::{
+    Action, ColumnSpec, DiscoveryRule, Expedition, ExpeditionParams, PlayerSpec, Scenario, Step, Tool,
+};
 use proptest::prelude::*;
 use rand::{RngExt, SeedableRng};
+use std::collections::BTreeMap;
 
 fn configs() -> Vec<ExpeditionParams> {
     let mut v = Vec::new();
@@ -20,9 +23,9 @@ fn configs() -> Vec<ExpeditionParams> {
 /// Vary the optional rules with the seed.
 fn vary(params: &ExpeditionParams, seed: u64) -> ExpeditionParams {
     let mut p = params.clone();
-    p.forgotten_roll = seed % 2 == 1;
+    p.forgotten_roll = p.dice && seed % 2 == 1;
     if seed.is_multiple_of(3) {
-        p.discovery_cards = DiscoveryRule::Wild;
+        p.discovery_cards = DiscoveryRule::Named;
     }
     p
 }
@@ -140,6 +143,9 @@ fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) 
         }
         for &a in &l {
             assert!(!g.action_label(a).is_empty());
+            if is_dice_card_action(&g, a) {
+                assert!(holds_dice_card(&g, g.current()), "a Dice-card action without a Dice card");
+            }
         }
         let a = l[rng.random_range(0..l.len())];
         g.apply(a).unwrap_or_else(|e| panic!("legal action {a} refused: {e}"));
@@ -155,7 +161,13 @@ fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) 
     let mut ranks = o.ranks.clone();
     ranks.sort();
     assert_eq!(ranks, (0..g.seats() as u8).collect::<Vec<_>>(), "the tie-break always separates the players");
-    assert!((0..g.seats()).any(|s| g.player(s).done.len() >= 6), "the game ends only after a sixth discovery");
+    let cut = g.metrics().iter().any(|m| m.name == "cut_at_max_rounds" && m.value == 1.0);
+    assert_eq!(
+        cut,
+        !(0..g.seats()).any(|s| g.player(s).done.len() >= 6),
+        "the game ends after a sixth discovery, or else at the round limit"
+    );
+    assert!(g.round() <= g.params().max_rounds());
     (g, actions)
 }
 
@@ -276,4 +288,193 @@ proptest! {
             let _ = g.observation_text(Seat(0));
         }
     }
+}
+
+// ---- a held Dice card does not show in the flow of play -------------------------------------------
+
+fn is_dice_card_action(g: &Expedition, id: ActionId) -> bool {
+    matches!(
+        Action::from_id(id, g.content().tiles.len()),
+        Some(Action::SetFace(_) | Action::DiceDraw | Action::DiceRelight | Action::DiceCoin)
+    )
+}
+
+fn holds_dice_card(g: &Expedition, seat: usize) -> bool {
+    g.player(seat).cards & g.content().dice_cards != 0
+}
+
+fn tool_map(counts: [u8; 4]) -> BTreeMap<Tool, u8> {
+    Tool::ALL.into_iter().filter(|t| counts[t.index()] > 0).map(|t| (t, counts[t.index()])).collect()
+}
+
+/// The position `g` as a scenario, but with the hands `hands` and the deck `deck` (bottom
+/// first); every card named nowhere is out of play. Nothing of the table's memory is kept
+/// (no card is seen taken, no tile seen put under the pile): the same for every pair built.
+fn as_scenario(g: &Expedition, hands: &[u64], deck: &[u8]) -> Scenario {
+    let c = g.content();
+    let tile = |t: u8| c.tiles[t as usize].name.clone();
+    let card = |k: u8| c.cards[k as usize].name.clone();
+    let cards = |m: u64| (0..64u8).filter(|&k| m >> k & 1 == 1).map(card).collect::<Vec<_>>();
+    let o = g.observation(Seat(g.current() as u8));
+    Scenario {
+        first_player: Some(g.first_player() as u8),
+        to_move: Some(g.current() as u8),
+        step: Some(g.step()),
+        die: g.die(),
+        coin_bonus: Some(o.coin_bonus),
+        completed_this_turn: o.completed_this_turn,
+        round: Some(g.round()),
+        last_round: Some(g.is_last_round()),
+        players: Some(
+            (0..g.seats())
+                .map(|s| {
+                    let p = g.player(s);
+                    PlayerSpec {
+                        character: Some(c.characters[p.character as usize].name.clone()),
+                        torch: Some(p.torch_lit),
+                        tools: tool_map(p.tools),
+                        tiles: p.tiles.iter().map(|&t| tile(t)).collect(),
+                        discoveries: p.done.iter().map(|&t| tile(t)).collect(),
+                        cards: cards(hands[s]),
+                        score: p.score,
+                    }
+                })
+                .collect(),
+        ),
+        hq: Some(
+            g.hq()
+                .into_iter()
+                .map(|(t, tools)| ColumnSpec { tile: t.map(tile), tools: tools.into_iter().flatten().collect() })
+                .collect(),
+        ),
+        pile: Some(g.pile().iter().rev().map(|&t| tile(t)).collect()),
+        bag: Some(tool_map(g.bag())),
+        face_up: Some(g.face_up().into_iter().map(|k| k.map(card)).collect()),
+        deck: Some(deck.iter().rev().map(|&k| card(k)).collect()),
+    }
+}
+
+/// Two positions that seat `a` cannot tell apart, B (the player to move) holding a Dice card
+/// drawn face down in the first and a non-Dice card in the second. B's other cards are kept
+/// but for Dice cards (which go out of play); the card B does not hold in a position is out of
+/// play there, so nothing later revealed differs but for the swap. `None` if the deck has no
+/// non-Dice card to use, or the position cannot be written as a scenario (a return pending).
+fn hidden_dice_card_pair(g: &Expedition, pick: &mut SmallRng) -> Option<[Expedition; 2]> {
+    let b = g.current();
+    let p = g.player(b);
+    if p.tiles.len() > 3 || p.tool_count() > 6 {
+        return None;
+    }
+    let dice = g.content().dice_cards;
+    let in_others = (0..g.seats()).filter(|&s| s != b).fold(0u64, |m, s| m | g.player(s).cards);
+    let face_up = g.face_up().into_iter().flatten().fold(0u64, |m, k| m | 1 << k);
+    let free_dice: Vec<u8> = (0..64u8).filter(|&k| dice >> k & 1 == 1 && (in_others | face_up) >> k & 1 == 0).collect();
+    let others: Vec<u8> = g.deck().iter().copied().filter(|&k| dice >> k & 1 == 0).collect();
+    if free_dice.is_empty() || others.is_empty() {
+        return None;
+    }
+    let d = free_dice[pick.random_range(0..free_dice.len())];
+    let x = others[pick.random_range(0..others.len())];
+    let deck: Vec<u8> = g.deck().iter().copied().filter(|&k| k != d && k != x).collect();
+    let base = p.cards & !dice & !(1 << x);
+    let seed = pick.random();
+    let pair = [d, x].map(|held| {
+        let mut hands: Vec<u64> = (0..g.seats()).map(|s| g.player(s).cards).collect();
+        hands[b] = base | 1 << held;
+        Expedition::from_scenario(g.params(), seed, as_scenario(g, &hands, &deck))
+            .expect("a scenario of a real position")
+    });
+    Some(pair)
+}
+
+/// Drive both positions through the rest of B's turn with the same actions (none of them a
+/// Dice-card action); seat `a` must see the same thing at every step.
+fn same_flow_for(pair: &mut [Expedition; 2], a: Seat, pick: &mut SmallRng) {
+    let b = pair[0].to_move();
+    assert!(holds_dice_card(&pair[0], pair[0].current()) && !holds_dice_card(&pair[1], pair[1].current()));
+    for step in 0.. {
+        assert_eq!(pair[0].to_move(), pair[1].to_move(), "step {step}: another player to move");
+        if pair[0].is_terminal() {
+            break; // the end reveals every hand
+        }
+        assert_eq!(pair[0].observation(a), pair[1].observation(a), "step {step}: {a} sees a difference");
+        if pair[0].to_move() != b {
+            break;
+        }
+        let [with, without] = [0, 1].map(|i| {
+            let l = legal(&pair[i]);
+            if !holds_dice_card(&pair[i], pair[i].current()) {
+                assert!(!l.iter().any(|&id| is_dice_card_action(&pair[i], id)), "Dice-card actions without one");
+            }
+            l.into_iter().filter(|&id| !is_dice_card_action(&pair[i], id)).collect::<Vec<_>>()
+        });
+        // (B may take a Dice card during the turn: then both hold one.)
+        assert_eq!(with, without, "step {step}: the decisions differ but for the Dice card");
+        let id = without[pick.random_range(0..without.len())];
+        for g in pair.iter_mut() {
+            g.apply(id).expect("a common legal action");
+        }
+        assert!(step < 40);
+    }
+}
+
+#[test]
+fn a_hidden_dice_card_does_not_show_in_the_flow_of_play() {
+    let mut pick = SmallRng::seed_from_u64(606);
+    let mut checked = 0;
+    for params in configs() {
+        for seed in 0..60 {
+            let mut g = Expedition::new(&params, 5000 + seed);
+            let mut buf = Vec::new();
+            while !g.is_terminal() {
+                if pick.random_range(0..4) == 0
+                    && let Some(mut pair) = hidden_dice_card_pair(&g, &mut pick)
+                {
+                    let b = g.current();
+                    let a = (b + pick.random_range(1..g.seats())) % g.seats();
+                    same_flow_for(&mut pair, Seat(a as u8), &mut pick);
+                    checked += 1;
+                }
+                buf.clear();
+                g.legal_actions(&mut buf);
+                g.apply(buf[pick.random_range(0..buf.len())]).unwrap();
+            }
+        }
+    }
+    assert!(checked > 10_000, "only {checked} positions checked");
+}
+
+#[test]
+fn determinized_states_offer_dice_card_actions_only_to_a_holder() {
+    let mut rng = SmallRng::seed_from_u64(607);
+    let (mut checked, mut rolled) = (0, 0);
+    for params in configs() {
+        for seed in 0..40 {
+            let mut g = Expedition::new(&params, 7000 + seed);
+            let mut buf = Vec::new();
+            while !g.is_terminal() {
+                // Every state where a Dice card could be used, and some others.
+                if g.step() == Step::Rolled || !holds_dice_card(&g, g.current()) || rng.random_range(0..4) == 0 {
+                    for s in 0..g.seats() {
+                        let d = g.determinize(Seat(s as u8), &mut rng);
+                        let mover = d.current();
+                        if !holds_dice_card(&d, mover) {
+                            let l = legal(&d);
+                            assert!(
+                                !l.iter().any(|&id| is_dice_card_action(&d, id)),
+                                "seat {mover} holds no Dice card but may use one: {:?}",
+                                l.iter().map(|&id| d.action_label(id)).collect::<Vec<_>>()
+                            );
+                            checked += 1;
+                            rolled += (d.step() == Step::Rolled) as u32;
+                        }
+                    }
+                }
+                buf.clear();
+                g.legal_actions(&mut buf);
+                g.apply(buf[rng.random_range(0..buf.len())]).unwrap();
+            }
+        }
+    }
+    assert!(checked > 10_000 && rolled > 100, "{checked} states checked, {rolled} after a roll");
 }

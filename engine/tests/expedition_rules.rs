@@ -93,12 +93,14 @@ fn the_three_die_faces_are_equally_likely() {
 
 #[test]
 fn die_tool_draws_a_token_into_the_backpack() {
-    let g = scenario(
+    let mut g = scenario(
         &dice(2),
         &format!(
             "first_player: 0\nstep: rolled\ndie: tool\nbag: {{shovel: 4}}\nplayers: [{{tools: {{compass: 2}}}}, {{}}]\n{HQ}"
         ),
     );
+    assert_eq!(tools(&g, 0), [2, 0, 0, 0], "the face acts once the roller keeps it");
+    act(&mut g, Action::KeepRoll);
     assert_eq!(tools(&g, 0), [2, 0, 0, 1]);
     assert_eq!(g.bag(), [0, 0, 0, 3]);
     assert_eq!(g.step(), Step::Action);
@@ -109,7 +111,8 @@ fn die_tool_with_a_full_backpack_lets_the_player_choose_what_goes_back() {
     let yaml = format!(
         "first_player: 0\nstep: rolled\ndie: tool\nbag: {{shovel: 4}}\nplayers: [{{tools: {{compass: 3, rope: 3}}}}, {{}}]\n{HQ}"
     );
-    let g = scenario(&dice(2), &yaml);
+    let mut g = scenario(&dice(2), &yaml);
+    act(&mut g, Action::KeepRoll);
     assert_eq!(tools(&g, 0), [3, 3, 0, 1], "the token is drawn first");
     assert_eq!(
         legal(&g),
@@ -132,10 +135,11 @@ fn die_tool_with_a_full_backpack_lets_the_player_choose_what_goes_back() {
 
 #[test]
 fn die_torch_flips_every_torch_including_the_roller() {
-    let g = scenario(
+    let mut g = scenario(
         &dice(3),
         "first_player: 0\nto_move: 1\nstep: rolled\ndie: torch\nplayers: [{torch: true}, {torch: false}, {torch: true}]",
     );
+    act(&mut g, Action::KeepRoll);
     assert_eq!(torches(&g), vec![false, true, false]);
     assert_eq!(g.step(), Step::Action);
 }
@@ -148,6 +152,7 @@ players:
   - {}
 ";
     let mut with_coin = scenario(&dice(2), &format!("{base}step: rolled\ndie: coin\n"));
+    act(&mut with_coin, Action::KeepRoll);
     assert_eq!(with_coin.observation(Seat(0)).coin_bonus, 1);
     act(&mut with_coin, Action::TakeTop);
     complete_tile(&mut with_coin, "Golden Idol", None);
@@ -156,7 +161,8 @@ players:
     assert_eq!(with_coin.player(0).score, 10);
 
     let mut without = scenario(&dice(2), &format!("{base}step: rolled\ndie: torch\n"));
-    // The torch face put the torch out; complete with tokens.
+    // The torch face puts the torch out; complete with tokens.
+    act(&mut without, Action::KeepRoll);
     act(&mut without, Action::TakeTop);
     complete_tile(&mut without, "Golden Idol", None);
     complete_tile(&mut without, "Jade Mask", None);
@@ -260,6 +266,7 @@ fn restock_with_an_empty_bag_leaves_the_tool_spaces_empty() {
     let mut g = scenario(&no_dice(2), &format!("first_player: 0\nstep: action\npile: []\nbag: {{}}\n{HQ}"));
     act(&mut g, Action::TakeColumn(1));
     assert_eq!(g.hq()[1], (None, [None, None]));
+    act(&mut g, Action::EndTurn);
     assert_eq!(g.current(), 1);
     assert!(!legal(&g).contains(&Action::TakeColumn(1)));
     assert!(legal(&g).contains(&Action::TakeColumn(0)));
@@ -325,7 +332,7 @@ players:
 #[test]
 fn a_face_up_card_is_replaced_from_the_deck_and_the_top_card_can_be_taken_instead() {
     let yaml = "first_player: 0\nstep: action
-face_up: [Three Beacons, Cloud Walkers, Dice card, Rumour of the Sunken City]
+face_up: [Three Beacons, Cloud Walkers, Dice card, Field Journal]
 deck: [Fire and Ivory, Charts of the Sun]";
     let mut g = scenario(&dice(2), yaml);
     assert_eq!(
@@ -353,7 +360,7 @@ deck: [Fire and Ivory, Charts of the Sun]";
 #[test]
 fn a_card_taken_face_up_is_known_to_all_and_kept_by_determinization() {
     let yaml = "first_player: 0\nstep: action
-face_up: [Three Beacons, Cloud Walkers, Dice card, Rumour of the Sunken City]
+face_up: [Three Beacons, Cloud Walkers, Dice card, Field Journal]
 deck: [Fire and Ivory, Charts of the Sun, Dice card]";
     let mut g = scenario(&dice(2), yaml);
     act(&mut g, Action::TakeFaceUp(1));
@@ -568,7 +575,7 @@ players:
     cards: [The Jaguar's Treasure, The Oasis Bridge, Ash and Water, Dice card]
     score: 20
   - discoveries: [Ember Volcano, Obsidian Pyramid]
-    cards: [Rumour of the Sunken City, Empires of Fire, Key to the Lost Library, The Sun Library]
+    cards: [Field Journal, Empires of Fire, Old Photograph, The Sun Library]
     score: 10";
     let g = scenario(&dice(2), yaml);
     assert!(g.is_terminal(), "seat 1 had nothing to do: the last turn ended");
@@ -598,8 +605,10 @@ players:
     );
     let g = scenario(&wild, &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
     assert_eq!(g.breakdown(1).missions, 6 + 4, "Sunken City and Ivory Dagger");
+    let mut named = dice(2);
+    named.discovery_cards = DiscoveryRule::Named;
     let g =
-        scenario(&dice(2), &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
+        scenario(&named, &yaml2.replace("Golden Idol]\n    cards: [The Jag", "Crystal Skull]\n    cards: [The Jag"));
     assert_eq!(g.breakdown(1).missions, 6, "named: only the Sunken City");
 }
 
@@ -675,6 +684,8 @@ players:
     assert_eq!(g.player(0).score, 5, "+1 for the tile already completed this turn");
     complete_tile(&mut g, "Jade Mask", None);
     assert_eq!(g.player(0).score, 10, "+1 for the next one");
+    assert_eq!((g.current(), g.step()), (0, Step::Complete), "the no-dice turn waits for `end turn`");
+    act(&mut g, Action::EndTurn);
     assert_eq!(g.current(), 1);
 }
 
@@ -701,11 +712,14 @@ fn no_dice_dice_card_may_be_used_after_preparing_an_expedition() {
     assert_eq!(legal(&g), vec![Action::EndTurn, Action::DiceDraw, Action::DiceCoin]);
     act(&mut g, Action::DiceDraw);
     assert_eq!(g.player(0).tool_count(), 4);
-    assert_eq!(g.current(), 1, "no Dice card left: the turn ends");
+    assert_eq!(legal(&g), vec![Action::EndTurn], "no Dice card left: only the end of the turn");
+    act(&mut g, Action::EndTurn);
+    assert_eq!(g.current(), 1);
     // Kept to the end it is worth a point, as in the dice game.
     let end =
         "first_player: 0\nto_move: 1\nstep: complete\nlast_round: true\nplayers: [{cards: [Dice card, Dice card]}, {}]";
-    let g = scenario(&no_dice(2), end);
+    let mut g = scenario(&no_dice(2), end);
+    act(&mut g, Action::EndTurn);
     assert!(g.is_terminal());
     assert_eq!(g.breakdown(0).dice_cards, 2);
 }
@@ -938,4 +952,340 @@ fn content_files_load_through_the_parameters() {
     let scen = spec.scenario(1, "first_player: 2\nstep: action").unwrap();
     assert_eq!(scen.to_move(), Some(Seat(2)));
     assert_eq!(ContentRef::default_set(), ContentRef::path_only("default"));
+}
+
+// ---- a held card does not show in the flow of play ------------------------------------------------
+
+/// The first action among `prefer` that is legal, else the first legal action.
+fn pick(g: &Expedition, prefer: &[Action]) -> Action {
+    let l = legal(g);
+    *prefer.iter().find(|a| l.contains(a)).unwrap_or(&l[0])
+}
+
+#[test]
+fn every_roll_is_followed_by_the_rollers_decision_dice_card_or_not() {
+    for cards in ["[]", "[Dice card]", "[Three Beacons]"] {
+        let yaml = format!("first_player: 0\nstep: roll\nplayers: [{{cards: {cards}}}, {{}}]\n{HQ}");
+        let mut g = scenario(&dice(2), &yaml);
+        act(&mut g, Action::Roll);
+        assert_eq!((g.current(), g.step()), (0, Step::Rolled), "cards {cards}: the roller decides");
+        let face = g.die().expect("rolled");
+        let l = legal(&g);
+        assert_eq!(l[0], Action::KeepRoll, "cards {cards}");
+        let set_faces: Vec<Action> = Face::ALL.into_iter().filter(|&f| f != face).map(Action::SetFace).collect();
+        if cards == "[Dice card]" {
+            assert_eq!(l[1..], set_faces[..], "a holder may change the face");
+        } else {
+            assert_eq!(l, vec![Action::KeepRoll], "cards {cards}: without a Dice card only keep");
+        }
+        let before = (tools(&g, 0), torches(&g));
+        act(&mut g, Action::KeepRoll);
+        assert_eq!(g.step(), Step::Action);
+        match face {
+            Face::Tool => assert_eq!(tools(&g, 0).iter().sum::<u8>(), 1, "the face acts once kept"),
+            Face::Torch => assert_ne!(torches(&g), before.1),
+            Face::Coin => assert_eq!(g.observation(Seat(0)).coin_bonus, 1),
+        }
+    }
+}
+
+#[test]
+fn changing_the_die_needs_a_dice_card_even_in_a_determinized_state() {
+    // A scenario at `rolled` without a Dice card: the roller is asked, and only to keep.
+    let yaml = format!("first_player: 0\nstep: rolled\ndie: tool\nbag: {{shovel: 4}}\nplayers: [{{}}, {{}}]\n{HQ}");
+    let g = scenario(&dice(2), &yaml);
+    assert_eq!((g.current(), g.step()), (0, Step::Rolled));
+    assert_eq!(tools(&g, 0), [0, 0, 0, 0], "the face waits for the decision");
+    assert_eq!(legal(&g), vec![Action::KeepRoll]);
+    let mut h = g.clone();
+    assert!(matches!(h.apply(Action::SetFace(Face::Coin).id()), Err(ActionError::Illegal { .. })));
+    assert_eq!(h, g);
+
+    // Seat 0 holds a Dice card drawn face down; seat 1 cannot tell it from any other card, so
+    // its determinizations sometimes give seat 0 none: then the die cannot be changed.
+    let yaml = "first_player: 0\nstep: rolled\ndie: torch
+players: [{cards: [Dice card, Three Beacons]}, {cards: [Cloud Walkers]}]";
+    let g = scenario(&dice(2), yaml);
+    assert!(legal(&g).contains(&Action::SetFace(Face::Coin)));
+    let dice_cards = g.content().dice_cards;
+    let mut rng = <engine::core::SmallRng as rand::SeedableRng>::seed_from_u64(3);
+    let (mut with, mut without) = (0, 0);
+    for _ in 0..300 {
+        let d = g.determinize(Seat(1), &mut rng);
+        assert_eq!(d.step(), Step::Rolled);
+        let l = legal(&d);
+        assert_eq!(l[0], Action::KeepRoll);
+        if d.player(0).cards & dice_cards == 0 {
+            without += 1;
+            assert_eq!(l, vec![Action::KeepRoll], "no Dice card, no change of face: {l:?}");
+        } else {
+            with += 1;
+            assert_eq!(l.len(), 3);
+        }
+    }
+    assert!(with > 0 && without > 0, "{with} with, {without} without");
+}
+
+/// Two no-dice positions that seat 1 cannot tell apart: seat 0 holds a Dice card in one and
+/// a Mission in the other (whichever is not held is out of play).
+fn no_dice_pair(step: &str, seat0: &str) -> [Expedition; 2] {
+    ["Dice card", "Three Beacons"].map(|held| {
+        let yaml = format!(
+            "first_player: 0\nstep: {step}\nface_up: [Cloud Walkers, Fire and Ivory, Charts of the Sun, The Sun Library]
+deck: [Ash and Water, Empires of Fire, The Glass Lagoon]
+players: [{{cards: [{held}], {seat0}}}, {{}}]\n{HQ}"
+        );
+        scenario(&no_dice(2), &yaml)
+    })
+}
+
+fn same_for_seat_1(pair: &[Expedition; 2], when: &str) {
+    assert_eq!(pair[0].to_move(), pair[1].to_move(), "{when}: to move");
+    assert_eq!(pair[0].step(), pair[1].step(), "{when}: step");
+    assert_eq!(pair[0].observation(Seat(1)), pair[1].observation(Seat(1)), "{when}: seat 1's view");
+    assert_eq!(pair[0].observation_text(Seat(1)), pair[1].observation_text(Seat(1)), "{when}: seat 1's text");
+}
+
+#[test]
+fn no_dice_turns_pause_the_same_with_or_without_a_dice_card() {
+    // After preparing an Expedition.
+    let mut pair = no_dice_pair("action", "tools: {}");
+    same_for_seat_1(&pair, "start");
+    for g in &mut pair {
+        act(g, Action::TakeColumn(0));
+    }
+    same_for_seat_1(&pair, "after preparing");
+    assert_eq!((pair[1].current(), pair[1].step()), (0, Step::Finish), "the turn waits for `end turn`");
+    assert_eq!(legal(&pair[1]), vec![Action::EndTurn]);
+    assert_eq!(legal(&pair[0]), vec![Action::EndTurn, Action::DiceDraw, Action::DiceCoin]);
+    for g in &mut pair {
+        act(g, Action::EndTurn);
+    }
+    same_for_seat_1(&pair, "after end turn");
+    assert_eq!(pair[0].current(), 1);
+
+    // On an Expedition with nothing to complete.
+    let mut pair = no_dice_pair("action", "tools: {}");
+    for g in &mut pair {
+        act(g, Action::TakeTop);
+    }
+    same_for_seat_1(&pair, "after taking a card");
+    assert_eq!((pair[1].current(), pair[1].step()), (0, Step::Complete));
+    assert_eq!(legal(&pair[1]), vec![Action::EndTurn]);
+
+    // After completing the last tile that can be paid for.
+    let mut pair = no_dice_pair("complete", "tiles: [Crystal Skull], tools: {compass: 1, rope: 1}");
+    for g in &mut pair {
+        complete_tile(g, "Crystal Skull", None);
+    }
+    same_for_seat_1(&pair, "after completing");
+    assert_eq!((pair[1].current(), pair[1].step()), (0, Step::Complete));
+    assert_eq!(legal(&pair[1]), vec![Action::EndTurn]);
+    for g in &mut pair {
+        act(g, Action::EndTurn);
+    }
+    same_for_seat_1(&pair, "after end turn");
+}
+
+#[test]
+fn a_dice_card_seen_taken_is_discarded_before_one_drawn_face_down() {
+    // No-dice: seat 0 holds a Dice card drawn face down and takes another face up.
+    let yaml = "first_player: 0\nstep: action
+face_up: [Three Beacons, Dice card, Cloud Walkers, Fire and Ivory]
+deck: [Charts of the Sun, The Sun Library]
+players: [{cards: [Dice card]}, {}]";
+    let mut g = scenario(&no_dice(2), yaml);
+    act(&mut g, Action::TakeFaceUp(1));
+    let seen = |g: &Expedition| g.observation(Seat(1)).seats[0].cards_seen_taken.len();
+    assert_eq!(seen(&g), 1);
+    act(&mut g, Action::DiceCoin);
+    assert_eq!(hands(&g, 0), 1);
+    assert_eq!(seen(&g), 0, "the card everyone saw taken went back, the hidden one stays hidden");
+    assert_eq!(g.player(0).known, 0);
+    assert_eq!(g.player(0).cards & g.content().dice_cards, g.player(0).cards, "still a Dice card");
+
+    // The dice game: the same when the die is changed.
+    let mut g = scenario(&dice(2), yaml);
+    act(&mut g, Action::TakeFaceUp(1));
+    let mut guard = 0;
+    while !(g.current() == 0 && g.step() == Step::Rolled) {
+        let a = pick(&g, &[Action::Roll, Action::KeepRoll, Action::TakeTop, Action::EndTurn]);
+        act(&mut g, a);
+        guard += 1;
+        assert!(guard < 20);
+    }
+    assert_eq!(seen(&g), 1);
+    let other = Face::ALL.into_iter().find(|&f| Some(f) != g.die()).unwrap();
+    act(&mut g, Action::SetFace(other));
+    assert_eq!(seen(&g), 0, "the card everyone saw taken went back");
+    assert_eq!(hands(&g, 0), 1);
+}
+
+#[test]
+fn identical_face_up_cards_are_offered_once() {
+    let yaml = "first_player: 0\nstep: action
+face_up: [Three Beacons, Dice card, Dice card, Cloud Walkers]";
+    let g = scenario(&dice(2), yaml);
+    let l = legal(&g);
+    assert!(l.contains(&Action::TakeFaceUp(1)), "the first Dice card");
+    assert!(!l.contains(&Action::TakeFaceUp(2)), "not the second: the same card in effect");
+    assert!(l.contains(&Action::TakeFaceUp(0)) && l.contains(&Action::TakeFaceUp(3)));
+    let mut h = g.clone();
+    assert!(matches!(h.apply(Action::TakeFaceUp(2).id()), Err(ActionError::Illegal { .. })));
+    // Wild Discovery cards are identical too; named ones are not.
+    let yaml = "first_player: 0\nstep: action
+face_up: [Three Beacons, Field Journal, Dice card, Old Photograph]";
+    let mut wild = dice(2);
+    wild.discovery_cards = DiscoveryRule::Wild;
+    let l = legal(&scenario(&wild, yaml));
+    assert!(l.contains(&Action::TakeFaceUp(1)) && l.contains(&Action::TakeFaceUp(2)));
+    assert!(!l.contains(&Action::TakeFaceUp(3)), "a second wild Discovery card: {l:?}");
+    let mut named = dice(2);
+    named.discovery_cards = DiscoveryRule::Named;
+    let l = legal(&scenario(&named, yaml));
+    assert!(l.contains(&Action::TakeFaceUp(3)), "named Discovery cards differ");
+}
+
+// ---- the Discovery card counts as any one tile -------------------------------------------------------
+
+#[test]
+fn discovery_cards_are_wild_by_default_and_complete_a_mission_missing_any_one_tile() {
+    use engine::core::GameParams;
+    assert_eq!(ExpeditionParams::dice_game().discovery_cards, DiscoveryRule::Wild);
+    assert_eq!(ExpeditionParams::no_dice().discovery_cards, DiscoveryRule::Wild);
+    for preset in ExpeditionParams::PRESETS {
+        assert_eq!(ExpeditionParams::preset(preset).unwrap().discovery_cards, DiscoveryRule::Wild, "{preset}");
+    }
+    // The Jaguar's Treasure: Jade Mask, Jaguar Falls, Silver Chalice; the card names Lost Library.
+    for missing in ["Jade Mask", "Jaguar Falls", "Silver Chalice"] {
+        let done: Vec<&str> =
+            ["Jade Mask", "Jaguar Falls", "Silver Chalice"].into_iter().filter(|&t| t != missing).collect();
+        let yaml = format!(
+            "first_player: 0\nto_move: 1\nstep: complete\nlast_round: true
+players:
+  - {{ discoveries: [{}], cards: [The Jaguar's Treasure, Old Photograph] }}
+  - {{}}",
+            done.join(", ")
+        );
+        let g = scenario(&dice(2), &yaml);
+        assert!(g.is_terminal());
+        assert_eq!(g.breakdown(0).missions, 4, "the card stands for {missing}");
+        assert_eq!(g.breakdown(0).discovery_tiles, vec![tile(&g, missing)]);
+    }
+    // The card's text says so, and names no tile.
+    let g = scenario(&dice(2), "first_player: 0\nstep: action\nplayers: [{cards: [Old Photograph]}, {}]");
+    let o = g.observation(Seat(0));
+    let view = &o.seats[0].cards.as_ref().unwrap()[0];
+    assert!(view.tiles.is_empty(), "{view:?}");
+    let text = g.observation_text(Seat(0));
+    assert!(text.contains("counts as any one tile"), "{text}");
+    assert!(!text.contains("counts as Lost Library"), "{text}");
+}
+
+// ---- a game always ends -------------------------------------------------------------------------------
+
+/// Nothing left anywhere: no tile, token or card to take, nothing to complete.
+const BLOCKED: &str = "first_player: 0\npile: []\nbag: {}\ndeck: []\nface_up: [~, ~, ~, ~]
+hq: [{}, {}, {}, {}]\nplayers: [{score: 3}, {score: 3}]";
+
+#[test]
+fn a_blocked_game_ends_after_the_round_limit_and_is_scored() {
+    for params in [dice(2), no_dice(2)] {
+        let mut g = scenario(&params, BLOCKED);
+        let mut guard = 0;
+        while !g.is_terminal() {
+            let a = pick(&g, &[Action::Roll, Action::KeepRoll, Action::GoWithoutCard, Action::EndTurn]);
+            act(&mut g, a);
+            guard += 1;
+            assert!(guard < 20_000, "the game does not end");
+        }
+        assert_eq!(g.round(), 200, "the default limit");
+        let o = g.outcome().expect("scored as usual");
+        assert_eq!(o.scores, vec![3, 3]);
+        assert_eq!(o.ranks, vec![1, 0], "the tie-break as usual: seat 1 played last");
+        let m = g.metrics();
+        let cut = m.iter().find(|m| m.name == "cut_at_max_rounds").expect("the metric");
+        assert_eq!(cut.value, 1.0);
+        assert_eq!(cut.kind, engine::core::MetricKind::Rate);
+    }
+    // A game that ends normally was not cut.
+    let yaml = "first_player: 1\nto_move: 0\nstep: complete\nlast_round: true\nplayers: [{}, {}]";
+    let g = scenario(&dice(2), yaml);
+    assert!(g.is_terminal());
+    let cut = g.metrics().into_iter().find(|m| m.name == "cut_at_max_rounds").expect("the metric");
+    assert_eq!(cut.value, 0.0);
+}
+
+#[test]
+fn the_round_limit_is_a_parameter_shown_to_every_seat() {
+    let src = |text: &str| ParamSource::Yaml { name: "params.yaml".into(), text: text.into() };
+    let p: ExpeditionParams = resolve_params(Some("no-dice"), &[src("max_rounds: 3")]).unwrap();
+    assert_eq!(p.max_rounds(), 3);
+    let e = resolve_params::<ExpeditionParams>(None, &[src("max_rounds: 0")]).unwrap_err().to_string();
+    assert!(e.contains("max_rounds") && e.contains("out of range"), "{e}");
+
+    let mut g = scenario(&p, BLOCKED);
+    let o = g.observation(Seat(1));
+    assert_eq!((o.round, o.max_rounds), (1, 3));
+    assert!(g.observation_text(Seat(1)).contains("Round 1 of at most 3"));
+    while !g.is_terminal() {
+        let a = pick(&g, &[Action::GoWithoutCard, Action::EndTurn]);
+        act(&mut g, a);
+    }
+    assert_eq!(g.round(), 3);
+    assert!(g.observation_text(Seat(0)).contains("the round limit"));
+    // The last round allowed is played to its end, like any round.
+    let mut g = scenario(&p, &format!("{BLOCKED}\nround: 3\nto_move: 1\nstep: action"));
+    act(&mut g, Action::GoWithoutCard);
+    act(&mut g, Action::EndTurn);
+    assert!(g.is_terminal());
+    // A scenario cannot start past the limit.
+    assert!(scenario_err(&p, "round: 4").contains("max_rounds"));
+}
+
+// ---- the text view and the parameter checks ------------------------------------------------------------
+
+#[test]
+fn the_text_shows_the_pile_bottom_the_put_back_step_and_discoveries_off_the_board() {
+    // Tiles put under the pile are printed.
+    let yaml = format!(
+        "first_player: 0\nstep: action\npile: [Sunken City, Lost Library, Moon Oasis]\nbag: {{map: 5}}
+players:
+  - {{ tiles: [Ruby Scarab, Serpent Staff, Crystal Skull] }}
+  - {{}}
+{HQ}"
+    );
+    let mut g = scenario(&dice(2), &yaml);
+    act(&mut g, Action::TakeColumn(2));
+    // The put-back step of the dice game offers no Dice card.
+    let text = g.observation_text(Seat(1));
+    let step_line = text.lines().find(|l| l.contains("to move")).expect("a step line");
+    assert!(step_line.contains("put a tile back"), "{text}");
+    assert!(!step_line.contains("Dice card"), "{text}");
+    let temple = tile(&g, "Temple of Dawn");
+    act(&mut g, Action::ReturnTile(temple));
+    let text = g.observation_text(Seat(1));
+    let pile_line = text.lines().find(|l| l.starts_with("Pile:")).expect("a pile line");
+    assert!(pile_line.contains("Temple of Dawn"), "{text}");
+
+    // Eight discoveries: six on the board, two off it.
+    let yaml = "first_player: 0\nstep: action
+players:
+  - discoveries: [Crystal Skull, Ruby Scarab, Sun Disc, Moon Oasis, Feathered Crown, Golden Idol, Temple of Dawn, Serpent Staff]
+  - {}";
+    let text = scenario(&dice(2), yaml).observation_text(Seat(1));
+    assert!(!text.contains("8/6"), "{text}");
+    assert!(text.contains("8 discoveries, 6 on the board"), "{text}");
+}
+
+#[test]
+fn the_forgotten_roll_needs_the_dice_game() {
+    use engine::core::GameParams;
+    let mut p = no_dice(2);
+    p.forgotten_roll = true;
+    let e = p.validate().expect_err("forgotten_roll without dice is refused");
+    assert!(e.contains("forgotten_roll") && e.contains("dice"), "{e}");
+    let mut p = dice(2);
+    p.forgotten_roll = true;
+    assert!(p.validate().is_ok());
 }

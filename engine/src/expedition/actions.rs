@@ -11,13 +11,14 @@ pub enum Action {
     Roll,
     /// Forgotten-roll rule: do not roll; a lit Torch goes out.
     SkipRoll,
-    /// Keep the face rolled (only asked of a Dice-card holder, base game).
+    /// Keep the face rolled (asked of every roller, dice game).
     KeepRoll,
-    /// Base game: discard a Dice card right after the roll to set the die to this face.
+    /// Dice game: a holder discards a Dice card right after the roll to set the die to this face.
     SetFace(Face),
     /// Prepare an Expedition: take column `0..4` of the Headquarters.
     TakeColumn(u8),
-    /// Go on an Expedition: take face-up card `0..4`.
+    /// Go on an Expedition: take face-up card `0..4` (of identical cards, only the first is
+    /// offered).
     TakeFaceUp(u8),
     /// Go on an Expedition: take the top card of the deck.
     TakeTop,
@@ -155,7 +156,9 @@ impl Expedition {
                 }
             }
             Action::TakeFaceUp(i) => match self.face_up.get(i as usize).filter(|&&k| k != super::NONE) {
-                Some(&k) => format!("take face-up card {}: {}", i + 1, c.card_text(k)),
+                Some(&k) => {
+                    format!("take face-up card {}: {}", i + 1, c.card_text(k, self.shared.params.discovery_cards))
+                }
                 None => format!("take face-up card {}", i + 1),
             },
             Action::TakeTop => "take the top card of the deck".into(),

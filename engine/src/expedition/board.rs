@@ -75,7 +75,8 @@ impl Expedition {
         self.refill_face_up();
     }
 
-    /// Discard one Dice card held by the current player (they are identical: the lowest id).
+    /// Discard one Dice card held by the current player. They are identical, so one everyone
+    /// saw taken face up goes first: a card drawn face down stays as hidden as it was.
     /// Returns false if the player holds none.
     pub(crate) fn discard_dice_card(&mut self) -> bool {
         let seat = self.current as usize;
@@ -83,7 +84,8 @@ impl Expedition {
         if held == 0 {
             return false;
         }
-        let card = held.trailing_zeros() as u8;
+        let seen = held & self.players[seat].known;
+        let card = if seen != 0 { seen } else { held }.trailing_zeros() as u8;
         self.players[seat].cards &= !(1u64 << card);
         self.players[seat].known &= !(1u64 << card);
         self.shuffle_into_deck(card);

@@ -1,6 +1,7 @@
 //! The content of the game as data: Discovery tiles, characters and the Expedition deck,
 //! read from YAML and checked. The default set is `content.yaml`, embedded in the engine.
 
+use super::params::DiscoveryRule;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -16,6 +17,8 @@ pub const MAX_CHARACTERS: usize = 16;
 pub const MAX_TILE_TOOLS: usize = 4;
 /// The name every Dice card goes by (they are identical).
 pub const DICE_CARD_NAME: &str = "Dice card";
+/// What a wild Discovery card counts as, in every text that shows one.
+pub const WILD_TEXT: &str = "counts as any one tile, for Missions";
 
 /// The four kinds of Tool token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -90,7 +93,8 @@ pub enum CardKind {
         tiles: [u8; 3],
         coins: u8,
     },
-    /// Counts as the named tile (id) completed, for Missions.
+    /// Counts, for Missions, as the tile (id) printed on it (`discovery_cards: named`) or as
+    /// any one tile (`wild`, the default).
     Discovery {
         tile: u8,
     },
@@ -328,8 +332,8 @@ impl Content {
         t.tools.iter().map(|x| x.name()).collect::<Vec<_>>().join("+")
     }
 
-    /// A card as a person reads it.
-    pub fn card_text(&self, card: u8) -> String {
+    /// A card as a person reads it, under the Discovery-card rule in force.
+    pub fn card_text(&self, card: u8, discovery: DiscoveryRule) -> String {
         let c = &self.cards[card as usize];
         match c.kind {
             CardKind::Mission { tiles, coins } => format!(
@@ -339,9 +343,12 @@ impl Content {
                 self.tiles[tiles[1] as usize].name,
                 self.tiles[tiles[2] as usize].name
             ),
-            CardKind::Discovery { tile } => {
-                format!("Discovery \"{}\" (counts as {})", c.name, self.tiles[tile as usize].name)
-            }
+            CardKind::Discovery { tile } => match discovery {
+                DiscoveryRule::Named => {
+                    format!("Discovery \"{}\" (counts as {})", c.name, self.tiles[tile as usize].name)
+                }
+                DiscoveryRule::Wild => format!("Discovery \"{}\" ({WILD_TEXT})", c.name),
+            },
             CardKind::Dice => DICE_CARD_NAME.to_string(),
         }
     }

@@ -89,13 +89,16 @@ impl fmt::Display for Face {
 pub enum Step {
     /// The die is to be rolled (dice game).
     Roll,
-    /// The die was rolled; its holder may discard a Dice card to change it (dice game).
+    /// The die was rolled and has not acted yet: the roller keeps it, or a Dice card's holder
+    /// discards one to change it (dice game). Every roll stops here, Dice card or not.
     Rolled,
     /// Choose the action: take a column or take an Expedition card.
     Action,
     /// On an Expedition: complete up to three tiles, then end the turn.
     Complete,
-    /// After preparing an Expedition, a no-dice Dice-card holder may still use it.
+    /// After preparing an Expedition (pieces over a limit are put back here). The dice game
+    /// ends the turn at once; the no-dice variant waits for `end turn` (a Dice card's holder
+    /// may use it first).
     Finish,
     /// The game is over.
     Over,
@@ -132,6 +135,30 @@ impl Player {
 pub(crate) struct Shared {
     pub params: ExpeditionParams,
     pub content: Arc<Content>,
+    /// The Discovery cards when they are wild (all the same card in effect), as a bit set.
+    pub wild_discovery: u64,
+}
+
+impl Shared {
+    pub fn new(params: &ExpeditionParams, content: Arc<Content>) -> Shared {
+        let wild_discovery = match params.discovery_cards {
+            DiscoveryRule::Wild => content
+                .cards
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| matches!(c.kind, CardKind::Discovery { .. }))
+                .fold(0u64, |m, (k, _)| m | 1 << k),
+            DiscoveryRule::Named => 0,
+        };
+        Shared { params: params.clone(), content, wild_discovery }
+    }
+
+    /// Cards that are the same card in effect share a class: 1 for Dice cards, 2 for wild
+    /// Discovery cards; 0 for a card like no other.
+    #[inline]
+    pub fn identical_class(&self, card: u8) -> u8 {
+        (self.content.dice_cards >> card & 1) as u8 | ((self.wild_discovery >> card & 1) as u8) << 1
+    }
 }
 
 /// A complete position of `expedition`.
@@ -167,7 +194,7 @@ pub struct Expedition {
     pub(crate) completed: u8,
     /// Someone has completed a sixth tile: this round is the last.
     pub(crate) last_round: bool,
-    /// Rounds started (1 in the first round).
+    /// Rounds started (1 in the first round); the game stops after `max_rounds`.
     pub(crate) round: u16,
 }
 

@@ -5,8 +5,8 @@
 //! is a Place (its back shows). Private: the Expedition cards a player holds (the others see
 //! how many), until everyone reveals them at the end. Hidden from all: deck and pile order.
 
-use super::content::{CardKind, Content, TileKind};
-use super::{Expedition, Face, NONE, ScoreBreakdown, Step, Tool};
+use super::content::{CardKind, Content, TileKind, WILD_TEXT};
+use super::{DiscoveryRule, Expedition, Face, NONE, ScoreBreakdown, Step, Tool};
 use crate::core::{Pile, Seat, SmallRng};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
@@ -51,7 +51,8 @@ pub struct CardView {
     pub name: String,
     /// mission, discovery or dice.
     pub kind: &'static str,
-    /// Mission: the three tiles; Discovery card: the tile it names.
+    /// Mission: the three tiles; Discovery card: the tile it counts as (`discovery_cards:
+    /// named`), or none when it counts as any one tile (`wild`, the default).
     pub tiles: Vec<String>,
     /// Mission: the coins printed on it.
     pub coins: u8,
@@ -100,7 +101,10 @@ pub struct Observation {
     /// Must the player to move first put back a tile / tools over the limit?
     pub returning: Option<&'static str>,
     pub round: u16,
+    /// The game stops at the end of this round at the latest (parameter `max_rounds`).
+    pub max_rounds: u16,
     pub last_round: bool,
+    /// The face the die shows (at step `rolled`: not acted yet).
     pub die: Option<Face>,
     pub coin_bonus: u8,
     pub completed_this_turn: u8,
@@ -124,7 +128,7 @@ fn tile_view(c: &Content, t: u8) -> TileView {
     TileView { name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
 }
 
-fn card_view(c: &Content, k: u8) -> CardView {
+fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
     let card = &c.cards[k as usize];
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
@@ -135,7 +139,11 @@ fn card_view(c: &Content, k: u8) -> CardView {
             coins,
         },
         CardKind::Discovery { tile } => {
-            CardView { name: card.name.clone(), kind: "discovery", tiles: vec![name(tile)], coins: 0 }
+            let tiles = match discovery {
+                DiscoveryRule::Named => vec![name(tile)],
+                DiscoveryRule::Wild => vec![],
+            };
+            CardView { name: card.name.clone(), kind: "discovery", tiles, coins: 0 }
         }
         CardKind::Dice => CardView { name: card.name.clone(), kind: "dice", tiles: vec![], coins: 0 },
     }
@@ -144,6 +152,7 @@ fn card_view(c: &Content, k: u8) -> CardView {
 fn card_line(v: &CardView) -> String {
     match v.kind {
         "mission" => format!("Mission \"{}\": {} ({} coins)", v.name, v.tiles.join(", "), v.coins),
+        "discovery" if v.tiles.is_empty() => format!("Discovery \"{}\" ({WILD_TEXT})", v.name),
         "discovery" => format!("Discovery \"{}\" (counts as {})", v.name, v.tiles.join(", ")),
         _ => v.name.clone(),
     }
@@ -164,6 +173,8 @@ fn bits(mut m: u64) -> impl Iterator<Item = u8> {
 impl Expedition {
     pub(crate) fn observe(&self, seat: Seat) -> Observation {
         let c = &*self.shared.content;
+        let rule = self.shared.params.discovery_cards;
+        let view = |k: u8| card_view(c, k, rule);
         let over = self.step == Step::Over;
         let n = self.n as usize;
         let outcome = over.then(|| self.final_outcome());
@@ -185,8 +196,8 @@ impl Expedition {
                     coins_visible: (printed + places) as u8,
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
-                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(|k| card_view(c, k)).collect()),
-                    cards_seen_taken: bits(p.known).map(|k| card_view(c, k)).collect(),
+                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(view).collect()),
+                    cards_seen_taken: bits(p.known).map(view).collect(),
                 }
             })
             .collect();
@@ -209,6 +220,7 @@ impl Expedition {
             step: self.step,
             returning,
             round: self.round,
+            max_rounds: self.shared.params.max_rounds(),
             last_round: self.last_round,
             die: self.die,
             coin_bonus: self.coin_bonus,
@@ -231,7 +243,7 @@ impl Expedition {
                 .collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
-            face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| card_view(c, k))).collect(),
+            face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| view(k))).collect(),
             seats,
             out_of_play_tiles: self.boxed_tiles.count_ones() as u8,
             out_of_play_cards: self.boxed_cards.count_ones() as u8,
@@ -305,12 +317,14 @@ pub(crate) fn render(o: &Observation) -> String {
     let mut s = String::new();
     let variant = if o.dice_game { "dice game" } else { "no-dice variant" };
     let _ = writeln!(s, "Expedition, {} players, {variant}. You are seat {}.", o.players, o.seat);
+    // The same words whatever the player to move holds: the text must not tell a Dice card.
     let step = match o.step {
         Step::Roll => "roll the die",
-        Step::Rolled => "keep the roll or discard a Dice card to change it",
+        Step::Rolled => "keep the roll (a Dice card's holder may discard one to change the face)",
         Step::Action => "prepare an expedition (take a column) or go on an expedition (take a card)",
         Step::Complete => "on an expedition: complete tiles or end the turn",
-        Step::Finish => "use a Dice card or end the turn",
+        Step::Finish if o.dice_game => "finish the turn",
+        Step::Finish => "end the turn (a Dice card's holder may use one first)",
         Step::Over => "the game is over",
     };
     match o.to_move {
@@ -318,8 +332,9 @@ pub(crate) fn render(o: &Observation) -> String {
             let who = if p == o.seat { "you".to_string() } else { format!("seat {p}") };
             let _ = write!(
                 s,
-                "Round {}{}: {who} to move, {step}",
+                "Round {} of at most {}{}: {who} to move, {step}",
                 o.round,
+                o.max_rounds,
                 if o.last_round { " (last round)" } else { "" }
             );
             match o.returning {
@@ -329,12 +344,25 @@ pub(crate) fn render(o: &Observation) -> String {
             }
             s.push_str(".\n");
         }
-        None => {
+        None if o.last_round => {
             let _ = writeln!(s, "The game is over after {} rounds.", o.round);
         }
+        None => {
+            let _ = writeln!(
+                s,
+                "The game is over after {} rounds: the round limit, before anyone's sixth discovery.",
+                o.round
+            );
+        }
     }
-    if let Some(d) = o.die {
-        let _ = writeln!(s, "Die: {d}.");
+    match o.die {
+        Some(d) if o.step == Step::Rolled => {
+            let _ = writeln!(s, "Die: {d} (not acted yet).");
+        }
+        Some(d) => {
+            let _ = writeln!(s, "Die: {d}.");
+        }
+        None => {}
     }
     if o.coin_bonus > 0 || o.completed_this_turn > 0 {
         let _ = writeln!(s, "This turn: {} tile(s) completed, +{} per tile.", o.completed_this_turn, o.coin_bonus);
@@ -358,8 +386,18 @@ pub(crate) fn render(o: &Observation) -> String {
         Some(false) => ", top is an Artifact",
         None => "",
     };
-    let _ =
-        writeln!(s, "Pile: {} tiles{top}. Deck: {} cards. Bag: {}.", o.pile_count, o.deck_count, counts_text(o.bag));
+    let bottom = if o.pile_bottom.is_empty() {
+        String::new()
+    } else {
+        format!(", put back under it (bottom first): {}", o.pile_bottom.join(", "))
+    };
+    let _ = writeln!(
+        s,
+        "Pile: {} tiles{top}{bottom}. Deck: {} cards. Bag: {}.",
+        o.pile_count,
+        o.deck_count,
+        counts_text(o.bag)
+    );
     s.push_str("Face-up cards:\n");
     for (i, c) in o.face_up.iter().enumerate() {
         let _ = writeln!(s, "  {}: {}", i + 1, c.as_ref().map(card_line).unwrap_or_else(|| "(empty)".into()));
@@ -384,10 +422,15 @@ pub(crate) fn render(o: &Observation) -> String {
             tiles.len(),
             if tiles.is_empty() { "none".into() } else { tiles.join("; ") }
         );
+        let done = p.discoveries.len();
+        let count = if done <= super::BOARD_SPACES {
+            format!("{done}/{}", super::BOARD_SPACES)
+        } else {
+            format!("{done} discoveries, {} on the board", super::BOARD_SPACES)
+        };
         let _ = writeln!(
             s,
-            "  discoveries ({}/6, {} coins visible): {}",
-            p.discoveries.len(),
+            "  discoveries ({count}, {} coins visible): {}",
             p.coins_visible,
             if p.discoveries.is_empty() { "none".into() } else { p.discoveries.join(", ") }
         );

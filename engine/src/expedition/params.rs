@@ -112,8 +112,10 @@ game_params! {
         pub forgotten_roll: bool,
         /// How characters are handed out: random (dealt from the seed) or in-order (seat i gets character i).
         pub characters: CharacterDeal,
-        /// What a Discovery card counts as for Missions: named (the tile printed on it) or wild (any one tile, the best at the end).
+        /// What a Discovery card counts as for Missions: wild (any one tile, the best at the end) or named (the tile printed on it).
         pub discovery_cards: DiscoveryRule,
+        /// The game stops at the end of this round even if nobody has six discoveries (a position where nobody can complete anything would never end), and is scored as usual.
+        pub max_rounds: Bounded<1, 10000>,
         /// The content set: default (embedded) or the path of a YAML file.
         pub content: ContentRef,
     }
@@ -127,7 +129,8 @@ impl ExpeditionParams {
             dice: true,
             forgotten_roll: false,
             characters: CharacterDeal::Random,
-            discovery_cards: DiscoveryRule::Named,
+            discovery_cards: DiscoveryRule::Wild,
+            max_rounds: Bounded::new(200),
             content: ContentRef::default_set(),
         }
     }
@@ -145,6 +148,11 @@ impl ExpeditionParams {
     pub fn players(&self) -> usize {
         self.players.get() as usize
     }
+
+    /// The last round that may be played.
+    pub fn max_rounds(&self) -> u16 {
+        self.max_rounds.get() as u16
+    }
 }
 
 impl GameParams for ExpeditionParams {
@@ -160,6 +168,11 @@ impl GameParams for ExpeditionParams {
     }
 
     fn validate(&self) -> Result<(), String> {
+        if self.forgotten_roll && !self.dice {
+            return Err(
+                "forgotten_roll=true needs dice=true: the no-dice variant (dice=false) has no roll to forget".into()
+            );
+        }
         if let Some(content) = &self.content.loaded {
             content.check_for_players(self.players()).map_err(|e| format!("content {}: {e}", self.content.path))?;
         }

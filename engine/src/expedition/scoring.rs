@@ -1,7 +1,7 @@
 //! Scoring: the Lost Coins of a completion, and the end of the game (Missions, Discovery
 //! cards, kept Dice cards, the tie-break).
 
-use super::{BOARD_SPACES, CardKind, DiscoveryRule, Expedition, PRINTED_COINS};
+use super::{BOARD_SPACES, CardKind, DiscoveryRule, Expedition, PRINTED_COINS, Step};
 use crate::core::{Metric, Outcome};
 use serde::Serialize;
 
@@ -117,6 +117,8 @@ impl Expedition {
             Metric::count("discoveries", discoveries as f64),
             Metric::count("mission_points", missions),
             Metric::count("dice_cards_kept", dice),
+            // Over without a last round: stopped at the end of round `max_rounds`.
+            Metric::rate("cut_at_max_rounds", self.step == Step::Over && !self.last_round),
         ]
     }
 }

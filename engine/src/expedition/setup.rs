@@ -17,7 +17,7 @@ fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
     let content = params.content.get();
     let n = params.players() as u8;
     Expedition {
-        shared: Arc::new(Shared { params: params.clone(), content }),
+        shared: Arc::new(Shared::new(params, content)),
         rng: SmallRng::seed_from_u64(seed),
         pile: Pile::new(),
         pile_known: 0,
@@ -94,8 +94,8 @@ pub struct Scenario {
     pub to_move: Option<u8>,
     /// roll, rolled, action, complete or finish (default: the start of a turn).
     pub step: Option<Step>,
-    /// The face the die shows. With `step: rolled` it has just been rolled and takes effect
-    /// now (or, for a Dice-card holder in the dice game, after the choice to change it).
+    /// The face the die shows. With `step: rolled` it has just been rolled and acts once the
+    /// roller keeps it (or a Dice card's holder changes it).
     pub die: Option<Face>,
     /// Bonuses of +1 per tile this turn (default: 1 if the die shows Coin past the roll).
     pub coin_bonus: Option<u8>,
@@ -383,6 +383,9 @@ pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) 
     }
     g.die = sc.die;
     g.round = sc.round.unwrap_or(1).max(1);
+    if g.round > params.max_rounds() {
+        return Err(format!("round: {} is past the last round allowed (max_rounds {})", g.round, params.max_rounds()));
+    }
     g.completed = sc.completed_this_turn;
     if g.completed > super::COMPLETIONS_PER_TURN {
         return Err(format!("completed_this_turn: at most {}", super::COMPLETIONS_PER_TURN));
@@ -392,25 +395,8 @@ pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) 
         Step::Rolled | Step::Roll => 0,
         _ => sc.coin_bonus.unwrap_or((g.die == Some(Face::Coin)) as u8),
     };
+    // At `rolled` the die has shown its face and waits for the roller's decision.
     g.step = step;
-    if step == Step::Rolled {
-        // The die has just shown its face: a Dice-card holder may change it, else it acts.
-        if !g.holds_dice_card(g.current as usize) {
-            g.step = Step::Action;
-            if let Some(f) = g.die {
-                g.perform_face(f);
-            }
-        }
-    }
     g.settle();
     Ok(g)
-}
-
-impl Expedition {
-    fn perform_face(&mut self, f: Face) {
-        // Same as keeping the roll.
-        self.step = Step::Rolled;
-        self.die = Some(f);
-        self.perform(super::Action::KeepRoll);
-    }
 }

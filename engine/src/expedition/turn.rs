@@ -58,35 +58,31 @@ impl Expedition {
         self.completed < COMPLETIONS_PER_TURN && p.done.len() < MAX_DISCOVERIES
     }
 
-    fn push_completions(&self, out: &mut Legal) -> bool {
+    fn push_completions(&self, out: &mut Legal) {
         if !self.may_complete() {
-            return false;
+            return;
         }
         let p = &self.players[self.current as usize];
-        let mut any = false;
         for &tile in p.tiles.iter() {
             if self.can_pay(tile, None) {
                 out.push(Action::Complete { tile, torch: None });
-                any = true;
             }
             if p.torch_lit {
                 let need = self.shared.content.tiles[tile as usize].need;
                 for t in Tool::ALL {
                     if need[t.index()] > 0 && self.can_pay(tile, Some(t)) {
                         out.push(Action::Complete { tile, torch: Some(t) });
-                        any = true;
                     }
                 }
             }
         }
-        any
     }
 
     /// No-dice variant: the Dice card may be discarded at any moment of its holder's turn.
-    fn push_dice_effects(&self, out: &mut Legal) -> bool {
+    fn push_dice_effects(&self, out: &mut Legal) {
         let seat = self.current as usize;
         if self.shared.params.dice || !self.holds_dice_card(seat) {
-            return false;
+            return;
         }
         if self.bag_total() > 0 {
             out.push(Action::DiceDraw);
@@ -95,7 +91,6 @@ impl Expedition {
             out.push(Action::DiceRelight);
         }
         out.push(Action::DiceCoin);
-        true
     }
 
     pub(crate) fn legal_into(&self, out: &mut Legal) {
@@ -125,10 +120,13 @@ impl Expedition {
                 }
             }
             Step::Rolled => {
+                // Every roller is asked; only a Dice card's holder may change the face.
                 out.push(Action::KeepRoll);
-                for f in Face::ALL {
-                    if Some(f) != self.die {
-                        out.push(Action::SetFace(f));
+                if self.holds_dice_card(self.current as usize) {
+                    for f in Face::ALL {
+                        if Some(f) != self.die {
+                            out.push(Action::SetFace(f));
+                        }
                     }
                 }
             }
@@ -139,10 +137,18 @@ impl Expedition {
                     }
                 }
                 let mut any_card = false;
+                // Identical cards (Dice cards; wild Discovery cards) are offered once, at the
+                // first space that shows one.
+                let mut offered = 0u8;
                 for i in 0..FACE_UP {
-                    if self.face_up[i] != NONE {
-                        out.push(Action::TakeFaceUp(i as u8));
+                    let k = self.face_up[i];
+                    if k != NONE {
                         any_card = true;
+                        let class = self.shared.identical_class(k);
+                        if offered & class == 0 {
+                            offered |= class;
+                            out.push(Action::TakeFaceUp(i as u8));
+                        }
                     }
                 }
                 if !self.deck.is_empty() {
@@ -172,14 +178,10 @@ impl Expedition {
         let seat = self.current as usize;
         match a {
             Action::Roll => {
-                let face = Face::from_index(self.rng.random_range(0..3usize));
-                self.die = Some(face);
-                if self.shared.params.dice && self.holds_dice_card(seat) {
-                    self.step = Step::Rolled;
-                } else {
-                    self.apply_face(face);
-                    self.step = Step::Action;
-                }
+                // The roller decides before the face acts, Dice card or not, so the pause
+                // shows nothing of the hand.
+                self.die = Some(Face::from_index(self.rng.random_range(0..3usize)));
+                self.step = Step::Rolled;
             }
             Action::SkipRoll => {
                 self.players[seat].torch_lit = false;
@@ -289,24 +291,30 @@ impl Expedition {
         }
     }
 
-    /// After an action: end the turn by itself when nothing is left to decide in it.
+    /// After an action, the dice game ends the turn by itself when nothing is left to decide
+    /// in it. The no-dice variant never does: a Dice card may be used at any moment of the
+    /// turn, so its steps after the action always wait for `end turn`, whatever the hand, and
+    /// the pause tells nobody who holds one.
     pub(crate) fn settle(&mut self) {
-        if self.step == Step::Over || self.over_limit() {
+        if !self.shared.params.dice || self.step == Step::Over || self.over_limit() {
             return;
         }
         match self.step {
-            Step::Complete => {
-                let mut buf = Legal::new();
-                let more = self.push_dice_effects(&mut buf) | self.push_completions(&mut buf);
-                if !more {
-                    self.end_turn();
-                }
-            }
-            Step::Finish if self.shared.params.dice || !self.holds_dice_card(self.current as usize) => {
-                self.end_turn();
-            }
+            Step::Complete if !self.can_complete_any() => self.end_turn(),
+            Step::Finish => self.end_turn(),
             _ => {}
         }
+    }
+
+    /// Can the current player complete a tile now (with tokens, or the Torch standing in)?
+    fn can_complete_any(&self) -> bool {
+        if !self.may_complete() {
+            return false;
+        }
+        let p = &self.players[self.current as usize];
+        p.tiles.iter().any(|&tile| {
+            self.can_pay(tile, None) || (p.torch_lit && Tool::ALL.into_iter().any(|t| self.can_pay(tile, Some(t))))
+        })
     }
 
     /// Pass the turn clockwise; after the last player in turn order, a new round starts, or
@@ -320,7 +328,8 @@ impl Expedition {
         self.completed = 0;
         let next = (self.current + 1) % self.n;
         if next == self.first {
-            if self.last_round {
+            // The end of a round: the last one, or the last one allowed.
+            if self.last_round || self.round >= self.shared.params.max_rounds() {
                 self.step = Step::Over;
                 return;
             }
