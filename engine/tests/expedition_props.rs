@@ -129,6 +129,17 @@ fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) 
         if determinize_every > 0 && actions.len() % determinize_every == 0 {
             for s in 0..g.seats() {
                 let seat = Seat(s as u8);
+                // The observation crosses a wire unchanged, and a state is rebuilt from it
+                // (one seat a time, in turn).
+                if s == actions.len() / determinize_every % g.seats() {
+                    let o = g.observation(seat);
+                    let wire: engine::expedition::Observation =
+                        serde_json::from_str(&serde_json::to_string(&o).unwrap()).unwrap();
+                    assert_eq!(wire, o);
+                    let rebuilt = Expedition::from_observation(params, &wire).unwrap();
+                    assert_eq!(rebuilt.observation(seat), o, "the rebuilt state shows seat {s} what it saw");
+                    check_conservation(&rebuilt);
+                }
                 let d = g.determinize(seat, &mut rng);
                 assert_eq!(d.observation(seat), g.observation(seat), "determinize changed seat {s}'s view");
                 check_conservation(&d);

@@ -2,7 +2,8 @@
 
 use engine::core::{ActionError, Game, GameParams, ParamSource, Seat, find_game, resolve_params};
 use engine::expedition::{
-    Action, Content, ContentRef, DiscoveryRule, Expedition, ExpeditionParams, Face, Scenario, Step, TileKind, Tool,
+    Action, Content, ContentRef, DiscoveryRule, Expedition, ExpeditionParams, Face, Returning, Scenario, Step,
+    TileKind, Tool,
 };
 
 // ---- helpers ---------------------------------------------------------------------------------
@@ -118,7 +119,7 @@ fn die_tool_with_a_full_backpack_lets_the_player_choose_what_goes_back() {
         legal(&g),
         vec![Action::ReturnTool(Tool::Compass), Action::ReturnTool(Tool::Rope), Action::ReturnTool(Tool::Shovel)]
     );
-    assert_eq!(g.observation(Seat(0)).returning, Some("tool"));
+    assert_eq!(g.observation(Seat(0)).returning, Some(Returning::Tool));
     // The token just drawn may go back...
     let mut a = g.clone();
     act(&mut a, Action::ReturnTool(Tool::Shovel));
@@ -293,7 +294,7 @@ players:
             .collect::<Vec<_>>(),
         "tiles first, any of the four, the one just taken included"
     );
-    assert_eq!(g.observation(Seat(0)).returning, Some("tile"));
+    assert_eq!(g.observation(Seat(0)).returning, Some(Returning::Tile));
     act(&mut g, Action::ReturnTile(temple));
     assert_eq!(g.pile()[0], temple, "to the bottom of the pile");
     assert_eq!(g.pile(), &[temple, tile(&g, "Lost Library")], "the next tile stays on top");
@@ -319,7 +320,10 @@ players:
     act(&mut g, Action::TakeColumn(2));
     let temple = tile(&g, "Temple of Dawn");
     act(&mut g, Action::ReturnTile(temple));
-    assert_eq!(g.observation(Seat(1)).pile_bottom, vec!["Temple of Dawn".to_string()]);
+    assert_eq!(
+        g.observation(Seat(1)).pile_bottom.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        vec!["Temple of Dawn"]
+    );
     let mut rng = <engine::core::SmallRng as rand::SeedableRng>::seed_from_u64(1);
     for _ in 0..20 {
         let d = g.determinize(Seat(1), &mut rng);

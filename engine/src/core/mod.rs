@@ -82,8 +82,9 @@ impl Outcome {
 /// same game.
 pub trait Game: Clone + Send + Sync + 'static {
     type Params: GameParams;
-    /// What one seat may know: structured, comparable, serialisable.
-    type Observation: serde::Serialize + PartialEq + fmt::Debug;
+    /// What one seat may know: structured, comparable, and it crosses a wire unchanged
+    /// (serialise, deserialise, compare equal). A full state can be rebuilt from it.
+    type Observation: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync;
     /// A position to start from, as read from YAML.
     type Scenario: serde::de::DeserializeOwned;
 
@@ -115,9 +116,22 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn observation(&self, seat: Seat) -> Self::Observation;
     /// The observation as text a person can read.
     fn observation_text(&self, seat: Seat) -> String;
-    /// A full state consistent with `seat`'s observation: every fact hidden from the seat is
-    /// redrawn from `rng`, and so is the generator of future chance events.
-    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self;
+    /// A full state built from one seat's observation alone (OpenSpiel's "resample from
+    /// infostate", in two steps): every fact the observation shows, as shown; what it hides,
+    /// in some fixed arrangement — follow with [`Game::redraw_hidden`]. An observation that
+    /// describes no position of this game is an error naming what is wrong.
+    fn from_observation(params: &Self::Params, observation: &Self::Observation) -> Result<Self, String>;
+    /// A state `seat` cannot tell from this one: every fact hidden from the seat, and the
+    /// generator of future chance events, redrawn from `rng`.
+    fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Self;
+    /// A full state consistent with `seat`'s observation, the hidden facts drawn from `rng`:
+    /// the state rebuilt from the observation alone, so nothing the observation does not
+    /// show can reach it.
+    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
+        Self::from_observation(self.params(), &self.observation(seat))
+            .expect("a game's own observation rebuilds a position")
+            .redraw_hidden(seat, rng)
+    }
     /// Game-specific figures of a finished game for summaries (e.g. `arrived`).
     fn metrics(&self) -> Vec<Metric> {
         Vec::new()

@@ -22,7 +22,9 @@ use std::sync::Arc;
 
 pub use actions::Action;
 pub use content::{Card, CardKind, Character, Content, Tile, TileKind, Tool};
-pub use observe::{CardView, ColumnView, FinalScore, Observation, SeatView, TileView, ToolCounts};
+pub use observe::{
+    CardClass, CardView, ColumnView, FinalScore, Observation, Returning, SeatView, TileView, ToolCounts,
+};
 pub use params::{CharacterDeal, ContentRef, DiscoveryRule, ExpeditionParams};
 pub use scoring::ScoreBreakdown;
 pub use setup::{ColumnSpec, PlayerSpec, Scenario};
@@ -334,8 +336,12 @@ impl Game for Expedition {
         observe::render(&self.observe(seat))
     }
 
-    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
-        self.redraw_hidden(seat, rng)
+    fn from_observation(params: &ExpeditionParams, observation: &Observation) -> Result<Self, String> {
+        observe::from_observation(params, observation)
+    }
+
+    fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Self {
+        self.redraw(seat, rng)
     }
 
     fn metrics(&self) -> Vec<Metric> {

@@ -6,14 +6,14 @@
 //! how many), until everyone reveals them at the end. Hidden from all: deck and pile order.
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
-use super::{DiscoveryRule, Expedition, Face, NONE, ScoreBreakdown, Step, Tool};
+use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
 use crate::core::{Pile, Seat, SmallRng};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ToolCounts {
     pub compass: u8,
     pub rope: u8,
@@ -33,24 +33,36 @@ impl ToolCounts {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TileView {
+    /// The tile's id in the content set (its place in the list of tiles).
+    pub id: u8,
     pub name: String,
     pub kind: TileKind,
     pub tools: Vec<Tool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ColumnView {
     pub tile: Option<TileView>,
     pub tools: Vec<Tool>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// The three kinds of Expedition card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CardClass {
+    Mission,
+    Discovery,
+    Dice,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CardView {
+    /// The card's id in the content set (its place in the list of cards).
+    pub id: u8,
     pub name: String,
-    /// mission, discovery or dice.
-    pub kind: &'static str,
+    pub kind: CardClass,
     /// Mission: the three tiles; Discovery card: the tile it counts as (`discovery_cards:
     /// named`), or none when it counts as any one tile (`wild`, the default).
     pub tiles: Vec<String>,
@@ -58,11 +70,13 @@ pub struct CardView {
     pub coins: u8,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
     pub seat: u8,
     /// 0 for the first player, and so on clockwise.
     pub turn_position: u8,
+    /// The character's id in the content set, and its name.
+    pub character_id: u8,
     pub character: String,
     pub favourite: Tool,
     pub torch_lit: bool,
@@ -70,7 +84,7 @@ pub struct SeatView {
     /// Tiles taken, not yet completed.
     pub tiles: Vec<TileView>,
     /// Completed tiles, in order.
-    pub discoveries: Vec<String>,
+    pub discoveries: Vec<TileView>,
     /// Lost Coins now visible on the board (printed and Place backs).
     pub coins_visible: u8,
     pub score: i32,
@@ -81,7 +95,7 @@ pub struct SeatView {
     pub cards_seen_taken: Vec<CardView>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FinalScore {
     pub seat: u8,
     pub rank: u8,
@@ -89,8 +103,19 @@ pub struct FinalScore {
     pub missions_done: Vec<String>,
 }
 
-/// Exactly what one seat may know.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// What the player to move must put back before anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Returning {
+    /// More than three tiles held: one goes under the pile.
+    Tile,
+    /// More than six tools: one goes back to the bag.
+    Tool,
+}
+
+/// Exactly what one seat may know: every public fact, and the seat's own cards (a full state
+/// can be rebuilt from it with `Game::from_observation`, the hidden facts drawn afresh).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Observation {
     pub seat: u8,
     pub players: u8,
@@ -99,7 +124,7 @@ pub struct Observation {
     pub to_move: Option<u8>,
     pub step: Step,
     /// Must the player to move first put back a tile / tools over the limit?
-    pub returning: Option<&'static str>,
+    pub returning: Option<Returning>,
     pub round: u16,
     /// The game stops at the end of this round at the latest (parameter `max_rounds`).
     pub max_rounds: u16,
@@ -112,11 +137,12 @@ pub struct Observation {
     pub pile_count: u8,
     pub pile_top_is_place: Option<bool>,
     /// The bottom of the pile, bottom first: tiles everyone saw put back there.
-    pub pile_bottom: Vec<String>,
+    pub pile_bottom: Vec<TileView>,
     pub bag: ToolCounts,
     pub deck_count: u8,
     pub face_up: Vec<Option<CardView>>,
     pub seats: Vec<SeatView>,
+    /// Tiles and cards a scenario left out of play, face down (how many), and tools.
     pub out_of_play_tiles: u8,
     pub out_of_play_cards: u8,
     pub out_of_play_tools: ToolCounts,
@@ -125,16 +151,20 @@ pub struct Observation {
 
 fn tile_view(c: &Content, t: u8) -> TileView {
     let tile = &c.tiles[t as usize];
-    TileView { name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
+    TileView { id: t, name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
 }
 
+/// A card as a seat sees it. Dice cards are identical, so one shows by its kind alone: its id
+/// is that of the first Dice card of the content, whichever it is.
 fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
     let card = &c.cards[k as usize];
+    let k = if c.dice_cards >> k & 1 == 1 { c.dice_cards.trailing_zeros() as u8 } else { k };
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
         CardKind::Mission { tiles, coins } => CardView {
+            id: k,
             name: card.name.clone(),
-            kind: "mission",
+            kind: CardClass::Mission,
             tiles: tiles.iter().map(|&t| name(t)).collect(),
             coins,
         },
@@ -143,18 +173,18 @@ fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
                 DiscoveryRule::Named => vec![name(tile)],
                 DiscoveryRule::Wild => vec![],
             };
-            CardView { name: card.name.clone(), kind: "discovery", tiles, coins: 0 }
+            CardView { id: k, name: card.name.clone(), kind: CardClass::Discovery, tiles, coins: 0 }
         }
-        CardKind::Dice => CardView { name: card.name.clone(), kind: "dice", tiles: vec![], coins: 0 },
+        CardKind::Dice => CardView { id: k, name: card.name.clone(), kind: CardClass::Dice, tiles: vec![], coins: 0 },
     }
 }
 
 fn card_line(v: &CardView) -> String {
     match v.kind {
-        "mission" => format!("Mission \"{}\": {} ({} coins)", v.name, v.tiles.join(", "), v.coins),
-        "discovery" if v.tiles.is_empty() => format!("Discovery \"{}\" ({WILD_TEXT})", v.name),
-        "discovery" => format!("Discovery \"{}\" (counts as {})", v.name, v.tiles.join(", ")),
-        _ => v.name.clone(),
+        CardClass::Mission => format!("Mission \"{}\": {} ({} coins)", v.name, v.tiles.join(", "), v.coins),
+        CardClass::Discovery if v.tiles.is_empty() => format!("Discovery \"{}\" ({WILD_TEXT})", v.name),
+        CardClass::Discovery => format!("Discovery \"{}\" (counts as {})", v.name, v.tiles.join(", ")),
+        CardClass::Dice => v.name.clone(),
     }
 }
 
@@ -187,12 +217,13 @@ impl Expedition {
                 SeatView {
                     seat: s as u8,
                     turn_position: self.turn_position(s) as u8,
+                    character_id: p.character,
                     character: ch.name.clone(),
                     favourite: ch.favourite,
                     torch_lit: p.torch_lit,
                     tools: ToolCounts::from_array(p.tools),
                     tiles: p.tiles.iter().map(|&t| tile_view(c, t)).collect(),
-                    discoveries: p.done.iter().map(|&t| c.tiles[t as usize].name.clone()).collect(),
+                    discoveries: p.done.iter().map(|&t| tile_view(c, t)).collect(),
                     coins_visible: (printed + places) as u8,
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
@@ -205,9 +236,9 @@ impl Expedition {
         let returning = if over {
             None
         } else if cur.tiles.len() > super::TILE_LIMIT {
-            Some("tile")
+            Some(Returning::Tile)
         } else if cur.tool_count() > super::TOOL_LIMIT {
-            Some("tool")
+            Some(Returning::Tool)
         } else {
             None
         };
@@ -237,10 +268,7 @@ impl Expedition {
                 .collect(),
             pile_count: self.pile.len() as u8,
             pile_top_is_place: self.pile.top().map(|t| c.is_place(t)),
-            pile_bottom: self.pile.as_slice()[..self.pile_known as usize]
-                .iter()
-                .map(|&t| c.tiles[t as usize].name.clone())
-                .collect(),
+            pile_bottom: self.pile.as_slice()[..self.pile_known as usize].iter().map(|&t| tile_view(c, t)).collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
             face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| view(k))).collect(),
@@ -267,22 +295,21 @@ impl Expedition {
     /// A state `seat` cannot tell from this one: the other players' hidden cards (from the
     /// cards `seat` has not seen), deck order, pile order (its top keeps its kind), and the
     /// generator of future draws and rolls are redrawn.
-    pub(crate) fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Expedition {
+    pub(crate) fn redraw(&self, seat: Seat, rng: &mut SmallRng) -> Expedition {
         let mut g = self.clone();
         let n = g.n as usize;
         let over = g.step == Step::Over;
-        // Cards unseen by `seat`: the deck, and (until the reveal) the other hands.
+        // Cards unseen by `seat`: the deck, those out of play, and (until the reveal) the
+        // other hands but for the cards seen taken.
         let mut pool: Pile<u8, { super::content::MAX_CARDS }> = g.deck;
+        bits(g.boxed_cards).for_each(|k| pool.push(k));
         let mut counts = [0u32; super::MAX_PLAYERS];
         if !over {
             for (s, p) in g.players[..n].iter_mut().enumerate() {
                 if s != seat.index() {
-                    // Cards seen taken from the face-up row stay where everyone saw them go.
                     let hidden = p.cards & !p.known;
                     counts[s] = hidden.count_ones();
-                    for k in bits(hidden) {
-                        pool.push(k);
-                    }
+                    bits(hidden).for_each(|k| pool.push(k));
                     p.cards = p.known;
                 }
             }
@@ -295,21 +322,191 @@ impl Expedition {
                 }
             }
         }
+        let boxed = g.boxed_cards.count_ones();
+        g.boxed_cards = 0;
+        for _ in 0..boxed {
+            if let Some(k) = pool.pop() {
+                g.boxed_cards |= 1 << k;
+            }
+        }
         g.deck = pool;
-        // The pile: the known bottom stays; above it, the top keeps the kind everyone sees on
-        // its back.
+        // Tiles unseen by all: the pile above its known bottom, and those out of play. The
+        // pile's top keeps the kind everyone sees on its back: a top drawn from the unseen
+        // tiles of that kind, the rest shuffled, the pile's share laid under the top.
         let (len, known) = (g.pile.len(), g.pile_known as usize);
         if len > known {
             let c = &*g.shared.content;
             let top_place = c.is_place(g.pile.as_slice()[len - 1]);
-            let same: Vec<usize> = (known..len).filter(|&i| c.is_place(g.pile.as_slice()[i]) == top_place).collect();
-            let pick = same[rng.random_range(0..same.len())];
-            g.pile.as_mut_slice().swap(pick, len - 1);
-            g.pile.as_mut_slice()[known..len - 1].shuffle(rng);
+            let mut unseen: Pile<u8, { super::content::MAX_TILES }> = Pile::new();
+            g.pile.as_slice()[known..].iter().for_each(|&t| unseen.push(t));
+            bits(g.boxed_tiles).for_each(|t| unseen.push(t));
+            let tops = unseen.iter().filter(|&&t| c.is_place(t) == top_place).count();
+            let nth = rng.random_range(0..tops);
+            let at = (0..unseen.len()).filter(|&i| c.is_place(unseen.as_slice()[i]) == top_place).nth(nth);
+            let top = unseen.remove(at.expect("the top's kind is among the unseen tiles"));
+            unseen.as_mut_slice().shuffle(rng);
+            let under = len - known - 1;
+            let slice = g.pile.as_mut_slice();
+            slice[known..known + under].copy_from_slice(&unseen.as_slice()[..under]);
+            slice[len - 1] = top;
+            g.boxed_tiles = unseen.as_slice()[under..].iter().fold(0, |m, &t| m | 1 << t);
         }
         g.rng = SmallRng::seed_from_u64(rng.random());
         g
     }
+}
+
+/// A full state with exactly the facts `o` shows: the public ones and the seat's own cards.
+/// What it hides is laid out in a fixed arrangement — the other players' face-down cards and
+/// the deck from the cards placed nowhere else, the pile's unknown part from the tiles placed
+/// nowhere else (a tile of the kind its back shows on top) — and the generator is seeded from
+/// nothing: `redraw_hidden` then draws them. An observation that does not describe a position
+/// (an id out of range, a tile or card placed twice, counts that do not add up) is an error.
+pub(crate) fn from_observation(params: &ExpeditionParams, o: &Observation) -> Result<Expedition, String> {
+    let n = params.players();
+    if o.players as usize != n || o.seats.len() != n {
+        return Err(format!("the observation shows {} players; the parameters say {n}", o.seats.len()));
+    }
+    if o.dice_game != params.dice {
+        return Err(format!("the observation is of the {}", if o.dice_game { "dice game" } else { "no-dice variant" }));
+    }
+    let mut g = super::setup::empty_table(params, 0);
+    let content = g.shared.content.clone();
+    let (tiles, cards) = (content.tiles.len(), content.cards.len());
+    let mut tiles_seen = 0u64;
+    let mut place_tile = |t: u8, at: &str| -> Result<u8, String> {
+        if t as usize >= tiles || tiles_seen >> t & 1 == 1 {
+            return Err(format!("{at}: tile {t} is out of range or placed twice"));
+        }
+        tiles_seen |= 1 << t;
+        Ok(t)
+    };
+    let mut cards_seen = 0u64;
+    let dice = content.dice_cards;
+    // A Dice card is shown by its kind alone (they are identical): any one not yet placed.
+    let mut place_card = |v: &CardView, at: &str| -> Result<u8, String> {
+        let k = match v.kind {
+            CardClass::Dice => (dice & !cards_seen).trailing_zeros() as u8,
+            _ => v.id,
+        };
+        if k as usize >= cards || cards_seen >> k & 1 == 1 || (dice >> k & 1 == 1) != (v.kind == CardClass::Dice) {
+            return Err(format!("{at}: card {} is out of range, placed twice or not a {:?} card", v.id, v.kind));
+        }
+        cards_seen |= 1 << k;
+        Ok(k)
+    };
+    g.first = o.first_player % n as u8;
+    g.current = o.to_move.unwrap_or((g.first + n as u8 - 1) % n as u8);
+    g.step = o.step;
+    g.round = o.round;
+    g.last_round = o.last_round;
+    g.die = o.die;
+    g.coin_bonus = o.coin_bonus;
+    g.completed = o.completed_this_turn;
+    g.bag = o.bag.to_array();
+    for (col, v) in o.hq.iter().enumerate().take(super::HQ_COLUMNS) {
+        g.hq_tile[col] = match &v.tile {
+            Some(t) => place_tile(t.id, "hq")?,
+            None => NONE,
+        };
+        for (k, t) in v.tools.iter().take(2).enumerate() {
+            g.hq_tools[col][k] = t.index() as u8;
+        }
+    }
+    for (i, v) in o.face_up.iter().enumerate().take(super::FACE_UP) {
+        g.face_up[i] = match v {
+            Some(c) => place_card(c, "face_up")?,
+            None => NONE,
+        };
+    }
+    g.boxed_tools = o.out_of_play_tools.to_array();
+    // The players: all that shows, and for now only the cards this seat has seen.
+    let mut face_down = [0u32; super::MAX_PLAYERS];
+    for (s, v) in o.seats.iter().enumerate() {
+        let p = &mut g.players[s];
+        if v.character_id as usize >= content.characters.len() {
+            return Err(format!("seat {s}: character {} is out of range", v.character_id));
+        }
+        p.character = v.character_id;
+        p.torch_lit = v.torch_lit;
+        p.tools = v.tools.to_array();
+        for t in &v.tiles {
+            p.tiles.push(place_tile(t.id, "tiles")?);
+        }
+        for t in &v.discoveries {
+            p.done.push(place_tile(t.id, "discoveries")?);
+        }
+        p.score = v.score;
+        match &v.cards {
+            Some(held) => {
+                for c in held {
+                    p.cards |= 1 << place_card(c, "cards")?;
+                }
+                // The cards seen taken are among those held (a Dice card: any held one).
+                for c in &v.cards_seen_taken {
+                    let k = match c.kind {
+                        CardClass::Dice => (p.cards & dice & !p.known).trailing_zeros() as u8,
+                        _ => c.id,
+                    };
+                    if k >= 64 || p.cards >> k & 1 == 0 || p.known >> k & 1 == 1 {
+                        return Err(format!("seat {s}: a card seen taken ({}) is not among the cards held", c.name));
+                    }
+                    p.known |= 1 << k;
+                }
+            }
+            None => {
+                for c in &v.cards_seen_taken {
+                    let k = place_card(c, "cards seen taken")?;
+                    p.cards |= 1 << k;
+                    p.known |= 1 << k;
+                }
+                face_down[s] = u32::from(v.cards_held).checked_sub(p.cards.count_ones()).ok_or(format!(
+                    "seat {s}: holds {} cards, fewer than the {} seen taken",
+                    v.cards_held,
+                    p.cards.count_ones()
+                ))?;
+            }
+        }
+    }
+    // The pile: its known bottom, then the tiles placed nowhere, one whose back shows the
+    // kind of the top on top.
+    let bottom: Vec<u8> = o.pile_bottom.iter().map(|t| place_tile(t.id, "pile bottom")).collect::<Result<_, _>>()?;
+    let mut rest: Vec<u8> = (0..tiles as u8).filter(|&t| tiles_seen >> t & 1 == 0).collect();
+    if bottom.len() + rest.len() != o.pile_count as usize + o.out_of_play_tiles as usize {
+        return Err(format!(
+            "the pile and the box hold {} tiles, but {} are placed nowhere",
+            o.pile_count as usize + o.out_of_play_tiles as usize,
+            bottom.len() + rest.len()
+        ));
+    }
+    // Tiles out of play (face down): some of those placed nowhere.
+    for t in rest.drain(..o.out_of_play_tiles as usize) {
+        g.boxed_tiles |= 1 << t;
+    }
+    if let (Some(place), false) = (o.pile_top_is_place, rest.is_empty()) {
+        let top =
+            rest.iter().position(|&t| content.is_place(t) == place).ok_or("no tile of the pile's top kind is left")?;
+        let t = rest.remove(top);
+        rest.push(t);
+    }
+    bottom.iter().chain(&rest).for_each(|&t| g.pile.push(t));
+    g.pile_known = bottom.len() as u8;
+    // The cards placed nowhere: the others' face-down cards, those out of play, the deck.
+    let mut unseen = (0..cards as u8).filter(|&k| cards_seen >> k & 1 == 0);
+    for (s, &count) in face_down.iter().enumerate().take(n) {
+        for _ in 0..count {
+            let k = unseen.next().ok_or(format!("seat {s}: more cards held than there are"))?;
+            g.players[s].cards |= 1 << k;
+        }
+    }
+    for _ in 0..o.out_of_play_cards {
+        g.boxed_cards |= 1 << unseen.next().ok_or("more cards out of play than there are")?;
+    }
+    unseen.for_each(|k| g.deck.push(k));
+    if g.deck.len() != o.deck_count as usize {
+        return Err(format!("the deck holds {} cards, but {} are placed nowhere", o.deck_count, g.deck.len()));
+    }
+    Ok(g)
 }
 
 /// The observation as text a person can follow.
@@ -338,7 +535,7 @@ pub(crate) fn render(o: &Observation) -> String {
                 if o.last_round { " (last round)" } else { "" }
             );
             match o.returning {
-                Some("tile") => s.push_str(" (first put a tile back: more than 3 held)"),
+                Some(Returning::Tile) => s.push_str(" (first put a tile back: more than 3 held)"),
                 Some(_) => s.push_str(" (first put tools back: more than 6 held)"),
                 None => {}
             }
@@ -389,7 +586,7 @@ pub(crate) fn render(o: &Observation) -> String {
     let bottom = if o.pile_bottom.is_empty() {
         String::new()
     } else {
-        format!(", put back under it (bottom first): {}", o.pile_bottom.join(", "))
+        format!(", put back under it (bottom first): {}", names(&o.pile_bottom))
     };
     let _ = writeln!(
         s,
@@ -432,7 +629,7 @@ pub(crate) fn render(o: &Observation) -> String {
             s,
             "  discoveries ({count}, {} coins visible): {}",
             p.coins_visible,
-            if p.discoveries.is_empty() { "none".into() } else { p.discoveries.join(", ") }
+            if p.discoveries.is_empty() { "none".into() } else { names(&p.discoveries) }
         );
         match &p.cards {
             Some(cards) if !cards.is_empty() => {
@@ -477,6 +674,10 @@ pub(crate) fn render(o: &Observation) -> String {
         }
     }
     s
+}
+
+fn names(tiles: &[TileView]) -> String {
+    tiles.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 fn tile_text(t: &TileView) -> String {

@@ -3,10 +3,10 @@
 
 use super::{BOARD_SPACES, CardKind, DiscoveryRule, Expedition, PRINTED_COINS, Step};
 use crate::core::{Metric, Outcome};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One player's final score, term by term.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScoreBreakdown {
     /// Points from completions (and no-dice Dice-card bonuses) during play.
     pub completions: i32,

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A table with nothing dealt yet.
-fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
+pub(crate) fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
     let content = params.content.get();
     let n = params.players() as u8;
     Expedition {

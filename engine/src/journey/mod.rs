@@ -522,20 +522,6 @@ impl Journey {
         self.phase
     }
 
-    /// A full state built from an observation alone: every public fact as observed, the
-    /// hidden orders in a fixed arrangement (follow with [`Journey::redraw_hidden`]). An
-    /// observation that does not describe a position (a card placed twice or missing, a
-    /// wrong number of travellers) is an error.
-    pub fn from_observation(params: &JourneyParams, observation: &JourneyObservation) -> Result<Journey, String> {
-        observation::from_observation(params, observation)
-    }
-
-    /// A state `seat` cannot tell from this one: every hidden order, and the generator of
-    /// future chance, redrawn from `rng`.
-    pub fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
-        observation::redraw(self, seat.0, rng)
-    }
-
     pub fn score(&self) -> i32 {
         self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
     }
@@ -621,10 +607,12 @@ impl Game for Journey {
         observation::render(self, &self.observation(seat))
     }
 
-    fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Self {
-        Journey::from_observation(&self.p, &self.observation(seat))
-            .expect("an observation rebuilds its position")
-            .redraw_hidden(seat, rng)
+    fn from_observation(params: &JourneyParams, observation: &JourneyObservation) -> Result<Journey, String> {
+        observation::from_observation(params, observation)
+    }
+
+    fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
+        observation::redraw(self, seat.0, rng)
     }
 
     fn metrics(&self) -> Vec<Metric> {
