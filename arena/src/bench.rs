@@ -20,6 +20,9 @@ pub struct BenchArgs {
     /// Print one JSON array.
     #[arg(long)]
     pub json: bool,
+    /// Set one parameter in every case, e.g. `--param satchel_limit=5` (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub param: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -53,7 +56,12 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         for preset in entry.presets {
             let seat_counts: &[u8] = if entry.seats_param == "players" { &[2, 4] } else { &[1, 4] };
             for &seats in seat_counts {
-                let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+                let mut src = vec![ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+                for kv in &args.param {
+                    let (key, value) =
+                        kv.split_once('=').ok_or_else(|| format!("--param expects KEY=VALUE, got `{kv}`"))?;
+                    src.push(ParamSource::KeyValue { key: key.trim().into(), value: value.trim().into() });
+                }
                 let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
                 let (mut aps, mut gps, mut apg, mut clone) = (vec![], vec![], vec![], vec![]);
                 let mut seed = 1;

@@ -29,7 +29,7 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
                 // on top of the Supply (known by counting) would slip under it. Nominees that
                 // none of them tells apart (two 8s; or 8 and 9 with no 8 that may come up)
                 // are one choice.
-                let supply_ranks = could_be_on_top(g).iter().fold(0u32, |m, &c| m | 1 << g.rank(c));
+                let supply_ranks = rank_mask(g, could_be_on_top(g));
                 let mut offered = 0u64;
                 for &c in g.satchels[actor as usize].iter() {
                     let slips_under = supply_ranks & ((1u32 << g.rank(c)) - 1);
@@ -52,6 +52,12 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
 /// Classic Hide is only against an adversary of rank 2–10 (never the Nemesis).
 pub(super) fn nominate_allowed_against(g: &Journey, adversary: Card) -> bool {
     (2..=10).contains(&adversary.rank()) && !g.is_nemesis(adversary)
+}
+
+/// The ranks among `cards`, as a bit set (bit r for rank r; a low Ace is rank 1).
+fn rank_mask(g: &Journey, cards: &[Card]) -> u32 {
+    let printed = cards.iter().fold(0u32, |m, c| m | 1 << c.rank());
+    if g.p.ace_rank == AceRank::Low && printed & 1 << 14 != 0 { (printed & !(1 << 14)) | 1 << 1 } else { printed }
 }
 
 /// The Supply cards that may be its top, as far as the table knows: the cards above the known
