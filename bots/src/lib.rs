@@ -1,18 +1,52 @@
-//! The agents. An agent is asked for an action only at its own seat's decisions, and is
-//! given the legal actions. In-process agents receive the game state: they must read only
-//! what their seat may know, through `observation_json`/`observation_text`, or sample
-//! hidden facts with `determinize(seat)`.
+//! The agents: `random`, `greedy` and `mcts` (information-set MCTS), honest by construction.
+//!
+//! An agent is asked for an action only at its own seat's decisions, and is given a
+//! [`SeatView`]: its seat's observation, the legal actions with their labels, and its time
+//! budget — never the game state. To reason about what it cannot see it builds a [`Sampler`]
+//! from the observation, which yields full states consistent with it. The same agent works in
+//! process (`arena play`, tournaments) and across the wire (`arena bot`), and makes the same
+//! choices in both for the same seed.
+//!
+//! Start at [`make_agent`]: a [`BotSpec`] (`mcts:iterations=2000,c=0.7`) and a game's resolved
+//! parameters give a ready agent. The evaluations the greedy and MCTS agents use are in
+//! [`eval`].
 
-use engine::core::{ActionId, AnyGame, Seat, SmallRng};
+pub mod eval;
+pub mod greedy;
+pub mod mcts;
+pub mod spec;
+pub mod view;
+
+pub use eval::Heuristics;
+pub use spec::{BotSpec, GreedyConfig, MctsConfig, Rollout};
+pub use view::{Budget, Sampler, SeatView, WireView};
+
+use engine::core::{ActionId, AnySpec, Game, SmallRng, Spec};
+use engine::expedition::Expedition;
+use engine::journey::Journey;
 use rand::{RngExt, SeedableRng};
+use std::fmt;
 
-pub trait Agent: Send {
-    fn name(&self) -> &str;
-    /// Choose one of `legal` (never empty) for `seat`.
-    fn act(&mut self, game: &dyn AnyGame, seat: Seat, legal: &[ActionId]) -> ActionId;
+/// Why an agent could not choose (its verdict in a tournament is a crash).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentError(pub String);
+
+impl fmt::Display for AgentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
 }
 
-/// Uniformly random among the legal actions.
+impl std::error::Error for AgentError {}
+
+pub trait Agent: Send {
+    /// The agent's name in summaries: its spec, e.g. `mcts:iterations=2000`.
+    fn name(&self) -> &str;
+    /// Choose one of `view.legal()` (never empty) for `view.seat()`.
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError>;
+}
+
+/// Uniformly random among the legal actions, seeded.
 pub struct RandomAgent {
     rng: SmallRng,
 }
@@ -27,46 +61,37 @@ impl Agent for RandomAgent {
     fn name(&self) -> &str {
         "random"
     }
-    fn act(&mut self, _game: &dyn AnyGame, _seat: Seat, legal: &[ActionId]) -> ActionId {
-        legal[self.rng.random_range(0..legal.len())]
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        let legal = view.legal();
+        Ok(legal[self.rng.random_range(0..legal.len())])
     }
 }
 
-/// The built-in agents by name.
-pub const AGENTS: &[&str] = &["random"];
-
-/// The agent called `name`, seeded with `seed`, or an error listing the agents.
-pub fn agent(name: &str, seed: u64) -> Result<Box<dyn Agent>, String> {
-    match name {
-        "random" => Ok(Box::new(RandomAgent::new(seed))),
-        _ => Err(format!("unknown agent `{name}`; the agents are: {}", AGENTS.join(", "))),
+/// The agent `spec` for the game `game` (its resolved parameters), seeded with `seed`.
+pub fn make_agent(spec: &BotSpec, game: &dyn AnySpec, seed: u64) -> Result<Box<dyn Agent>, String> {
+    if let BotSpec::Random = spec {
+        return Ok(Box::new(RandomAgent::new(seed)));
     }
+    let any = game.as_any();
+    if let Some(s) = any.downcast_ref::<Spec<Journey>>() {
+        return Ok(typed::<Journey>(spec, s.params(), seed));
+    }
+    if let Some(s) = any.downcast_ref::<Spec<Expedition>>() {
+        return Ok(typed::<Expedition>(spec, s.params(), seed));
+    }
+    Err(format!("agent {spec}: no evaluation for the game {}", game.game()))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use engine::core::find_game;
+/// Parse `text` and build the agent (see [`make_agent`]).
+pub fn agent(text: &str, game: &dyn AnySpec, seed: u64) -> Result<Box<dyn Agent>, String> {
+    make_agent(&BotSpec::parse(text)?, game, seed)
+}
 
-    #[test]
-    fn random_agent_plays_only_legal_actions_and_is_reproducible() {
-        let spec = (find_game("journey").unwrap().spec)(Some("classic"), &[], &|_| Err("no files".into())).unwrap();
-        let play = |seed| {
-            let mut g = spec.new_game(3);
-            let mut a = agent("random", seed).unwrap();
-            let mut moves = Vec::new();
-            let mut legal = Vec::new();
-            while let Some(seat) = g.to_move() {
-                legal.clear();
-                g.legal_actions(&mut legal);
-                let m = a.act(g.as_ref(), seat, &legal);
-                assert!(legal.contains(&m));
-                g.apply(m).unwrap();
-                moves.push(m);
-            }
-            moves
-        };
-        assert_eq!(play(1), play(1));
-        assert!(agent("alphazero", 0).err().unwrap().contains("random"));
+fn typed<G: Heuristics>(spec: &BotSpec, params: &<G as Game>::Params, seed: u64) -> Box<dyn Agent> {
+    let name = spec.to_string();
+    match spec {
+        BotSpec::Random => Box::new(RandomAgent::new(seed)),
+        BotSpec::Greedy(g) => Box::new(greedy::Greedy::<G>::new(params.clone(), g.samples, seed, name)),
+        BotSpec::Mcts(m) => Box::new(mcts::Mcts::<G>::new(params.clone(), m.clone(), seed, name)),
     }
 }

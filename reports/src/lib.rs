@@ -4,4 +4,4 @@ pub mod stats;
 pub mod summary;
 
 pub use stats::{Stats, wilson};
-pub use summary::{Figure, GameResult, PlaySummary};
+pub use summary::{AgentSummary, Figure, GameResult, PlaySummary, Rate};

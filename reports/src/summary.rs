@@ -8,6 +8,8 @@ use std::fmt::Write;
 
 /// One finished game, as the summary needs it.
 pub struct GameResult {
+    /// The agent at each seat.
+    pub agents: Vec<String>,
     pub scores: Vec<i32>,
     /// Rank per seat, 0 first; equal ranks tie.
     pub ranks: Vec<u8>,
@@ -34,6 +36,33 @@ pub struct SeatSummary {
     pub win_share_ci95: (f64, f64),
 }
 
+/// A rate with its 95% Wilson interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Rate {
+    pub rate: f64,
+    pub ci: (f64, f64),
+}
+
+/// One agent's results over every seat it took.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct AgentSummary {
+    /// Seats it took (a game with the agent at two seats counts twice).
+    pub games: u64,
+    /// First places, a tie for first shared equally among the tied.
+    pub wins: f64,
+    pub win_share: f64,
+    pub win_share_ci: (f64, f64),
+    pub score_mean: f64,
+    pub score_ci: (f64, f64),
+    /// The game's rates (e.g. `arrived`) over the games it played.
+    #[serde(flatten)]
+    pub rates: BTreeMap<String, Rate>,
+    #[serde(skip)]
+    score: Stats,
+    #[serde(skip)]
+    rate_counts: BTreeMap<String, (f64, f64)>,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct PlaySummary {
     pub game: String,
@@ -51,6 +80,8 @@ pub struct PlaySummary {
     pub competitive: bool,
     /// Figures the game declares yes/no per game: shown as rates with a Wilson interval.
     pub rates: BTreeMap<String, (f64, f64)>,
+    /// Each agent's results, over every seat it took.
+    pub by_agent: BTreeMap<String, AgentSummary>,
 }
 
 impl PlaySummary {
@@ -76,6 +107,7 @@ impl PlaySummary {
             metrics: BTreeMap::new(),
             competitive: false,
             rates: BTreeMap::new(),
+            by_agent: BTreeMap::new(),
         }
     }
 
@@ -86,6 +118,9 @@ impl PlaySummary {
         self.competitive |= !all_tied;
         let mut wins = vec![0.0; self.seats.len()];
         for (i, s) in self.seats.iter_mut().enumerate() {
+            if r.agents.get(i).is_some_and(|a| *a != s.agent) {
+                s.agent = "(rotating)".into();
+            }
             let score = f64::from(r.scores[i]);
             s.score.add(score);
             self.score.add(score);
@@ -103,6 +138,25 @@ impl PlaySummary {
             s.add(f.value);
             if f.rate {
                 self.rates.insert(f.name.to_string(), wilson(s.mean * s.n as f64, s.n as f64));
+            }
+        }
+        for (i, name) in r.agents.iter().enumerate() {
+            let a = self.by_agent.entry(name.clone()).or_default();
+            a.games += 1;
+            if r.ranks[i] == 0 {
+                a.wins += 1.0 / winners;
+            }
+            a.win_share = a.wins / a.games as f64;
+            a.win_share_ci = wilson(a.wins, a.games as f64);
+            a.score.add(f64::from(r.scores[i]));
+            a.score_mean = a.score.mean;
+            a.score_ci = (a.score.mean - a.score.ci95, a.score.mean + a.score.ci95);
+            for f in r.metrics.iter().filter(|f| f.rate) {
+                let (k, n) = a.rate_counts.entry(f.name.to_string()).or_default();
+                *k += f.value;
+                *n += 1.0;
+                let (k, n) = (*k, *n);
+                a.rates.insert(f.name.to_string(), Rate { rate: k / n, ci: wilson(k, n) });
             }
         }
     }
@@ -130,6 +184,30 @@ impl PlaySummary {
                 None => {
                     let _ = writeln!(t, "{:<13} {:.3} ± {:.3}", format!("{name}:"), s.mean, s.ci95);
                 }
+            }
+        }
+        if self.by_agent.len() > 1 {
+            let _ = writeln!(t, "agent                          seats  mean score (95% CI)     win share (95% CI)");
+            for (name, a) in &self.by_agent {
+                let arrived = a
+                    .rates
+                    .get("arrived")
+                    .map(|r| {
+                        format!("   arrived {:.1}% ({:.1}–{:.1}%)", 100.0 * r.rate, 100.0 * r.ci.0, 100.0 * r.ci.1)
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    t,
+                    "{:<30} {:>5}  {:>6.2} ({:.2}–{:.2})   {:>5.1}% ({:.1}–{:.1}%){arrived}",
+                    name,
+                    a.games,
+                    a.score_mean,
+                    a.score_ci.0,
+                    a.score_ci.1,
+                    100.0 * a.win_share,
+                    100.0 * a.win_share_ci.0,
+                    100.0 * a.win_share_ci.1
+                );
             }
         }
         if self.competitive {
@@ -161,12 +239,14 @@ mod tests {
         let mut s = PlaySummary::new("g", "", 1, &["a".into(), "b".into()]);
         let fig = |name, value, rate| Figure { name, value, rate };
         s.add(&GameResult {
+            agents: vec!["a".into(), "b".into()],
             scores: vec![3, 1],
             ranks: vec![0, 1],
             actions: 10,
             metrics: vec![fig("x", 1.0, true), fig("n", 1.0, false)],
         });
         s.add(&GameResult {
+            agents: vec!["b".into(), "a".into()],
             scores: vec![2, 2],
             ranks: vec![0, 0],
             actions: 20,
@@ -182,5 +262,12 @@ mod tests {
         assert!(s.rates.contains_key("x"), "a figure declared a rate is shown as one");
         assert!(!s.rates.contains_key("n"), "a count that happened to be 1 every time is not a rate");
         assert!(s.render().contains("n:            1.000"), "{}", s.render());
+        // By agent: "a" won game 1 at seat 0 and tied game 2 at seat 1.
+        let a = &s.by_agent["a"];
+        assert_eq!((a.games, a.wins), (2, 1.5));
+        assert!((a.score_mean - 2.5).abs() < 1e-12);
+        assert_eq!(a.rates["x"].rate, 0.5);
+        assert_eq!(s.by_agent["b"].wins, 0.5);
+        assert_eq!(s.seats[0].agent, "(rotating)", "the agents swapped seats");
     }
 }

@@ -14,7 +14,7 @@ pub use params::{
 pub use pile::Pile;
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
-pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, find_game, games, random_playout};
+pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, find_game, games, random_playout};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]

@@ -53,6 +53,8 @@ pub trait AnyGame: Send + Sync {
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
     fn clone_box(&self) -> Box<dyn AnyGame>;
     fn metrics(&self) -> Vec<Metric>;
+    /// The concrete game (a [`Dyn<G>`]), for callers that work with the typed API.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
 /// A concrete game behind [`AnyGame`] (a wrapper, so the two traits' methods never clash).
@@ -99,6 +101,9 @@ impl<G: Game> AnyGame for Dyn<G> {
     fn metrics(&self) -> Vec<Metric> {
         self.0.metrics()
     }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// A game with its parameters resolved: a factory of games.
@@ -128,11 +133,23 @@ pub trait AnySpec: Send + Sync {
     /// Clone one mid-game state `n` times (a benchmark of state cloning); returns a
     /// checksum so the work cannot be optimised away.
     fn clone_many(&self, seed: u64, n: u64) -> u64;
+    /// The concrete spec (a [`Spec<G>`]), for callers that work with the typed API.
+    fn as_any(&self) -> &dyn std::any::Any;
 }
 
-struct Spec<G: Game> {
+/// The parameters of game `G`, resolved and loaded: the concrete [`AnySpec`].
+pub struct Spec<G: Game> {
     params: G::Params,
     _game: PhantomData<fn() -> G>,
+}
+
+impl<G: Game> Spec<G> {
+    pub fn new(params: G::Params) -> Self {
+        Spec { params, _game: PhantomData }
+    }
+    pub fn params(&self) -> &G::Params {
+        &self.params
+    }
 }
 
 /// Play one game with uniformly random actions drawn from `rng`; returns the actions taken.
@@ -205,6 +222,9 @@ impl<G: Game> AnySpec for Spec<G> {
         }
         sum
     }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }
 
 /// Build a spec for game type `G`.
@@ -215,7 +235,7 @@ pub fn spec_of<G: Game>(
 ) -> Result<Box<dyn AnySpec>, ParamError> {
     let mut params: G::Params = resolve_params(preset, sources)?;
     params.load_assets(load)?;
-    Ok(Box::new(Spec::<G> { params, _game: PhantomData }))
+    Ok(Box::new(Spec::<G>::new(params)))
 }
 
 /// Resolve parameters (a preset, then sources in order), loading what they name through the

@@ -522,6 +522,60 @@ impl Journey {
         self.phase
     }
 
+    /// A traveller's satchel, in order.
+    pub fn satchel(&self, seat: usize) -> &[Card] {
+        self.satchels[seat].as_slice()
+    }
+
+    pub fn status(&self, seat: usize) -> Status {
+        self.status[seat]
+    }
+
+    /// The Journey deck, bottom first (top last).
+    pub fn journey_deck(&self) -> &[Card] {
+        self.journey.as_slice()
+    }
+
+    /// The Supply, bottom first (top last).
+    pub fn supply(&self) -> &[Card] {
+        self.supply.as_slice()
+    }
+
+    /// Banked Wreckage.
+    pub fn wreckage(&self) -> &[Card] {
+        self.wreckage.as_slice()
+    }
+
+    /// The Discard, in order.
+    pub fn discard(&self) -> &[Card] {
+        self.discard.as_slice()
+    }
+
+    /// The fight going on, if any.
+    pub fn fight(&self) -> Option<&FightState> {
+        self.fight.as_ref()
+    }
+
+    /// The way home still ahead, last card first (next card last), and the stops paid.
+    pub fn way_home(&self) -> (&[Card], u8) {
+        (self.way.as_slice(), self.stops_paid)
+    }
+
+    /// Refuges passed (on the way home: stops visited).
+    pub fn passed(&self) -> &[Card] {
+        self.passed.as_slice()
+    }
+
+    /// Journey cards dealt with so far (a new turn begins with each).
+    pub fn turns(&self) -> u16 {
+        self.turns
+    }
+
+    /// The destination was reached.
+    pub fn reached_destination(&self) -> bool {
+        self.reached
+    }
+
     pub fn score(&self) -> i32 {
         self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
     }

@@ -1,0 +1,210 @@
+//! Bot specifications as written on the command line and in YAML: `random`, `greedy`,
+//! `greedy:samples=8`, `mcts:iterations=2000,c=0.7`. A bad kind, key or value is an error that
+//! names it and lists what is valid.
+
+use std::fmt;
+use std::time::Duration;
+
+/// How an MCTS rollout picks its moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rollout {
+    /// Uniformly among the legal actions.
+    Random,
+    /// The greedy agent's choice: one step of lookahead on the evaluation.
+    Greedy,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GreedyConfig {
+    /// Determinizations each action is judged on (averaged).
+    pub samples: u32,
+}
+
+impl Default for GreedyConfig {
+    fn default() -> Self {
+        GreedyConfig { samples: 4 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Iterations per decision (one determinization each).
+    pub iterations: u32,
+    /// A time limit per decision, if any (the search stops at whichever comes first; with a
+    /// time limit the choice no longer depends only on the seed).
+    pub time: Option<Duration>,
+    /// The UCB exploration constant.
+    pub c: f64,
+    pub rollout: Rollout,
+    /// Cut rollouts off after this many actions and use the evaluation (0: play to the end).
+    pub depth: u32,
+    /// Root-parallel search: independent trees on this many threads, their root statistics
+    /// summed (iterations are shared among them).
+    pub threads: u32,
+}
+
+impl Default for MctsConfig {
+    fn default() -> Self {
+        MctsConfig { iterations: 1000, time: None, c: 0.7, rollout: Rollout::Random, depth: 0, threads: 1 }
+    }
+}
+
+/// One built-in agent with its parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BotSpec {
+    Random,
+    Greedy(GreedyConfig),
+    Mcts(MctsConfig),
+}
+
+/// The built-in agents, and each one's keys.
+pub const KINDS: &[(&str, &[&str])] =
+    &[("random", &[]), ("greedy", &["samples"]), ("mcts", &["iterations", "ms", "c", "rollout", "depth", "threads"])];
+
+fn positive(kind: &str, key: &str, value: &str) -> Result<u32, String> {
+    match value.parse::<u32>() {
+        Ok(v) if v > 0 => Ok(v),
+        _ => Err(format!("{kind}: `{key}` expects a positive whole number, got `{value}`")),
+    }
+}
+
+impl BotSpec {
+    /// Parse `KIND[:key=value,...]`.
+    pub fn parse(text: &str) -> Result<BotSpec, String> {
+        let text = text.trim();
+        let (kind, rest) = text.split_once(':').unwrap_or((text, ""));
+        let kind = kind.trim();
+        let keys = KINDS.iter().find(|(k, _)| *k == kind).map(|(_, keys)| *keys).ok_or_else(|| {
+            let names: Vec<_> = KINDS.iter().map(|(k, _)| *k).collect();
+            format!("unknown agent `{kind}`; the agents are: {}", names.join(", "))
+        })?;
+        let mut spec = match kind {
+            "random" => BotSpec::Random,
+            "greedy" => BotSpec::Greedy(GreedyConfig::default()),
+            _ => BotSpec::Mcts(MctsConfig::default()),
+        };
+        for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| format!("{kind}: expected key=value, got `{pair}`"))?;
+            if !keys.contains(&key) {
+                let valid = if keys.is_empty() { "it takes none".to_string() } else { keys.join(", ") };
+                return Err(format!("{kind}: unknown parameter `{key}`; valid: {valid}"));
+            }
+            match &mut spec {
+                BotSpec::Random => unreachable!("random takes no parameters"),
+                BotSpec::Greedy(g) => g.samples = positive(kind, key, value)?,
+                BotSpec::Mcts(m) => match key {
+                    "iterations" => m.iterations = positive(kind, key, value)?,
+                    "ms" => m.time = Some(Duration::from_millis(positive(kind, key, value)? as u64)),
+                    "c" => {
+                        m.c = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|c| c.is_finite() && *c >= 0.0)
+                            .ok_or_else(|| format!("{kind}: `c` expects a number ≥ 0, got `{value}`"))?
+                    }
+                    "rollout" => {
+                        m.rollout = match value {
+                            "random" => Rollout::Random,
+                            "greedy" => Rollout::Greedy,
+                            _ => return Err(format!("{kind}: `rollout` is random or greedy, got `{value}`")),
+                        }
+                    }
+                    "depth" => {
+                        m.depth = value.parse::<u32>().map_err(|_| {
+                            format!("{kind}: `depth` expects a whole number (0: to the end), got `{value}`")
+                        })?
+                    }
+                    _ => m.threads = positive(kind, key, value)?.min(64),
+                },
+            }
+        }
+        Ok(spec)
+    }
+
+    /// The kind's name: random, greedy or mcts.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BotSpec::Random => "random",
+            BotSpec::Greedy(_) => "greedy",
+            BotSpec::Mcts(_) => "mcts",
+        }
+    }
+}
+
+/// The canonical text: the kind, then every parameter that differs from its default.
+impl fmt::Display for BotSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        match self {
+            BotSpec::Random => {}
+            BotSpec::Greedy(g) => {
+                if g.samples != GreedyConfig::default().samples {
+                    parts.push(format!("samples={}", g.samples));
+                }
+            }
+            BotSpec::Mcts(m) => {
+                let d = MctsConfig::default();
+                if m.iterations != d.iterations {
+                    parts.push(format!("iterations={}", m.iterations));
+                }
+                if let Some(t) = m.time {
+                    parts.push(format!("ms={}", t.as_millis()));
+                }
+                if m.c != d.c {
+                    parts.push(format!("c={}", m.c));
+                }
+                if m.rollout == Rollout::Greedy {
+                    parts.push("rollout=greedy".into());
+                }
+                if m.depth != d.depth {
+                    parts.push(format!("depth={}", m.depth));
+                }
+                if m.threads != d.threads {
+                    parts.push(format!("threads={}", m.threads));
+                }
+            }
+        }
+        if parts.is_empty() { f.write_str(self.kind()) } else { write!(f, "{}:{}", self.kind(), parts.join(",")) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn good_specs_parse_and_print_canonically() {
+        assert_eq!(BotSpec::parse("random").unwrap(), BotSpec::Random);
+        assert_eq!(BotSpec::parse("greedy").unwrap(), BotSpec::Greedy(GreedyConfig { samples: 4 }));
+        let m = BotSpec::parse(" mcts: iterations=2000 , c=0.5,rollout=greedy,depth=20,threads=2,ms=50").unwrap();
+        let BotSpec::Mcts(cfg) = &m else { panic!("{m:?}") };
+        assert_eq!((cfg.iterations, cfg.c, cfg.rollout, cfg.depth, cfg.threads), (2000, 0.5, Rollout::Greedy, 20, 2));
+        assert_eq!(cfg.time, Some(Duration::from_millis(50)));
+        assert_eq!(m.to_string(), "mcts:iterations=2000,ms=50,c=0.5,rollout=greedy,depth=20,threads=2");
+        assert_eq!(BotSpec::parse("mcts").unwrap().to_string(), "mcts");
+        assert_eq!(BotSpec::parse(&m.to_string()).unwrap(), m, "the canonical text parses back");
+    }
+
+    #[test]
+    fn bad_specs_name_what_is_wrong_and_what_is_valid() {
+        let e = BotSpec::parse("alphazero").unwrap_err();
+        assert!(e.contains("`alphazero`") && e.contains("random, greedy, mcts"), "{e}");
+        let e = BotSpec::parse("mcts:iters=5").unwrap_err();
+        assert!(e.contains("`iters`") && e.contains("iterations, ms, c, rollout, depth, threads"), "{e}");
+        let e = BotSpec::parse("mcts:iterations=0").unwrap_err();
+        assert!(e.contains("`iterations`") && e.contains("`0`"), "{e}");
+        let e = BotSpec::parse("mcts:c=-1").unwrap_err();
+        assert!(e.contains("`c`"), "{e}");
+        let e = BotSpec::parse("mcts:rollout=smart").unwrap_err();
+        assert!(e.contains("random or greedy") && e.contains("`smart`"), "{e}");
+        let e = BotSpec::parse("mcts:iterations").unwrap_err();
+        assert!(e.contains("key=value"), "{e}");
+        let e = BotSpec::parse("random:x=1").unwrap_err();
+        assert!(e.contains("`x`") && e.contains("takes none"), "{e}");
+        let e = BotSpec::parse("greedy:samples=lots").unwrap_err();
+        assert!(e.contains("`samples`") && e.contains("`lots`"), "{e}");
+    }
+}

@@ -1,0 +1,135 @@
+//! What an agent is given at one of its decisions: its seat's view, and nothing more.
+//!
+//! A [`SeatView`] never hands out the game state. In process it holds the state privately and
+//! answers only with what the seat may know (its observation, the legal actions and their
+//! labels); across a wire it holds only what the server sent. The one way to reason about
+//! hidden facts is a [`Sampler`], built from the observation alone, which yields full states
+//! consistent with it — forward models the agent may play out. So an in-process agent and the
+//! same agent across the wire see the same things, sample the same states and choose the same
+//! actions, and a leak has nowhere to hide.
+
+use engine::core::{ActionId, AnyGame, Dyn, Game, Seat, SmallRng};
+use std::time::Duration;
+
+/// How long an agent may think.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Budget {
+    /// Time allowed for this decision (a per-move limit), if any.
+    pub per_move: Option<Duration>,
+}
+
+/// What the server sent for one decision: the observation (JSON), its text, and the labels of
+/// the legal actions (same order as the ids).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WireView {
+    pub observation: serde_json::Value,
+    pub text: String,
+    pub labels: Vec<String>,
+}
+
+enum Source<'a> {
+    /// In process: the state, reachable only through the seat's own view.
+    Local(&'a dyn AnyGame),
+    /// Across a wire: what the server sent.
+    Wire(&'a WireView),
+}
+
+/// One seat's view at one of its decisions.
+pub struct SeatView<'a> {
+    seat: Seat,
+    legal: &'a [ActionId],
+    budget: Budget,
+    source: Source<'a>,
+}
+
+impl<'a> SeatView<'a> {
+    /// The view of `seat` in an in-process game (`legal` as the game lists them).
+    pub fn local(game: &'a dyn AnyGame, seat: Seat, legal: &'a [ActionId], budget: Budget) -> Self {
+        SeatView { seat, legal, budget, source: Source::Local(game) }
+    }
+
+    /// The view of `seat` from what a server sent.
+    pub fn wire(view: &'a WireView, seat: Seat, legal: &'a [ActionId], budget: Budget) -> Self {
+        SeatView { seat, legal, budget, source: Source::Wire(view) }
+    }
+
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// The legal actions, never empty.
+    pub fn legal(&self) -> &[ActionId] {
+        self.legal
+    }
+
+    pub fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// A readable label of a legal action.
+    pub fn label(&self, action: ActionId) -> String {
+        match self.source {
+            Source::Local(g) => g.action_label(action),
+            Source::Wire(w) => match self.legal.iter().position(|&a| a == action) {
+                Some(i) => w.labels.get(i).cloned().unwrap_or_else(|| format!("action {action}")),
+                None => format!("action {action}"),
+            },
+        }
+    }
+
+    /// The seat's observation as JSON.
+    pub fn observation_json(&self) -> serde_json::Value {
+        match self.source {
+            Source::Local(g) => g.observation_json(self.seat),
+            Source::Wire(w) => w.observation.clone(),
+        }
+    }
+
+    /// The seat's observation as text a person can read.
+    pub fn observation_text(&self) -> String {
+        match self.source {
+            Source::Local(g) => g.observation_text(self.seat),
+            Source::Wire(w) => w.text.clone(),
+        }
+    }
+
+    /// The seat's observation, typed. In process it is taken from the game directly; from a
+    /// wire it is read from the JSON (the same value: observations cross a wire unchanged).
+    pub fn observation<G: Game>(&self) -> Result<G::Observation, String> {
+        match self.source {
+            Source::Local(g) => match g.as_any().downcast_ref::<Dyn<G>>() {
+                Some(d) => Ok(d.0.observation(self.seat)),
+                None => Err(format!("this view is of {}, not {}", g.name(), G::NAME)),
+            },
+            Source::Wire(w) => serde_json::from_value(w.observation.clone())
+                .map_err(|e| format!("the observation is not one of {}: {e}", G::NAME)),
+        }
+    }
+
+    /// A sampler of full states consistent with this view's observation.
+    pub fn sampler<G: Game>(&self, params: &G::Params) -> Result<Sampler<G>, String> {
+        Sampler::new(params, &self.observation::<G>()?, self.seat)
+    }
+}
+
+/// Full states consistent with one seat's observation, each with every hidden fact (and the
+/// generator of future chance) drawn afresh. Built from the observation alone.
+pub struct Sampler<G: Game> {
+    base: G,
+    seat: Seat,
+}
+
+impl<G: Game> Sampler<G> {
+    pub fn new(params: &G::Params, observation: &G::Observation, seat: Seat) -> Result<Self, String> {
+        Ok(Sampler { base: G::from_observation(params, observation)?, seat })
+    }
+
+    /// One state the seat cannot tell from the real one.
+    pub fn sample(&self, rng: &mut SmallRng) -> G {
+        self.base.redraw_hidden(self.seat, rng)
+    }
+
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+}
