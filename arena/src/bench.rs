@@ -1,5 +1,6 @@
 //! `arena bench`: random-play speed (actions and games per second on one core) and the cost of
-//! a state clone, per game, preset and seat count; medians of several runs.
+//! a state clone, per game, preset and seat count; and the MCTS agent's search speed beside the
+//! speed of its random rollouts from the same position; medians of several runs.
 
 use crate::setup::load_file;
 use clap::Args;
@@ -36,6 +37,35 @@ struct Row {
     clone_ns: f64,
 }
 
+#[derive(Serialize)]
+struct MctsRow {
+    game: &'static str,
+    preset: &'static str,
+    seats: usize,
+    /// Random playouts per second from one mid-game position (a copy played out at random).
+    playouts_per_second: f64,
+    /// MCTS iterations per second with random rollouts, from the same position.
+    iterations_per_second: f64,
+    /// Iterations over playouts: what the tree costs beside the rollouts.
+    ratio: f64,
+}
+
+#[derive(Serialize)]
+struct Report {
+    random_play: Vec<Row>,
+    mcts: Vec<MctsRow>,
+}
+
+/// The MCTS search speed of one game's spec.
+struct Speed(u64, f64);
+
+impl bots::WithGame for Speed {
+    type Output = bots::mcts::Speed;
+    fn run<G: bots::Heuristics>(self, params: &G::Params) -> bots::mcts::Speed {
+        bots::mcts::speed::<G>(params, self.0, 0, self.1)
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -51,6 +81,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         args.games.iter().map(String::as_str).collect()
     };
     let mut rows = Vec::new();
+    let mut mcts_rows = Vec::new();
     for name in names {
         let entry = find_game(name)?;
         for preset in entry.presets {
@@ -105,10 +136,42 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                 }
                 rows.push(row);
             }
+            // The search against its rollouts, at the smallest table.
+            let seats = seat_counts[0];
+            let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+            let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
+            let (mut playouts, mut iterations, mut ratio) = (vec![], vec![], vec![]);
+            for run in 0..args.runs {
+                let s = bots::with_game(spec.as_ref(), Speed(run as u64 + 1, args.seconds))?;
+                playouts.push(s.playouts_per_second);
+                iterations.push(s.iterations_per_second);
+                ratio.push(s.iterations_per_second / s.playouts_per_second);
+            }
+            let row = MctsRow {
+                game: entry.name,
+                preset,
+                seats: seats as usize,
+                playouts_per_second: median(playouts),
+                iterations_per_second: median(iterations),
+                ratio: median(ratio),
+            };
+            if !args.json {
+                outln!(
+                    "{:<11} {:<8} seats {}  mcts {:>9.0} iterations/s  random playouts {:>9.0}/s  ratio {:.2}",
+                    row.game,
+                    row.preset,
+                    row.seats,
+                    row.iterations_per_second,
+                    row.playouts_per_second,
+                    row.ratio
+                );
+            }
+            mcts_rows.push(row);
         }
     }
     if args.json {
-        outln!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+        let report = Report { random_play: rows, mcts: mcts_rows };
+        outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     }
     Ok(())
 }

@@ -190,10 +190,16 @@ fn a_closed_pipe_ends_the_program_quietly() {
 fn bench_reports_positive_rates_for_every_case() {
     let v: serde_json::Value =
         serde_json::from_str(&ok(&["bench", "journey", "--seconds", "0.02", "--runs", "1", "--json"])).unwrap();
-    let rows = v.as_array().unwrap();
+    let rows = v["random_play"].as_array().unwrap();
     assert_eq!(rows.len(), 6, "three presets at 1 and 4 travellers");
     for r in rows {
         assert!(r["actions_per_second"].as_f64().unwrap() > 0.0);
         assert!(r["clone_ns"].as_f64().unwrap() > 0.0);
+    }
+    let mcts = v["mcts"].as_array().unwrap();
+    assert_eq!(mcts.len(), 3, "one search row per preset");
+    for r in mcts {
+        assert!(r["iterations_per_second"].as_f64().unwrap() > 0.0);
+        assert!(r["playouts_per_second"].as_f64().unwrap() > 0.0);
     }
 }

@@ -17,6 +17,12 @@ use engine::journey::{Card, Journey, Status, Suit};
 pub trait Heuristics: Game {
     /// `seat`'s result of a finished game, in `[0, 1]`.
     fn reward(&self, seat: Seat) -> f64;
+    /// Every seat's result of a finished game at once (`out[seat]`).
+    fn rewards(&self, out: &mut [f64]) {
+        for (s, r) in out.iter_mut().enumerate() {
+            *r = self.reward(Seat(s as u8));
+        }
+    }
     /// An estimate of `seat`'s result from this position, in `[0, 1]` (the reward once over).
     fn evaluate(&self, seat: Seat) -> f64;
     /// Which turn it is (it changes whenever a new turn begins): the greedy agent plays out
@@ -100,11 +106,20 @@ impl Heuristics for Expedition {
     }
 
     fn reward(&self, seat: Seat) -> f64 {
-        let Some(o) = self.outcome() else { return 0.5 };
-        if o.ranks[seat.index()] != 0 {
-            return 0.0;
+        let mut out = [0.0; 4];
+        self.rewards(&mut out[..self.seats()]);
+        out[seat.index()]
+    }
+
+    fn rewards(&self, out: &mut [f64]) {
+        let Some(o) = self.outcome() else {
+            out.iter_mut().for_each(|r| *r = 0.5);
+            return;
+        };
+        let firsts = o.ranks.iter().filter(|&&r| r == 0).count() as f64;
+        for (r, &rank) in out.iter_mut().zip(&o.ranks) {
+            *r = if rank == 0 { 1.0 / firsts } else { 0.0 };
         }
-        1.0 / o.ranks.iter().filter(|&&r| r == 0).count() as f64
     }
 
     /// `expedition`: each player's projected final score, and the seat's chance to lead.

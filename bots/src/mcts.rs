@@ -25,6 +25,17 @@ use std::time::{Duration, Instant};
 
 const NONE: u32 = u32::MAX;
 
+/// `ln(n)`, from a table for the small counts the search meets most.
+#[inline]
+fn ln(n: u32) -> f64 {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..4096u32).map(|k| (k.max(1) as f64).ln()).collect());
+    match table.get(n as usize) {
+        Some(&v) => v,
+        None => (n as f64).ln(),
+    }
+}
+
 struct Node {
     /// The action that leads here from the parent.
     action: ActionId,
@@ -40,6 +51,12 @@ struct Node {
 
 /// The statistics of the root's children: (action, visits, total reward).
 pub type RootStats = Vec<(ActionId, u32, f64)>;
+
+/// What a search found: the root's statistics, and how many iterations it ran.
+pub struct Searched {
+    pub stats: RootStats,
+    pub iterations: u32,
+}
 
 struct Tree {
     nodes: Vec<Node>,
@@ -76,7 +93,7 @@ pub fn search<G: Heuristics>(
     iterations: u32,
     seed: u64,
     deadline: Option<Instant>,
-) -> RootStats {
+) -> Searched {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut tree = Tree::new();
     let mut s = Scratch {
@@ -86,11 +103,9 @@ pub fn search<G: Heuristics>(
         available: Vec::with_capacity(64),
         path: Vec::with_capacity(64),
     };
-    let seats = {
-        let g = sampler.sample(&mut rng);
-        g.seats()
-    };
+    let seats = sampler.seats();
     let mut rewards = [0.0f64; 4];
+    let mut done = 0;
     for it in 0..iterations {
         if let Some(d) = deadline
             && it % 16 == 0
@@ -99,6 +114,7 @@ pub fn search<G: Heuristics>(
         {
             break;
         }
+        done += 1;
         let mut g = sampler.sample(&mut rng);
         s.path.clear();
         s.path.push(0);
@@ -146,7 +162,7 @@ pub fn search<G: Heuristics>(
                 let n = &mut tree.nodes[c as usize];
                 n.available += 1;
                 let mean = n.total / n.visits as f64;
-                let ucb = mean + cfg.c * ((n.available as f64).ln() / n.visits as f64).sqrt();
+                let ucb = mean + cfg.c * (ln(n.available) / n.visits as f64).sqrt();
                 if ucb > best.0 {
                     best = (ucb, c);
                 }
@@ -170,9 +186,12 @@ pub fn search<G: Heuristics>(
             g.apply(a).expect("a legal action");
             depth += 1;
         }
-        let terminal = g.is_terminal();
-        for (seat, r) in rewards.iter_mut().enumerate().take(seats) {
-            *r = if terminal { g.reward(Seat(seat as u8)) } else { g.evaluate(Seat(seat as u8)) };
+        if g.is_terminal() {
+            g.rewards(&mut rewards[..seats]);
+        } else {
+            for (seat, r) in rewards.iter_mut().enumerate().take(seats) {
+                *r = g.evaluate(Seat(seat as u8));
+            }
         }
         // Backpropagation: each node adds the reward of the seat that chose its action.
         for &n in &s.path {
@@ -182,13 +201,15 @@ pub fn search<G: Heuristics>(
         }
     }
     let root = &tree.nodes[0];
-    root.children
+    let stats = root
+        .children
         .iter()
         .map(|&c| {
             let n = &tree.nodes[c as usize];
             (n.action, n.visits, n.total)
         })
-        .collect()
+        .collect();
+    Searched { stats, iterations: done }
 }
 
 /// Search with `cfg` (on `cfg.threads` threads) and return the summed root statistics.
@@ -200,11 +221,11 @@ pub fn root_stats<G: Heuristics>(sampler: &Sampler<G>, cfg: &MctsConfig, seed: u
         .map(|t| (cfg.iterations / threads + u32::from(t < cfg.iterations % threads), seeds.next_u64()))
         .collect();
     if threads == 1 {
-        return search(sampler, cfg, shares[0].0, shares[0].1, deadline);
+        return search(sampler, cfg, shares[0].0, shares[0].1, deadline).stats;
     }
     let results: Vec<RootStats> = std::thread::scope(|scope| {
         let handles: Vec<_> =
-            shares.iter().map(|&(its, s)| scope.spawn(move || search(sampler, cfg, its, s, deadline))).collect();
+            shares.iter().map(|&(its, s)| scope.spawn(move || search(sampler, cfg, its, s, deadline).stats)).collect();
         handles.into_iter().map(|h| h.join().expect("a search thread")).collect()
     });
     let mut merged: RootStats = Vec::new();
@@ -267,4 +288,48 @@ impl<G: Heuristics> Agent for Mcts<G> {
         }
         Ok(choose(&root_stats(&sampler, &cfg, seed), legal))
     }
+}
+
+/// The speed of the search against the speed of its rollouts, from one position of a game: random playouts per second (a copy of the position played out at random), and
+/// search iterations per second with random rollouts (each a sampled determinization, a walk
+/// down the tree and a random rollout), each measured for `seconds` on one thread.
+#[derive(Clone, Copy, Debug)]
+pub struct Speed {
+    pub playouts_per_second: f64,
+    pub iterations_per_second: f64,
+}
+
+/// Measure [`Speed`] for game `G` from the position `moves` random moves into game `seed`
+/// (or the last one before the end).
+pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds: f64) -> Speed {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut g = G::new(params, seed);
+    let mut buf = Vec::new();
+    for _ in 0..moves {
+        buf.clear();
+        g.legal_actions(&mut buf);
+        let mut next = g.clone();
+        next.apply(buf[rng.random_range(0..buf.len())]).expect("a legal action");
+        if next.is_terminal() {
+            break;
+        }
+        g = next;
+    }
+    let seat = g.to_move().expect("a position before the end");
+    let window = Duration::from_secs_f64(seconds);
+    let start = Instant::now();
+    let mut playouts = 0u64;
+    while start.elapsed() < window {
+        for _ in 0..16 {
+            let mut p = g.clone();
+            engine::core::random_playout(&mut p, &mut rng, &mut buf);
+        }
+        playouts += 16;
+    }
+    let playouts_per_second = playouts as f64 / start.elapsed().as_secs_f64();
+    let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
+    let cfg = MctsConfig { iterations: u32::MAX, ..MctsConfig::default() };
+    let start = Instant::now();
+    let done = search(&sampler, &cfg, u32::MAX, seed, Some(start + window));
+    Speed { playouts_per_second, iterations_per_second: done.iterations as f64 / start.elapsed().as_secs_f64() }
 }

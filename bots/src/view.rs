@@ -132,4 +132,9 @@ impl<G: Game> Sampler<G> {
     pub fn seat(&self) -> Seat {
         self.seat
     }
+
+    /// The number of seats at the table.
+    pub fn seats(&self) -> usize {
+        self.base.seats()
+    }
 }

@@ -429,14 +429,15 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
     d.ruins.shuffle(rng);
     d.set_aside.shuffle(rng);
     // Way home: the stops keep their order; the face-down cards go anywhere among them.
-    let hidden: Vec<Card> = g.way.iter().copied().filter(|c| !c.is(Suit::Hearts)).collect();
-    let mut way: Pile<Card, 32> = Pile::new();
-    g.way.iter().filter(|c| c.is(Suit::Hearts)).for_each(|&c| way.push(c));
-    for c in hidden {
-        let at = rng.random_range(0..=way.len());
-        way.insert(at, c);
+    if g.way.iter().any(|c| !c.is(Suit::Hearts)) {
+        let mut way: Pile<Card, 32> = Pile::new();
+        g.way.iter().filter(|c| c.is(Suit::Hearts)).for_each(|&c| way.push(c));
+        for &c in g.way.iter().filter(|c| !c.is(Suit::Hearts)) {
+            let at = rng.random_range(0..=way.len());
+            way.insert(at, c);
+        }
+        d.way = way;
     }
-    d.way = way;
     d.rng = SmallRng::seed_from_u64(rng.next_u64());
     d
 }

@@ -1,0 +1,229 @@
+//! The built-in agents: legal, honest, sampling from observations alone, and stronger with
+//! more search.
+
+use bots::{Agent, Budget, SeatView, agent};
+use engine::core::{ActionId, AnyGame, AnySpec, Dyn, Game, ParamSource, Seat, SmallRng, find_game, game_seed};
+use engine::expedition::Expedition;
+use engine::journey::Journey;
+use rand::{RngExt, SeedableRng};
+
+fn spec(game: &str, preset: &str, seats: u8) -> Box<dyn AnySpec> {
+    let entry = find_game(game).unwrap();
+    let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+    (entry.spec)(Some(preset), &src, &|_| Err("no files".into())).unwrap()
+}
+
+/// Every preset and seat count.
+fn configs() -> Vec<(&'static str, &'static str, u8)> {
+    let mut v = Vec::new();
+    for preset in ["classic", "martian", "dunwich"] {
+        for seats in 1..=4 {
+            v.push(("journey", preset, seats));
+        }
+    }
+    for preset in ["dice", "no-dice"] {
+        for seats in 2..=4 {
+            v.push(("expedition", preset, seats));
+        }
+    }
+    v
+}
+
+/// Play one game with one agent spec at every seat; every choice must be legal. Returns the
+/// number of decisions.
+fn play(spec: &dyn AnySpec, bot: &str, seed: u64) -> usize {
+    let mut g = spec.new_game(seed);
+    let mut agents: Vec<Box<dyn Agent>> =
+        (0..g.seats()).map(|s| agent(bot, spec, game_seed(seed, s as u64)).unwrap()).collect();
+    let mut legal = Vec::new();
+    let mut n = 0;
+    while let Some(seat) = g.to_move() {
+        legal.clear();
+        g.legal_actions(&mut legal);
+        let view = SeatView::local(g.as_ref(), seat, &legal, Budget::default());
+        let a = agents[seat.index()].act(&view).unwrap();
+        assert!(legal.contains(&a), "{bot} chose {a}, not among {legal:?}");
+        g.apply(a).unwrap();
+        n += 1;
+        assert!(n < 20_000, "{bot}: game {seed} does not end");
+    }
+    n
+}
+
+#[test]
+fn no_agent_ever_chooses_an_illegal_action() {
+    let mut games = 0;
+    for (game, preset, seats) in configs() {
+        let s = spec(game, preset, seats);
+        for seed in 0..170 {
+            play(s.as_ref(), "random", seed);
+            games += 1;
+        }
+        for seed in 0..8 {
+            play(s.as_ref(), "greedy:samples=2", seed);
+            games += 1;
+        }
+        for seed in 0..3 {
+            play(s.as_ref(), "mcts:iterations=24", seed);
+            play(s.as_ref(), "mcts:iterations=16,depth=4,rollout=greedy", seed);
+            games += 2;
+        }
+    }
+    assert!(games > 3000);
+}
+
+/// Random states of a game: walk a few random moves from many seeds.
+fn random_states<G: Game>(params: &G::Params, count: usize, seed: u64) -> Vec<G> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    let mut legal = Vec::new();
+    let mut s = 0;
+    while out.len() < count {
+        let mut g = G::new(params, seed ^ s);
+        s += 1;
+        let steps = rng.random_range(0..120);
+        for _ in 0..steps {
+            legal.clear();
+            g.legal_actions(&mut legal);
+            if legal.is_empty() {
+                break;
+            }
+            g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+        }
+        if !g.is_terminal() {
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn typed<G: Game>(spec: &dyn AnySpec) -> &G::Params {
+    spec.as_any().downcast_ref::<engine::core::Spec<G>>().unwrap().params()
+}
+
+/// The seat's choice in `g` by agent `bot` seeded `seed`.
+fn choice(spec: &dyn AnySpec, g: &dyn AnyGame, bot: &str, seed: u64) -> ActionId {
+    let seat = g.to_move().unwrap();
+    let mut legal = Vec::new();
+    g.legal_actions(&mut legal);
+    let mut a = agent(bot, spec, seed).unwrap();
+    a.act(&SeatView::local(g, seat, &legal, Budget::default())).unwrap()
+}
+
+fn honest_in<G: Game>(spec: &dyn AnySpec, states: usize) {
+    let params = typed::<G>(spec);
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut checked = 0;
+    for g in random_states::<G>(params, states, 5) {
+        let seat = g.to_move().unwrap();
+        // Another state with the same observation for the seat and other hidden facts.
+        let other = g.determinize(seat, &mut rng);
+        assert_eq!(other.observation(seat), g.observation(seat));
+        for bot in ["greedy:samples=3", "mcts:iterations=40"] {
+            let (a, b) = (choice(spec, &Dyn(g.clone()), bot, 3), choice(spec, &Dyn(other.clone()), bot, 3));
+            assert_eq!(a, b, "{bot} chose differently when only hidden facts changed");
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, states);
+}
+
+#[test]
+fn an_agent_chooses_the_same_whatever_the_hidden_facts() {
+    for (game, preset, seats) in [("journey", "dunwich", 2), ("journey", "martian", 1), ("expedition", "dice", 3)] {
+        let s = spec(game, preset, seats);
+        if game == "journey" {
+            honest_in::<Journey>(s.as_ref(), 40);
+        } else {
+            honest_in::<Expedition>(s.as_ref(), 40);
+        }
+    }
+}
+
+/// A sampled state shows the seat what it saw, offers the same choices, plays on to a legal
+/// end, and redraws what is hidden; `hidden` reads the hidden facts to compare.
+fn sampling_in<G: Game, H: PartialEq>(spec: &dyn AnySpec, states: usize, hidden: impl Fn(&G) -> H) {
+    let params = typed::<G>(spec);
+    let mut rng = SmallRng::seed_from_u64(17);
+    let (mut redrawn, mut could_differ) = (0, 0);
+    let mut legal = Vec::new();
+    for g in random_states::<G>(params, states, 23) {
+        for s in 0..g.seats() {
+            let seat = Seat(s as u8);
+            let sampler = bots::Sampler::<G>::new(params, &g.observation(seat), seat).unwrap();
+            let mut differs = false;
+            for _ in 0..4 {
+                let mut d = sampler.sample(&mut rng);
+                assert_eq!(d.observation(seat), g.observation(seat));
+                if g.to_move() == Some(seat) {
+                    let (mut a, mut b) = (Vec::new(), Vec::new());
+                    g.legal_actions(&mut a);
+                    d.legal_actions(&mut b);
+                    assert_eq!(a, b, "the sampled state offers other choices");
+                }
+                differs |= hidden(&d) != hidden(&g);
+                engine::core::random_playout(&mut d, &mut rng, &mut legal);
+                assert!(d.is_terminal());
+            }
+            could_differ += 1;
+            redrawn += usize::from(differs);
+        }
+    }
+    // Nearly every position hides something with more than one arrangement.
+    assert!(redrawn * 10 >= could_differ * 9, "only {redrawn} of {could_differ} samplings redrew anything");
+}
+
+#[test]
+fn sampling_from_an_observation_redraws_what_is_hidden_and_only_that() {
+    for (game, preset, seats) in configs() {
+        let s = spec(game, preset, seats);
+        if game == "journey" {
+            sampling_in::<Journey, _>(s.as_ref(), 60, |g| (g.journey_deck().to_vec(), g.supply().to_vec()));
+        } else {
+            sampling_in::<Expedition, _>(s.as_ref(), 60, |g| {
+                let hands: Vec<u64> = (0..g.seats()).map(|p| g.player(p).cards).collect();
+                (g.deck().to_vec(), g.pile().to_vec(), hands)
+            });
+        }
+    }
+}
+
+/// Play `games` deals with seats swapped between two agents; returns agent a's win share.
+fn match_share(spec: &dyn AnySpec, a: &str, b: &str, deals: u64) -> f64 {
+    let mut won = 0.0;
+    let mut played = 0.0;
+    let mut legal = Vec::new();
+    for deal in 0..deals {
+        for swap in 0..2 {
+            let names = if swap == 0 { [a, b] } else { [b, a] };
+            let mut g = spec.new_game(1000 + deal);
+            let mut agents: Vec<Box<dyn Agent>> =
+                names.iter().enumerate().map(|(s, n)| agent(n, spec, deal * 7 + s as u64).unwrap()).collect();
+            while let Some(seat) = g.to_move() {
+                legal.clear();
+                g.legal_actions(&mut legal);
+                let view = SeatView::local(g.as_ref(), seat, &legal, Budget::default());
+                let act = agents[seat.index()].act(&view).unwrap();
+                g.apply(act).unwrap();
+            }
+            let o = g.outcome().unwrap();
+            let seat_of_a = swap;
+            let firsts = o.ranks.iter().filter(|&&r| r == 0).count() as f64;
+            if o.ranks[seat_of_a] == 0 {
+                won += 1.0 / firsts;
+            }
+            played += 1.0;
+        }
+    }
+    won / played
+}
+
+#[test]
+fn more_search_beats_less_and_mcts_beats_random() {
+    let s = spec("expedition", "no-dice", 2);
+    let share = match_share(s.as_ref(), "mcts:iterations=200", "mcts:iterations=10", 8);
+    assert!(share >= 0.75, "mcts with 200 iterations won only {share:.2} against 10 iterations");
+    let s = spec("expedition", "dice", 2);
+    let share = match_share(s.as_ref(), "mcts:iterations=50", "random", 8);
+    assert!(share >= 0.9, "mcts won only {share:.2} against random");
+}
