@@ -14,7 +14,7 @@ use engine::expedition::{CardKind, Expedition, Step, Tool};
 use engine::journey::{Card, Journey, Status, Suit};
 
 /// A game the built-in agents can play well: its reward and its evaluation.
-pub trait Heuristics: Game {
+pub trait Heuristics: crate::policy::Policy {
     /// `seat`'s result of a finished game, in `[0, 1]`.
     fn reward(&self, seat: Seat) -> f64;
     /// Every seat's result of a finished game at once (`out[seat]`).

@@ -1,4 +1,5 @@
-//! The agents: `random`, `greedy` and `mcts` (information-set MCTS), honest by construction.
+//! The agents: `random`, `rules` (a few sensible rules), `greedy` and `mcts` (information-set
+//! MCTS), honest by construction.
 //!
 //! An agent is asked for an action only at its own seat's decisions, and is given a
 //! [`SeatView`]: its seat's observation, the legal actions with their labels, and its time
@@ -14,10 +15,12 @@
 pub mod eval;
 pub mod greedy;
 pub mod mcts;
+pub mod policy;
 pub mod spec;
 pub mod view;
 
 pub use eval::Heuristics;
+pub use policy::Policy;
 pub use spec::{BotSpec, GreedyConfig, MctsConfig, Rollout};
 pub use view::{Budget, Sampler, SeatView, WireView};
 
@@ -94,6 +97,7 @@ pub fn make_agent(spec: &BotSpec, game: &dyn AnySpec, seed: u64) -> Result<Box<d
             let (spec, seed, name) = (self.0, self.1, self.0.to_string());
             match spec {
                 BotSpec::Random => Box::new(RandomAgent::new(seed)),
+                BotSpec::Rules => Box::new(policy::Rules::<G>::new(params.clone(), seed)),
                 BotSpec::Greedy(g) => Box::new(greedy::Greedy::<G>::new(params.clone(), g.samples, seed, name)),
                 BotSpec::Mcts(m) => Box::new(mcts::Mcts::<G>::new(params.clone(), m.clone(), seed, name)),
             }

@@ -182,6 +182,7 @@ pub fn search<G: Heuristics>(
                     let seat = g.to_move().expect("not over");
                     greedy_step(&g, seat, &s.legal)
                 }
+                Rollout::Rules => g.policy(&s.legal, &mut rng),
             };
             g.apply(a).expect("a legal action");
             depth += 1;
@@ -328,7 +329,7 @@ pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds
     }
     let playouts_per_second = playouts as f64 / start.elapsed().as_secs_f64();
     let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
-    let cfg = MctsConfig { iterations: u32::MAX, ..MctsConfig::default() };
+    let cfg = MctsConfig { iterations: u32::MAX, rollout: Rollout::Random, ..MctsConfig::default() };
     let start = Instant::now();
     let done = search(&sampler, &cfg, u32::MAX, seed, Some(start + window));
     Speed { playouts_per_second, iterations_per_second: done.iterations as f64 / start.elapsed().as_secs_f64() }

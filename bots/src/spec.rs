@@ -12,6 +12,8 @@ pub enum Rollout {
     Random,
     /// The greedy agent's choice: one step of lookahead on the evaluation.
     Greedy,
+    /// The game's rule-based policy ([`crate::policy`]): cheap, and far better than random.
+    Rules,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -45,7 +47,7 @@ pub struct MctsConfig {
 
 impl Default for MctsConfig {
     fn default() -> Self {
-        MctsConfig { iterations: 1000, time: None, c: 0.7, rollout: Rollout::Random, depth: 0, threads: 1 }
+        MctsConfig { iterations: 1000, time: None, c: 0.7, rollout: Rollout::Rules, depth: 0, threads: 1 }
     }
 }
 
@@ -53,13 +55,19 @@ impl Default for MctsConfig {
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotSpec {
     Random,
+    /// The game's rule-based policy (the `rules` rollout), as an agent.
+    Rules,
     Greedy(GreedyConfig),
     Mcts(MctsConfig),
 }
 
 /// The built-in agents, and each one's keys.
-pub const KINDS: &[(&str, &[&str])] =
-    &[("random", &[]), ("greedy", &["samples"]), ("mcts", &["iterations", "ms", "c", "rollout", "depth", "threads"])];
+pub const KINDS: &[(&str, &[&str])] = &[
+    ("random", &[]),
+    ("rules", &[]),
+    ("greedy", &["samples"]),
+    ("mcts", &["iterations", "ms", "c", "rollout", "depth", "threads"]),
+];
 
 fn positive(kind: &str, key: &str, value: &str) -> Result<u32, String> {
     match value.parse::<u32>() {
@@ -80,6 +88,7 @@ impl BotSpec {
         })?;
         let mut spec = match kind {
             "random" => BotSpec::Random,
+            "rules" => BotSpec::Rules,
             "greedy" => BotSpec::Greedy(GreedyConfig::default()),
             _ => BotSpec::Mcts(MctsConfig::default()),
         };
@@ -93,7 +102,7 @@ impl BotSpec {
                 return Err(format!("{kind}: unknown parameter `{key}`; valid: {valid}"));
             }
             match &mut spec {
-                BotSpec::Random => unreachable!("random takes no parameters"),
+                BotSpec::Random | BotSpec::Rules => unreachable!("{kind} takes no parameters"),
                 BotSpec::Greedy(g) => g.samples = positive(kind, key, value)?,
                 BotSpec::Mcts(m) => match key {
                     "iterations" => m.iterations = positive(kind, key, value)?,
@@ -109,7 +118,10 @@ impl BotSpec {
                         m.rollout = match value {
                             "random" => Rollout::Random,
                             "greedy" => Rollout::Greedy,
-                            _ => return Err(format!("{kind}: `rollout` is random or greedy, got `{value}`")),
+                            "rules" => Rollout::Rules,
+                            _ => {
+                                return Err(format!("{kind}: `rollout` is random, greedy or rules, got `{value}`"));
+                            }
                         }
                     }
                     "depth" => {
@@ -128,6 +140,7 @@ impl BotSpec {
     pub fn kind(&self) -> &'static str {
         match self {
             BotSpec::Random => "random",
+            BotSpec::Rules => "rules",
             BotSpec::Greedy(_) => "greedy",
             BotSpec::Mcts(_) => "mcts",
         }
@@ -139,7 +152,7 @@ impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<String> = Vec::new();
         match self {
-            BotSpec::Random => {}
+            BotSpec::Random | BotSpec::Rules => {}
             BotSpec::Greedy(g) => {
                 if g.samples != GreedyConfig::default().samples {
                     parts.push(format!("samples={}", g.samples));
@@ -156,8 +169,10 @@ impl fmt::Display for BotSpec {
                 if m.c != d.c {
                     parts.push(format!("c={}", m.c));
                 }
-                if m.rollout == Rollout::Greedy {
-                    parts.push("rollout=greedy".into());
+                match m.rollout {
+                    Rollout::Rules => {}
+                    Rollout::Greedy => parts.push("rollout=greedy".into()),
+                    Rollout::Random => parts.push("rollout=random".into()),
                 }
                 if m.depth != d.depth {
                     parts.push(format!("depth={}", m.depth));
@@ -185,13 +200,16 @@ mod tests {
         assert_eq!(cfg.time, Some(Duration::from_millis(50)));
         assert_eq!(m.to_string(), "mcts:iterations=2000,ms=50,c=0.5,rollout=greedy,depth=20,threads=2");
         assert_eq!(BotSpec::parse("mcts").unwrap().to_string(), "mcts");
+        assert_eq!(BotSpec::parse("mcts:rollout=rules").unwrap().to_string(), "mcts", "rules is the default rollout");
+        assert_eq!(BotSpec::parse("mcts:rollout=random").unwrap().to_string(), "mcts:rollout=random");
+        assert_eq!(BotSpec::parse("rules").unwrap(), BotSpec::Rules);
         assert_eq!(BotSpec::parse(&m.to_string()).unwrap(), m, "the canonical text parses back");
     }
 
     #[test]
     fn bad_specs_name_what_is_wrong_and_what_is_valid() {
         let e = BotSpec::parse("alphazero").unwrap_err();
-        assert!(e.contains("`alphazero`") && e.contains("random, greedy, mcts"), "{e}");
+        assert!(e.contains("`alphazero`") && e.contains("random, rules, greedy, mcts"), "{e}");
         let e = BotSpec::parse("mcts:iters=5").unwrap_err();
         assert!(e.contains("`iters`") && e.contains("iterations, ms, c, rollout, depth, threads"), "{e}");
         let e = BotSpec::parse("mcts:iterations=0").unwrap_err();
@@ -199,7 +217,7 @@ mod tests {
         let e = BotSpec::parse("mcts:c=-1").unwrap_err();
         assert!(e.contains("`c`"), "{e}");
         let e = BotSpec::parse("mcts:rollout=smart").unwrap_err();
-        assert!(e.contains("random or greedy") && e.contains("`smart`"), "{e}");
+        assert!(e.contains("random, greedy or rules") && e.contains("`smart`"), "{e}");
         let e = BotSpec::parse("mcts:iterations").unwrap_err();
         assert!(e.contains("key=value"), "{e}");
         let e = BotSpec::parse("random:x=1").unwrap_err();

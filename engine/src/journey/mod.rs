@@ -551,6 +551,11 @@ impl Journey {
         self.discard.as_slice()
     }
 
+    /// What must be paid before play goes on, the first first.
+    pub fn dues(&self) -> &[Due] {
+        self.dues.as_slice()
+    }
+
     /// The fight going on, if any.
     pub fn fight(&self) -> Option<&FightState> {
         self.fight.as_ref()
