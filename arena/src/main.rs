@@ -1,5 +1,5 @@
-//! `arena`: list the games, play series of games with built-in agents, replay records, and
-//! benchmark the engine.
+//! `arena`: list the games, play series of games with built-in agents, run tournaments and
+//! report them, replay records, and benchmark the engine.
 
 /// Print to stdout; a closed pipe (`arena play --trace | head`) ends the program quietly.
 macro_rules! out {
@@ -14,6 +14,7 @@ mod bench;
 mod games;
 mod play;
 mod setup;
+mod tournament_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -38,6 +39,10 @@ enum Command {
     Replay(play::ReplayArgs),
     /// Benchmark random play and state cloning for every game, preset and seat count.
     Bench(bench::BenchArgs),
+    /// Run a round-robin tournament (the default one without a file) and write its report.
+    Tournament(tournament_cmd::TournamentArgs),
+    /// Rebuild a tournament's report from its log (or merge the logs of its shards).
+    Report(tournament_cmd::ReportArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -64,6 +69,8 @@ fn main() -> ExitCode {
         Command::Play(a) => play::run(a),
         Command::Replay(a) => play::replay(a),
         Command::Bench(a) => bench::run(a),
+        Command::Tournament(a) => tournament_cmd::run(a),
+        Command::Report(a) => tournament_cmd::report(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

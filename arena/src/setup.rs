@@ -25,10 +25,7 @@ pub struct GameArgs {
     pub content: Option<PathBuf>,
 }
 
-/// Read a file the parameters name; the engine does no I/O of its own.
-pub fn load_file(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
-}
+pub use arena::load_file;
 
 impl GameArgs {
     pub fn entry(&self) -> Result<&'static GameEntry, String> {

@@ -92,6 +92,9 @@ pub trait Game: Clone + Send + Sync + 'static {
     const NAME: &'static str;
     /// The parameter that sets the number of seats (`--players` on the command line).
     const SEATS_PARAM: &'static str;
+    /// All seats play as one team (every seat gets the same score and rank): plays of the
+    /// same deal are compared with one another, not seats within a game.
+    const COOPERATIVE: bool = false;
 
     /// A new game with every random fact drawn from `seed`.
     fn new(params: &Self::Params, seed: u64) -> Self;

@@ -251,6 +251,8 @@ pub struct GameEntry {
     pub default_preset: &'static str,
     /// The parameter that sets the number of seats.
     pub seats_param: &'static str,
+    /// All seats play as one team (see [`Game::COOPERATIVE`]).
+    pub cooperative: bool,
     /// Resolve parameters (preset, then sources in order) and load what they name.
     pub spec: SpecFn,
 }
@@ -263,6 +265,7 @@ impl GameEntry {
             presets: <G::Params as GameParams>::PRESETS,
             default_preset: <G::Params as GameParams>::DEFAULT_PRESET,
             seats_param: G::SEATS_PARAM,
+            cooperative: G::COOPERATIVE,
             spec: spec_of::<G>,
         }
     }

@@ -602,6 +602,7 @@ impl Game for Journey {
     type Scenario = JourneyScenario;
     const NAME: &'static str = "journey";
     const SEATS_PARAM: &'static str = "travellers";
+    const COOPERATIVE: bool = true;
 
     fn new(params: &JourneyParams, seed: u64) -> Self {
         setup::new_game(params, seed)
@@ -675,10 +676,15 @@ impl Game for Journey {
     }
 
     fn metrics(&self) -> Vec<Metric> {
+        // Journey cards dealt with for good (refuges passed, adversaries beaten): how far the
+        // outbound journey got, A♥ aside.
+        let in_play = self.journey.iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
+            + usize::from(self.fight.is_some());
         let mut m = vec![
             Metric::rate("arrived", self.arrived() > 0),
             Metric::count("travellers_arrived", self.arrived() as f64),
             Metric::count("turns", self.turns),
+            Metric::count("journey_cleared", (25 - in_play) as f64),
         ];
         // How far the journey got, so that two plays that both fail to come home differ.
         if self.p.return_journey.is_on() {

@@ -1,0 +1,9 @@
+//! The arena as a library: tournaments (scheduling, running, logging, rating), used by the
+//! `arena` binary and by tests that bring their own agents.
+
+pub mod tournament;
+
+/// Read a file a parameter or a tournament names; the engine does no I/O of its own.
+pub fn load_file(path: &str) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
+}

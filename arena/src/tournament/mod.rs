@@ -1,0 +1,248 @@
+//! `arena tournament`: fair round-robins of agents over games, run in parallel, logged game
+//! by game so that a stopped run resumes where it stopped, sharded across machines if need
+//! be, and reported as ratings with intervals, tables and charts.
+//!
+//! - [`config`]: the tournament file (and the embedded default);
+//! - [`schedule`]: every game, a pure function of the file;
+//! - [`run`]: the worker pool, verdicts, progress;
+//! - [`log`]: the directory and its append-only log;
+//! - [`rate`]: from games to pairwise results, then `reports` for ratings and charts.
+
+pub mod config;
+pub mod log;
+pub mod rate;
+pub mod run;
+pub mod schedule;
+
+use config::{ResolvedGame, TournamentConfig};
+use log::{GameRecord, RunInfo};
+use run::{AgentFactory, RunOptions, RunStats};
+use schedule::{Job, Shard};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// A tournament ready to run: its file, its games resolved, its whole schedule.
+pub struct Tournament {
+    pub config: TournamentConfig,
+    /// The file's text, kept as given (comments included) in the directory.
+    pub text: String,
+    pub games: Vec<ResolvedGame>,
+    pub jobs: Vec<Job>,
+}
+
+impl Tournament {
+    /// Parse and resolve a tournament file (`source` names it in errors).
+    pub fn load(source: &str, text: &str, load: &dyn Fn(&str) -> Result<String, String>) -> Result<Tournament, String> {
+        let config = TournamentConfig::parse(source, text)?;
+        let games = config.resolve_games(load).map_err(|e| format!("{source}: {e}"))?;
+        let jobs = schedule::schedule(config.seed, config.games_per_pairing, config.participants.len(), &games);
+        Ok(Tournament { config, text: text.to_string(), games, jobs })
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.config.participants.iter().map(|p| p.name.clone()).collect()
+    }
+
+    pub fn cooperative(&self) -> Vec<bool> {
+        self.games.iter().map(|g| g.cooperative).collect()
+    }
+
+    fn run_info(&self, shard: Option<Shard>) -> RunInfo {
+        RunInfo { shard, schedule_games: self.jobs.len() as u64, schedule_hash: log::schedule_hash(&self.jobs) }
+    }
+
+    /// The built-in agents of the participants.
+    pub fn builtin_agents(&self) -> Vec<String> {
+        self.config.participants.iter().map(|p| p.bot.clone()).collect()
+    }
+}
+
+/// What `start` and `resume` report back.
+pub struct Outcome {
+    pub stats: RunStats,
+    /// Games of this directory's share of the schedule, and how many were logged before.
+    pub scheduled: usize,
+    pub already_done: usize,
+    /// The report directory, when the run covered the whole schedule.
+    pub report: Option<PathBuf>,
+}
+
+/// Start a tournament in `dir` (a new or empty directory).
+pub fn start(
+    t: &Tournament,
+    dir: &Path,
+    shard: Option<Shard>,
+    factory: &AgentFactory,
+    opts: &RunOptions,
+) -> Result<Outcome, String> {
+    if dir.join(log::LOG_FILE).exists() {
+        return Err(format!(
+            "{} already holds a tournament: resume it with `arena tournament --resume {}`, or choose another --out",
+            dir.display(),
+            dir.display()
+        ));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let config_path = dir.join(log::CONFIG_FILE);
+    std::fs::write(&config_path, &t.text).map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
+    log::write_run_info(dir, &t.run_info(shard))?;
+    run_remaining(t, dir, shard, factory, opts)
+}
+
+/// Read the tournament a directory was started with.
+pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Result<(Tournament, RunInfo), String> {
+    let path = dir.join(log::CONFIG_FILE);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| format!("{} is not a tournament directory: cannot read {}: {e}", dir.display(), path.display()))?;
+    let t = Tournament::load(&path.display().to_string(), &text, load)?;
+    let info = log::read_run_info(dir)?;
+    if info != t.run_info(info.shard) {
+        return Err(format!(
+            "{}: the schedule of {} differs from the one its log was written for",
+            dir.display(),
+            log::CONFIG_FILE
+        ));
+    }
+    Ok((t, info))
+}
+
+/// Finish a stopped tournament: play only the games its log lacks.
+pub fn resume(
+    dir: &Path,
+    load: &dyn Fn(&str) -> Result<String, String>,
+    factory: Option<&AgentFactory>,
+    opts: &RunOptions,
+) -> Result<Outcome, String> {
+    let (t, info) = load_dir(dir, load)?;
+    let specs = t.builtin_agents();
+    let builtin = run::builtin_factory(&specs);
+    let factory: &AgentFactory = factory.unwrap_or(&builtin);
+    run_remaining(&t, dir, info.shard, factory, opts)
+}
+
+fn run_remaining(
+    t: &Tournament,
+    dir: &Path,
+    shard: Option<Shard>,
+    factory: &AgentFactory,
+    opts: &RunOptions,
+) -> Result<Outcome, String> {
+    let read = log::read_log(dir)?;
+    if read.truncated {
+        log::drop_truncated_line(dir)?;
+    }
+    let mut done: Vec<GameRecord> = read.records;
+    let logged: std::collections::BTreeSet<u64> = done.iter().map(|r| r.job).collect();
+    let mine: Vec<Job> = t.jobs.iter().filter(|j| shard.is_none_or(|s| s.holds(j))).cloned().collect();
+    let todo: Vec<Job> = mine.iter().filter(|j| !logged.contains(&j.id)).cloned().collect();
+    let mut writer = log::LogWriter::open(dir)?;
+    let already_done = mine.len() - todo.len();
+    let stats = run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?;
+    let report = match shard {
+        None => Some(write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?.0),
+        Some(_) => None,
+    };
+    Ok(Outcome { stats, scheduled: mine.len(), already_done, report })
+}
+
+/// The records of several directories (shards of one tournament, or one whole run), merged:
+/// each game once, with notes naming duplicates and games missing from the schedule.
+pub fn merge_logs(
+    dirs: &[PathBuf],
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<(Tournament, Vec<GameRecord>, Vec<String>), String> {
+    let first = dirs.first().ok_or("name at least one tournament directory")?;
+    let (t, info) = load_dir(first, load)?;
+    let mut notes = Vec::new();
+    let mut by_job: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    let mut duplicates = Vec::new();
+    for dir in dirs {
+        let other = log::read_run_info(dir)?;
+        if other.schedule_hash != info.schedule_hash {
+            return Err(format!(
+                "{} was run from another tournament file than {} (its schedule differs)",
+                dir.display(),
+                first.display()
+            ));
+        }
+        let read = log::read_log(dir)?;
+        if read.truncated {
+            notes.push(format!("{}: a last line cut short (a run killed mid-write) was left out", dir.display()));
+        }
+        for r in read.records {
+            if r.job >= info.schedule_games {
+                return Err(format!("{}: game {} is not in the schedule", dir.display(), r.job));
+            }
+            match by_job.get(&r.job) {
+                Some(_) => duplicates.push(r.job),
+                None => {
+                    by_job.insert(r.job, r);
+                }
+            }
+        }
+    }
+    let list = |ids: &[u64]| {
+        let shown: Vec<String> = ids.iter().take(12).map(|i| i.to_string()).collect();
+        format!("{}{}", shown.join(", "), if ids.len() > 12 { ", …" } else { "" })
+    };
+    if !duplicates.is_empty() {
+        duplicates.sort_unstable();
+        notes.push(format!(
+            "{} games logged twice (the first kept): {}",
+            duplicates.len(),
+            list(&duplicates)
+        ));
+    }
+    let missing: Vec<u64> = t.jobs.iter().map(|j| j.id).filter(|id| !by_job.contains_key(id)).collect();
+    if !missing.is_empty() {
+        notes.push(format!("{} of {} games missing: {}", missing.len(), t.jobs.len(), list(&missing)));
+    }
+    Ok((t, by_job.into_values().collect(), notes))
+}
+
+/// Rebuild the report of the tournament in `dirs` (one run, or its shards) into `out`.
+pub fn write_report(
+    dirs: &[PathBuf],
+    out: &Path,
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<(PathBuf, reports::ratings::RatingList, Vec<String>), String> {
+    let (t, records, mut notes) = merge_logs(dirs, load)?;
+    let names = t.names();
+    let verdicts: Vec<&log::Verdict> = records.iter().flat_map(|r| &r.verdicts).collect();
+    for kind in [log::VerdictKind::Crash, log::VerdictKind::Timeout, log::VerdictKind::Illegal] {
+        let mut who: BTreeMap<&str, usize> = BTreeMap::new();
+        verdicts.iter().filter(|v| v.kind == kind).for_each(|v| *who.entry(&v.participant).or_default() += 1);
+        if !who.is_empty() {
+            let parts: Vec<String> = who.iter().map(|(p, n)| format!("{p} {n}")).collect();
+            notes.push(format!("games lost by {kind:?} (verdict): {}", parts.join(", ")).to_lowercase());
+        }
+    }
+    notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
+    let games = rate::rated_games(&records, &t.cooperative());
+    let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
+    let input = reports::report::ReportInput {
+        title: format!("Tournament `{}`", t.config.name),
+        participants: names,
+        groups: t.games.iter().map(|g| g.label.clone()).collect(),
+        games,
+        options: reports::ratings::RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed },
+        side_by_side: side_by_side(&t),
+        notes: notes.clone(),
+    };
+    let written = reports::report::write_report(out, &input)?;
+    Ok((out.to_path_buf(), written.overall, notes))
+}
+
+/// Game entries to chart side by side: the same game and table with and without dice.
+fn side_by_side(t: &Tournament) -> Vec<(usize, usize, String)> {
+    let dice = |g: &ResolvedGame| g.spec.params_yaml().get("dice").and_then(|v| v.as_bool());
+    let mut pairs = Vec::new();
+    for (i, a) in t.games.iter().enumerate() {
+        for (j, b) in t.games.iter().enumerate() {
+            if a.spec.game() == b.spec.game() && a.seats == b.seats && dice(a) == Some(true) && dice(b) == Some(false) {
+                pairs.push((i, j, format!("{}: dice game and no-dice variant", a.spec.game())));
+            }
+        }
+    }
+    pairs
+}

@@ -1,0 +1,111 @@
+//! `arena tournament` and `arena report`: the command line over [`arena::tournament`].
+
+use crate::setup::load_file;
+use arena::tournament::{self, Tournament, config, run, schedule::Shard};
+use clap::Args;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+#[derive(Args)]
+pub struct TournamentArgs {
+    /// The tournament file (YAML). Without one, the embedded default tournament is played.
+    pub file: Option<PathBuf>,
+    /// The directory to write the log and the report into.
+    #[arg(long, value_name = "DIR", required_unless_present = "resume")]
+    pub out: Option<PathBuf>,
+    /// Finish the tournament stopped in DIR: only the games its log lacks are played.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "out", "shard"])]
+    pub resume: Option<PathBuf>,
+    /// Play only shard K of N of the schedule (0 ≤ K < N): games whose id is K modulo N.
+    /// Merge the shards' directories with `arena report DIR...`.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Worker threads (default: the file's `concurrency`, or one per core).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Tournament directories: one run, or the shards of one tournament.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// Where to write the report (default: DIR/report of the first directory).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
+    run::RunOptions {
+        workers: args.workers.unwrap_or_else(|| t.config.workers()),
+        move_time: (t.config.move_time_ms > 0).then(|| std::time::Duration::from_millis(t.config.move_time_ms)),
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+    }
+}
+
+fn summary(outcome: &tournament::Outcome) {
+    let s = &outcome.stats;
+    outln!(
+        "played {} games ({} were logged before, {} in this share of the schedule) in {:.1} s with {} workers: {:.1} games/s; {:.1}% of the workers' time outside games",
+        s.games,
+        outcome.already_done,
+        outcome.scheduled,
+        s.wall.as_secs_f64(),
+        s.workers,
+        s.games as f64 / s.wall.as_secs_f64().max(1e-9),
+        100.0 * s.overhead()
+    );
+    if s.verdicts > 0 {
+        outln!("{} games ended by a verdict (crash, timeout or illegal action): see the report", s.verdicts);
+    }
+}
+
+pub fn run(args: TournamentArgs) -> Result<(), String> {
+    if let Some(dir) = &args.resume {
+        let (t, _) = tournament::load_dir(dir, &load_file)?;
+        let opts = options(&t, &args);
+        let outcome = tournament::resume(dir, &load_file, None, &opts)?;
+        summary(&outcome);
+        print_report(&outcome);
+        return Ok(());
+    }
+    let (source, text) = match &args.file {
+        Some(p) => (p.display().to_string(), load_file(&p.display().to_string())?),
+        None => ("the default tournament".to_string(), config::DEFAULT.to_string()),
+    };
+    let t = Tournament::load(&source, &text, &load_file)?;
+    let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    let out = args.out.clone().ok_or("--out DIR is needed")?;
+    let opts = options(&t, &args);
+    let specs = t.builtin_agents();
+    let factory = run::builtin_factory(&specs);
+    let outcome = tournament::start(&t, &out, shard, &factory, &opts)?;
+    summary(&outcome);
+    if shard.is_some() {
+        outln!("shard written to {}; merge the shards with `arena report DIR...`", out.display());
+    }
+    print_report(&outcome);
+    Ok(())
+}
+
+fn print_report(outcome: &tournament::Outcome) {
+    if let Some(report) = &outcome.report
+        && let Ok(text) = std::fs::read_to_string(report.join("standings.md"))
+    {
+        out!("{text}");
+        outln!("report: {}", report.join("index.html").display());
+    }
+}
+
+pub fn report(args: ReportArgs) -> Result<(), String> {
+    let out = args.out.clone().unwrap_or_else(|| args.dirs[0].join("report"));
+    let (dir, _, _) = tournament::write_report(&args.dirs, &out, &load_file)?;
+    if let Ok(text) = std::fs::read_to_string(dir.join("standings.md")) {
+        out!("{text}");
+    }
+    outln!("report: {}", dir.join("index.html").display());
+    Ok(())
+}

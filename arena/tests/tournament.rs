@@ -1,0 +1,280 @@
+//! Tournaments: verdicts for misbehaving agents, kill and resume, shards, the report (opened
+//! in headless Chromium).
+
+use arena::tournament::log::{GameRecord, VerdictKind, read_log};
+use arena::tournament::run::RunOptions;
+use arena::tournament::{self, Tournament};
+use bots::{Agent, AgentError, SeatView};
+use engine::core::{ActionId, AnySpec};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("arena-tournament-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn no_files(_: &str) -> Result<String, String> {
+    Err("no files".into())
+}
+
+// ----- agents that misbehave (test-only) -----------------------------------------------------
+
+struct Panics;
+impl Agent for Panics {
+    fn name(&self) -> &str {
+        "panics"
+    }
+    fn act(&mut self, _: &SeatView) -> Result<ActionId, AgentError> {
+        panic!("a test agent that panics")
+    }
+}
+
+struct Stalls;
+impl Agent for Stalls {
+    fn name(&self) -> &str {
+        "stalls"
+    }
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        std::thread::sleep(Duration::from_millis(120));
+        Ok(view.legal()[0])
+    }
+}
+
+struct Illegal;
+impl Agent for Illegal {
+    fn name(&self) -> &str {
+        "illegal"
+    }
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        Ok((0..).find(|a| !view.legal().contains(a)).unwrap())
+    }
+}
+
+#[test]
+fn misbehaving_agents_lose_with_their_verdict_and_the_tournament_goes_on() {
+    let text = "name: verdicts\ngames_per_pairing: 2\nmove_time_ms: 60\nparticipants:\n  - { name: good, bot: random }\n  - { name: panics, bot: random }\n  - { name: stalls, bot: random }\n  - { name: illegal, bot: random }\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic }\n";
+    let t = Tournament::load("verdicts.yaml", text, &no_files).unwrap();
+    let factory = |p: usize, spec: &dyn AnySpec, seed: u64| -> Result<Box<dyn Agent>, String> {
+        Ok(match p {
+            1 => Box::new(Panics),
+            2 => Box::new(Stalls),
+            3 => Box::new(Illegal),
+            _ => bots::agent("random", spec, seed)?,
+        })
+    };
+    let dir = temp_dir("verdicts");
+    let opts = RunOptions { workers: 2, move_time: Some(Duration::from_millis(60)), progress: false };
+    let outcome = tournament::start(&t, &dir, None, &factory, &opts).unwrap();
+    assert_eq!(outcome.stats.games, t.jobs.len(), "every game was played");
+    let records = read_log(&dir).unwrap().records;
+    assert_eq!(records.len(), t.jobs.len());
+    let kind_of = |name: &str| match name {
+        "panics" => Some(VerdictKind::Crash),
+        "stalls" => Some(VerdictKind::Timeout),
+        "illegal" => Some(VerdictKind::Illegal),
+        _ => None,
+    };
+    for r in &records {
+        // The first misbehaving seat to move stops the game; `good` never gets a verdict.
+        let misbehaving = r.participants.iter().any(|n| n != "good");
+        assert_eq!(r.verdicts.len(), usize::from(misbehaving), "{:?}: {:?}", r.participants, r.verdicts);
+        for v in &r.verdicts {
+            assert_eq!(r.participants[v.seat], v.participant);
+            assert_eq!(Some(v.kind), kind_of(&v.participant), "{v:?}");
+            assert_eq!(r.ranks[v.seat] as usize, r.seats.len() - 1, "the offender loses: {v:?}");
+        }
+    }
+    let crash = records.iter().flat_map(|r| &r.verdicts).find(|v| v.kind == VerdictKind::Crash).unwrap();
+    assert!(crash.detail.contains("a test agent that panics"), "{}", crash.detail);
+    let timeout = records.iter().flat_map(|r| &r.verdicts).find(|v| v.kind == VerdictKind::Timeout).unwrap();
+    assert!(timeout.detail.contains("limit is 60 ms"), "{}", timeout.detail);
+    // `good` wins every competitive game it plays, by the others' verdicts.
+    let report = std::fs::read_to_string(dir.join("report/standings.md")).unwrap();
+    assert!(report.contains("good") && report.contains("crash"), "{report}");
+}
+
+// ----- kill, resume, shards, report: the binary as a real process ----------------------------
+
+const SMALL: &str = "name: small\nseed: 7\ngames_per_pairing: 24\nconcurrency: 2\nbootstrap: 200\nparticipants:\n  - { name: random, bot: random }\n  - { name: rules, bot: rules }\n  - { name: greedy, bot: \"greedy:samples=2\" }\ngames:\n  - { game: expedition, preset: dice, params: { players: 2 } }\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic }\n";
+
+fn arena() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+}
+
+fn run_ok(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "{cmd:?} failed: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+fn sorted_records(dir: &Path) -> Vec<GameRecord> {
+    let mut r: Vec<GameRecord> = read_log(dir).unwrap().records.iter().map(GameRecord::without_timings).collect();
+    r.sort_by_key(|r| r.job);
+    r
+}
+
+fn ratings(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap()
+}
+
+fn small_file() -> PathBuf {
+    let f = temp_dir("small").with_extension("yaml");
+    std::fs::write(&f, SMALL).unwrap();
+    f
+}
+
+#[test]
+fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
+    let file = small_file();
+    let whole = temp_dir("whole");
+    run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", whole.to_str().unwrap(), "--quiet"]));
+    let total = read_log(&whole).unwrap().records.len();
+    assert!(total > 100);
+
+    let killed = temp_dir("killed");
+    let mut child = arena()
+        .args(["tournament", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it (SIGKILL) once a few games are logged, well before the end.
+    let start = Instant::now();
+    loop {
+        let n = std::fs::read_to_string(killed.join("games.jsonl")).map(|t| t.lines().count()).unwrap_or(0);
+        if n >= 10 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(60), "no games logged");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let partial = read_log(&killed).unwrap().records.len();
+    assert!(partial < total, "the run was killed before its end ({partial} of {total})");
+    // A kill mid-write leaves a line cut short: make sure there is one to drop.
+    let mut f = std::fs::OpenOptions::new().append(true).open(killed.join("games.jsonl")).unwrap();
+    std::io::Write::write_all(&mut f, b"{\"job\": 3, \"grou").unwrap();
+    drop(f);
+
+    let out = run_ok(arena().args(["tournament", "--resume", killed.to_str().unwrap(), "--quiet"]));
+    assert!(out.contains(&format!("{} were logged before", partial)), "{out}");
+    assert_eq!(sorted_records(&killed), sorted_records(&whole), "the same games, move for move");
+    assert_eq!(ratings(&killed.join("report")), ratings(&whole.join("report")), "the same ratings");
+    // Starting again over a directory with a log is refused and changes nothing.
+    let o = arena().args(["tournament", file.to_str().unwrap(), "--out", killed.to_str().unwrap()]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--resume"));
+    assert_eq!(read_log(&killed).unwrap().records.len(), total);
+
+    // Shards: three processes, run by the Slurm job-array script as Slurm would (one task per
+    // shard), then one report over their directories.
+    let root = temp_dir("slurm");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm-array.sh");
+    for k in 0..3 {
+        run_ok(
+            Command::new("bash")
+                .arg(&script)
+                .args([file.to_str().unwrap(), root.to_str().unwrap()])
+                .env("SLURM_ARRAY_TASK_COUNT", "3")
+                .env("SLURM_ARRAY_TASK_ID", k.to_string())
+                .env("SLURM_CPUS_PER_TASK", "1")
+                .env("ARENA", env!("CARGO_BIN_EXE_arena")),
+        );
+    }
+    let shards: Vec<PathBuf> = (0..3).map(|k| root.join(format!("shard-{k}"))).collect();
+    for dir in &shards {
+        assert!(dir.join("games.jsonl").exists());
+        assert!(!dir.join("report").exists(), "a shard alone is not reported");
+    }
+    let merged = temp_dir("merged");
+    let mut args: Vec<String> = vec!["report".into()];
+    args.extend(shards.iter().map(|d| d.display().to_string()));
+    args.extend(["--out".into(), merged.display().to_string()]);
+    run_ok(arena().args(&args));
+    assert_eq!(ratings(&merged), ratings(&whole.join("report")), "shards give the ratings of one run");
+    // A missing shard is named.
+    let report = run_ok(arena().args(["report", shards[0].to_str().unwrap(), shards[1].to_str().unwrap(), "--out", temp_dir("partial").to_str().unwrap()]));
+    assert!(report.contains("missing"), "{report}");
+    // Twice the same shard: the duplicates are named.
+    let report = run_ok(arena().args(["report", shards[0].to_str().unwrap(), shards[0].to_str().unwrap(), "--out", temp_dir("twice").to_str().unwrap()]));
+    assert!(report.contains("logged twice"), "{report}");
+
+    // The Kubernetes Indexed Job runs the same shards: its container script, run here as each
+    // pod would run it (JOB_COMPLETION_INDEX set, the volume and the config map at temporary
+    // paths), plays the same games.
+    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/k8s-indexed-job.yaml"))
+        .unwrap();
+    let job: serde_yaml::Value = serde_yaml::from_str(manifest.split("\n---").next().unwrap()).unwrap();
+    let spec = &job["spec"];
+    assert_eq!(spec["completionMode"], "Indexed");
+    assert_eq!(spec["completions"], spec["parallelism"]);
+    let container = &spec["template"]["spec"]["containers"][0];
+    assert_eq!(container["env"][0]["value"].as_str().unwrap(), spec["completions"].as_u64().unwrap().to_string());
+    let pod_script = container["args"][0].as_str().unwrap();
+    let k8s = temp_dir("k8s");
+    let bin = k8s.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
+    let script = pod_script.replace("/config/tournament.yaml", file.to_str().unwrap()).replace("/results", k8s.to_str().unwrap());
+    for k in 0..3 {
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+        run_ok(
+            Command::new("sh")
+                .args(["-c", &script])
+                .env("PATH", path)
+                .env("SHARDS", "3")
+                .env("JOB_COMPLETION_INDEX", k.to_string()),
+        );
+        assert_eq!(sorted_records(&k8s.join(format!("shard-{k}"))), sorted_records(&shards[k]));
+    }
+
+    browser_shows_the_report(&whole.join("report"));
+}
+
+/// The report page opens from disk in headless Chromium with no console error and shows every
+/// chart. Chromium is installed by `.ci/run`; elsewhere the check says it could not run
+/// (and fails where `ARENA_REQUIRE_BROWSER` is set, as in CI).
+fn browser_shows_the_report(report: &Path) {
+    let html = report.join("index.html");
+    assert!(html.exists());
+    let Some(chromium) = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].iter().find(|p| Path::new(p).exists())
+    else {
+        assert!(std::env::var_os("ARENA_REQUIRE_BROWSER").is_none(), "headless Chromium is required and missing");
+        eprintln!("NOTE: Chromium is not installed: the report page was not opened in a browser");
+        return;
+    };
+    let profile = temp_dir("chromium-profile");
+    let o = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=3000",
+            &format!("--user-data-dir={}", profile.display()),
+            "--dump-dom",
+            &format!("file://{}", html.display()),
+        ])
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let log = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "chromium failed: {log}");
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE") || l.contains("Failed to load")).collect();
+    assert!(console.is_empty(), "console messages: {console:?}");
+    for chart in ["ratings", "progression", "head_to_head", "variants"] {
+        assert!(dom.contains(chart), "the page shows no `{chart}` chart");
+    }
+    let charts = dom.matches("<svg").count() + dom.matches("data:image/png").count();
+    assert!(charts >= 4, "{charts} charts rendered");
+}
