@@ -197,17 +197,29 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     run_ok(arena().args(&args));
     assert_eq!(ratings(&merged), ratings(&whole.join("report")), "shards give the ratings of one run");
     // A missing shard is named.
-    let report = run_ok(arena().args(["report", shards[0].to_str().unwrap(), shards[1].to_str().unwrap(), "--out", temp_dir("partial").to_str().unwrap()]));
+    let report = run_ok(arena().args([
+        "report",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        "--out",
+        temp_dir("partial").to_str().unwrap(),
+    ]));
     assert!(report.contains("missing"), "{report}");
     // Twice the same shard: the duplicates are named.
-    let report = run_ok(arena().args(["report", shards[0].to_str().unwrap(), shards[0].to_str().unwrap(), "--out", temp_dir("twice").to_str().unwrap()]));
+    let report = run_ok(arena().args([
+        "report",
+        shards[0].to_str().unwrap(),
+        shards[0].to_str().unwrap(),
+        "--out",
+        temp_dir("twice").to_str().unwrap(),
+    ]));
     assert!(report.contains("logged twice"), "{report}");
 
     // The Kubernetes Indexed Job runs the same shards: its container script, run here as each
     // pod would run it (JOB_COMPLETION_INDEX set, the volume and the config map at temporary
     // paths), plays the same games.
-    let manifest = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/k8s-indexed-job.yaml"))
-        .unwrap();
+    let manifest =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/k8s-indexed-job.yaml")).unwrap();
     let job: serde_yaml::Value = serde_yaml::from_str(manifest.split("\n---").next().unwrap()).unwrap();
     let spec = &job["spec"];
     assert_eq!(spec["completionMode"], "Indexed");
@@ -219,8 +231,10 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     let bin = k8s.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
-    let script = pod_script.replace("/config/tournament.yaml", file.to_str().unwrap()).replace("/results", k8s.to_str().unwrap());
-    for k in 0..3 {
+    let script = pod_script
+        .replace("/config/tournament.yaml", file.to_str().unwrap())
+        .replace("/results", k8s.to_str().unwrap());
+    for (k, shard) in shards.iter().enumerate() {
         let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
         run_ok(
             Command::new("sh")
@@ -229,7 +243,7 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
                 .env("SHARDS", "3")
                 .env("JOB_COMPLETION_INDEX", k.to_string()),
         );
-        assert_eq!(sorted_records(&k8s.join(format!("shard-{k}"))), sorted_records(&shards[k]));
+        assert_eq!(sorted_records(&k8s.join(format!("shard-{k}"))), sorted_records(shard));
     }
 
     browser_shows_the_report(&whole.join("report"));

@@ -5,7 +5,9 @@
 //!
 //! - **`reward`** (a finished game): `journey` is cooperative, so every traveller gets the
 //!   group's result, arrival first, then score: `(travellers arrived + s) / (travellers + 1)`
-//!   with `s = score / (score + 40)` below 1. `expedition`: 1 for a win, shared equally among
+//!   with `s = x / (x + 40)` below 1, where `x` is the score plus one point per Journey card
+//!   dealt with for good (how far the journey got: it tells apart plays that never arrive,
+//!   most of dunwich's). `expedition`: 1 for a win, shared equally among
 //!   tied winners, 0 otherwise.
 //! - **`evaluate`** (any position): an estimate of that reward, documented per game below.
 
@@ -34,6 +36,11 @@ fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// Points the journey reward counts for each Journey card dealt with for good: how far the
+/// journey got breaks ties between plays that score alike (and most plays of dunwich never
+/// arrive).
+const PROGRESS_POINTS: f64 = 1.0;
+
 /// The score's share of the journey reward: increasing, below 1.
 fn score_part(score: f64) -> f64 {
     let s = score.max(0.0);
@@ -47,7 +54,8 @@ impl Heuristics for Journey {
 
     fn reward(&self, _seat: Seat) -> f64 {
         let n = self.travellers() as f64;
-        (self.arrived() as f64 + score_part(self.score() as f64)) / (n + 1.0)
+        let cleared = self.metrics().iter().find(|m| m.name == "journey_cleared").map_or(0.0, |m| m.value);
+        (self.arrived() as f64 + score_part(self.score() as f64 + PROGRESS_POINTS * cleared)) / (n + 1.0)
     }
 
     /// `journey`: how likely the travellers still journeying are to come through, and what

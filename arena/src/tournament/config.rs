@@ -175,7 +175,8 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_line_and_field() {
-        let e = TournamentConfig::parse("t.yaml", "games_per_pairing: many\nparticipants: []\ngames: []\n").unwrap_err();
+        let e =
+            TournamentConfig::parse("t.yaml", "games_per_pairing: many\nparticipants: []\ngames: []\n").unwrap_err();
         assert!(e.contains("t.yaml") && e.contains("games_per_pairing") && e.contains("line 1"), "{e}");
         let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bots: random }\ngames: []\n";
         let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
@@ -195,9 +196,8 @@ mod tests {
         let base = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\n";
         let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: chess}}]\n")).unwrap();
         assert!(c.resolve_games(&|_| Err("no".into())).err().unwrap().contains("games[0].game"));
-        let c =
-            TournamentConfig::parse("t", &format!("{base}games: [{{game: journey, params: {{travellers: 9}}}}]\n"))
-                .unwrap();
+        let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: journey, params: {{travellers: 9}}}}]\n"))
+            .unwrap();
         let e = c.resolve_games(&|_| Err("no".into())).err().unwrap();
         assert!(e.contains("games[0]") && e.contains("travellers"), "{e}");
         let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: expedition, params: {{players: 3}}}}]\n"))

@@ -122,7 +122,8 @@ pub fn read_log(dir: &Path) -> Result<Log, String> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Log { records: vec![], truncated: false }),
         Err(e) => return Err(io(&path, "read", e)),
     };
-    let lines: Vec<String> = BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| io(&path, "read", e))?;
+    let lines: Vec<String> =
+        BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| io(&path, "read", e))?;
     let mut records = Vec::new();
     let mut truncated = false;
     for (i, line) in lines.iter().enumerate() {

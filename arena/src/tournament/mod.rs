@@ -187,11 +187,7 @@ pub fn merge_logs(
     };
     if !duplicates.is_empty() {
         duplicates.sort_unstable();
-        notes.push(format!(
-            "{} games logged twice (the first kept): {}",
-            duplicates.len(),
-            list(&duplicates)
-        ));
+        notes.push(format!("{} games logged twice (the first kept): {}", duplicates.len(), list(&duplicates)));
     }
     let missing: Vec<u64> = t.jobs.iter().map(|j| j.id).filter(|id| !by_job.contains_key(id)).collect();
     if !missing.is_empty() {
@@ -221,7 +217,7 @@ pub fn write_report(
     let games = rate::rated_games(&records, &t.cooperative());
     let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
     let input = reports::report::ReportInput {
-        title: format!("Tournament `{}`", t.config.name),
+        title: format!("Tournament: {}", t.config.name),
         participants: names,
         groups: t.games.iter().map(|g| g.label.clone()).collect(),
         games,

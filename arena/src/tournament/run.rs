@@ -54,8 +54,10 @@ thread_local! {
     static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
 /// While alive, panics are recorded (for the crash verdict) instead of printed.
-struct QuietPanics(Option<Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>>);
+struct QuietPanics(Option<PanicHook>);
 
 impl QuietPanics {
     fn install() -> QuietPanics {
@@ -253,6 +255,8 @@ pub fn run_jobs(
 }
 
 /// The agents of a tournament's participants, from their specs.
-pub fn builtin_factory(specs: &[String]) -> impl Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn Agent>, String> + Sync + '_ {
+pub fn builtin_factory(
+    specs: &[String],
+) -> impl Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn Agent>, String> + Sync + '_ {
     move |p, spec, seed| bots::agent(&specs[p], spec, seed)
 }
