@@ -1,6 +1,9 @@
-//! The arena as a library: tournaments (scheduling, running, logging, rating), used by the
-//! `arena` binary and by tests that bring their own agents.
+//! The arena as a library: tournaments (scheduling, running, logging, rating), the gRPC game
+//! server and its Rust client, used by the `arena` binary and by tests that bring their own
+//! agents.
 
+pub mod client;
+pub mod server;
 pub mod tournament;
 
 /// Read a file a parameter or a tournament names; the engine does no I/O of its own.

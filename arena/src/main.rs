@@ -12,6 +12,7 @@ macro_rules! outln {
 
 mod bench;
 mod games;
+mod net_cmd;
 mod play;
 mod setup;
 mod tournament_cmd;
@@ -43,6 +44,10 @@ enum Command {
     Tournament(tournament_cmd::TournamentArgs),
     /// Rebuild a tournament's report from its log (or merge the logs of its shards).
     Report(tournament_cmd::ReportArgs),
+    /// Run the gRPC game server.
+    Serve(net_cmd::ServeArgs),
+    /// Play seats of a server's matches with a built-in agent, over the Play stream.
+    Bot(net_cmd::BotArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -58,7 +63,9 @@ fn write_out(args: std::fmt::Arguments) {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let level = match cli.verbose {
+    // A server logs what it does by default; the other commands only what goes wrong.
+    let base = u8::from(matches!(cli.command, Command::Serve(_)));
+    let level = match cli.verbose + base {
         0 => tracing::Level::WARN,
         1 => tracing::Level::INFO,
         _ => tracing::Level::DEBUG,
@@ -71,6 +78,8 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Tournament(a) => tournament_cmd::run(a),
         Command::Report(a) => tournament_cmd::report(a),
+        Command::Serve(a) => net_cmd::serve(a),
+        Command::Bot(a) => net_cmd::bot(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,7 +1,7 @@
 //! `arena tournament` and `arena report`: the command line over [`arena::tournament`].
 
 use crate::setup::load_file;
-use arena::tournament::{self, Tournament, config, run, schedule::Shard};
+use arena::tournament::{self, Tournament, config, external, run, schedule::Shard};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -64,10 +64,12 @@ fn summary(outcome: &tournament::Outcome) {
 }
 
 pub fn run(args: TournamentArgs) -> Result<(), String> {
+    let say = |line: String| eprintln!("{line}");
     if let Some(dir) = &args.resume {
         let (t, _) = tournament::load_dir(dir, &load_file)?;
         let opts = options(&t, &args);
-        let outcome = tournament::resume(dir, &load_file, None, &opts)?;
+        let outcome =
+            external::with_agents(&t, &say, |factory| tournament::resume(dir, &load_file, Some(factory), &opts))?;
         summary(&outcome);
         print_report(&outcome);
         return Ok(());
@@ -80,9 +82,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     let out = args.out.clone().ok_or("--out DIR is needed")?;
     let opts = options(&t, &args);
-    let specs = t.builtin_agents();
-    let factory = run::builtin_factory(&specs);
-    let outcome = tournament::start(&t, &out, shard, &factory, &opts)?;
+    let outcome = external::with_agents(&t, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;
     summary(&outcome);
     if shard.is_some() {
         outln!("shard written to {}; merge the shards with `arena report DIR...`", out.display());

@@ -8,9 +8,12 @@
 //! move_time_ms: 5000        # the per-move limit (0: none)
 //! anchor: random            # optional: this participant is rated 0 (default: the mean is 0)
 //! bootstrap: 1000           # resamples for the rating intervals
+//! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
 //! participants:
 //!   - { name: random, bot: random }
 //!   - { name: strong, bot: "mcts:iterations=2000,c=0.7" }
+//!   - { name: mine, connect: true }        # a Play client that says Hello as `mine`
+//!   - { name: py, command: "python3 examples/python/random_bot.py" }  # launched by the arena
 //! games:
 //!   - { game: journey, preset: classic, params: { travellers: 1 } }
 //!   - { game: expedition, preset: no-dice, params: { players: 2 } }
@@ -24,13 +27,30 @@ use serde::{Deserialize, Serialize};
 /// The embedded default tournament (`arena tournament` with no file).
 pub const DEFAULT: &str = include_str!("default.yaml");
 
+/// A participant: a built-in agent, or an external one that plays over the Play stream —
+/// connecting by itself, or launched by the arena. Exactly one of `bot`, `connect`, `command`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Participant {
-    /// The name in the standings (unique).
+    /// The name in the standings (unique); an external participant says Hello with it.
     pub name: String,
     /// A built-in agent: `random`, `rules`, `greedy`, `mcts:iterations=2000,c=0.7`.
-    pub bot: String,
+    #[serde(default)]
+    pub bot: Option<String>,
+    /// An external agent that connects to the tournament's server by itself.
+    #[serde(default)]
+    pub connect: bool,
+    /// An external agent the arena launches (`sh -c COMMAND`), with `ARENA_SERVER` (the
+    /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set.
+    #[serde(default)]
+    pub command: Option<String>,
+}
+
+impl Participant {
+    /// Plays over the Play stream (connects, or is launched).
+    pub fn is_external(&self) -> bool {
+        self.bot.is_none()
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,12 +86,26 @@ pub struct TournamentConfig {
     pub anchor: Option<String>,
     #[serde(default = "default_bootstrap")]
     pub bootstrap: u32,
+    /// Where the tournament's server listens for external participants (port 0: any).
+    #[serde(default = "default_listen")]
+    pub listen: String,
+    /// How long to wait for every external participant to connect, in seconds.
+    #[serde(default = "default_connect_timeout")]
+    pub connect_timeout_s: u64,
     pub participants: Vec<Participant>,
     pub games: Vec<GameSpec>,
 }
 
 fn default_name() -> String {
     "tournament".into()
+}
+
+fn default_listen() -> String {
+    "127.0.0.1:0".into()
+}
+
+fn default_connect_timeout() -> u64 {
+    120
 }
 
 /// A game entry resolved: its spec, a label, whether it is cooperative.
@@ -112,13 +146,23 @@ impl TournamentConfig {
             if self.participants[..i].iter().any(|q| q.name == p.name) {
                 return Err(format!("{source}: field `participants[{i}].name`: `{}` is named twice", p.name));
             }
-            bots::BotSpec::parse(&p.bot).map_err(|e| format!("{source}: field `participants[{i}].bot`: {e}"))?;
+            let kinds = usize::from(p.bot.is_some()) + usize::from(p.connect) + usize::from(p.command.is_some());
+            if kinds != 1 {
+                return Err(format!(
+                    "{source}: field `participants[{i}]` (`{}`): give exactly one of `bot`, `connect: true`, `command`",
+                    p.name
+                ));
+            }
+            if let Some(bot) = &p.bot {
+                bots::BotSpec::parse(bot).map_err(|e| format!("{source}: field `participants[{i}].bot`: {e}"))?;
+            }
         }
         if let Some(a) = &self.anchor
             && !self.participants.iter().any(|p| &p.name == a)
         {
             return Err(format!("{source}: field `anchor`: `{a}` is not a participant"));
         }
+        self.listen.parse::<std::net::SocketAddr>().map_err(|e| format!("{source}: field `listen`: {e}"))?;
         Ok(())
     }
 
@@ -143,7 +187,9 @@ impl TournamentConfig {
                 ));
             }
             for (k, p) in self.participants.iter().enumerate() {
-                bots::agent(&p.bot, spec.as_ref(), 0).map_err(|e| format!("participants[{k}].bot for {at}: {e}"))?;
+                if let Some(bot) = &p.bot {
+                    bots::agent(bot, spec.as_ref(), 0).map_err(|e| format!("participants[{k}].bot for {at}: {e}"))?;
+                }
             }
             let preset = g.preset.clone().unwrap_or_else(|| entry.default_preset.to_string());
             let who = if entry.cooperative { "traveller" } else { "player" };
@@ -189,6 +235,10 @@ mod tests {
         assert!(e.contains("participants[1].bot") && e.contains("`depth`"), "{e}");
         let text = "games_per_pairing: 2\nanchor: c\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\ngames: [{game: journey}]\n";
         assert!(TournamentConfig::parse("t.yaml", text).unwrap_err().contains("`anchor`"));
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random, connect: true }\n  - { name: b, bot: random }\ngames: [{game: journey}]\n";
+        assert!(TournamentConfig::parse("t.yaml", text).unwrap_err().contains("exactly one of"));
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a }\n  - { name: b, command: ./bot }\ngames: [{game: journey}]\n";
+        assert!(TournamentConfig::parse("t.yaml", text).unwrap_err().contains("participants[0]"));
     }
 
     #[test]

@@ -3,12 +3,14 @@
 //! be, and reported as ratings with intervals, tables and charts.
 //!
 //! - [`config`]: the tournament file (and the embedded default);
+//! - [`external`]: participants that play over the Play stream;
 //! - [`schedule`]: every game, a pure function of the file;
 //! - [`run`]: the worker pool, verdicts, progress;
 //! - [`log`]: the directory and its append-only log;
 //! - [`rate`]: from games to pairwise results, then `reports` for ratings and charts.
 
 pub mod config;
+pub mod external;
 pub mod log;
 pub mod rate;
 pub mod run;
@@ -51,8 +53,8 @@ impl Tournament {
         RunInfo { shard, schedule_games: self.jobs.len() as u64, schedule_hash: log::schedule_hash(&self.jobs) }
     }
 
-    /// The built-in agents of the participants.
-    pub fn builtin_agents(&self) -> Vec<String> {
+    /// The built-in agent of each participant (None: an external one).
+    pub fn builtin_agents(&self) -> Vec<Option<String>> {
         self.config.participants.iter().map(|p| p.bot.clone()).collect()
     }
 }

@@ -119,6 +119,13 @@ pub fn play_job(
             at_move: moves.len(),
             detail,
         };
+        if let Some(limit) = move_time
+            && took > limit
+        {
+            let detail = format!("took {} ms, the limit is {} ms", took.as_millis(), limit.as_millis());
+            verdicts.push(verdict(VerdictKind::Timeout, detail));
+            break;
+        }
         let action = match chosen {
             Err(_) => {
                 let msg = PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into());
@@ -131,13 +138,6 @@ pub fn play_job(
             }
             Ok(Ok(a)) => a,
         };
-        if let Some(limit) = move_time
-            && took > limit
-        {
-            let detail = format!("took {} ms, the limit is {} ms", took.as_millis(), limit.as_millis());
-            verdicts.push(verdict(VerdictKind::Timeout, detail));
-            break;
-        }
         if let Err(e) = g.apply(action) {
             verdicts.push(verdict(VerdictKind::Illegal, format!("{e}; legal: {legal:?}")));
             break;
@@ -254,9 +254,13 @@ pub fn run_jobs(
     result.map(|()| stats)
 }
 
-/// The agents of a tournament's participants, from their specs.
+/// The agents of a tournament's built-in participants, from their specs (an external
+/// participant needs the tournament's server: see [`super::external`]).
 pub fn builtin_factory(
-    specs: &[String],
+    specs: &[Option<String>],
 ) -> impl Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn Agent>, String> + Sync + '_ {
-    move |p, spec, seed| bots::agent(&specs[p], spec, seed)
+    move |p, spec, seed| match &specs[p] {
+        Some(s) => bots::agent(s, spec, seed),
+        None => Err(format!("participant {p} plays over the Play stream, and no server is running")),
+    }
 }

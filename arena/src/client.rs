@@ -1,0 +1,162 @@
+//! The Rust client of the arena's gRPC server, and `arena bot`: any built-in agent as a remote
+//! client over the Play stream. The agent sees only what the wire gives it — the observation,
+//! the legal actions and their labels, the time left — and builds its forward models from the
+//! observation and the game's parameters, exactly as it would in process.
+
+use bots::{Agent, BotSpec, Budget, SeatView, WireView};
+use engine::core::{AnySpec, ParamSource, Seat, find_game, game_seed};
+use proto::v1;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tonic::transport::{Channel, Endpoint};
+
+/// A connection to a server (`http://HOST:PORT`), with TCP nodelay.
+pub async fn connect(url: &str) -> Result<Channel, String> {
+    Endpoint::from_shared(url.to_string())
+        .map_err(|e| format!("bad server address `{url}`: {e}"))?
+        .tcp_nodelay(true)
+        .connect_timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .map_err(|e| format!("cannot connect to {url}: {e}"))
+}
+
+pub fn matches(channel: Channel) -> v1::matches_client::MatchesClient<Channel> {
+    v1::matches_client::MatchesClient::new(channel)
+}
+
+pub fn catalogue(channel: Channel) -> v1::catalogue_client::CatalogueClient<Channel> {
+    v1::catalogue_client::CatalogueClient::new(channel)
+}
+
+/// What a bot process did.
+#[derive(Clone, Debug, Default)]
+pub struct BotStats {
+    pub decisions: u64,
+    pub matches_ended: u64,
+}
+
+/// One seat's agent (decisions of different matches run at once, on blocking threads).
+type SeatAgent = Arc<Mutex<Box<dyn Agent>>>;
+
+/// A remote bot: an agent per (match, seat), built on its first decision.
+struct Bots {
+    spec: BotSpec,
+    seed: u64,
+    specs: Mutex<HashMap<(String, String), Arc<dyn AnySpec>>>,
+    agents: Mutex<HashMap<(String, u32), SeatAgent>>,
+}
+
+impl Bots {
+    fn game_spec(&self, game: &str, params_yaml: &str) -> Result<Arc<dyn AnySpec>, String> {
+        let key = (game.to_string(), params_yaml.to_string());
+        if let Some(s) = self.specs.lock().expect("specs").get(&key) {
+            return Ok(s.clone());
+        }
+        let entry = find_game(game)?;
+        let source =
+            ParamSource::Yaml { name: format!("the {game} parameters sent by the server"), text: params_yaml.into() };
+        let spec: Arc<dyn AnySpec> =
+            Arc::from((entry.spec)(None, &[source], &crate::load_file).map_err(|e| e.to_string())?);
+        self.specs.lock().expect("specs").insert(key, spec.clone());
+        Ok(spec)
+    }
+
+    /// The agent's decision for one request (blocking: it may search for a while).
+    fn decide(&self, r: &v1::DecisionRequest) -> Result<u32, String> {
+        let spec = self.game_spec(&r.game, &r.params_yaml)?;
+        let agent = {
+            let mut agents = self.agents.lock().expect("agents");
+            match agents.get(&(r.match_id.clone(), r.seat)) {
+                Some(a) => a.clone(),
+                None => {
+                    let a = bots::make_agent(&self.spec, spec.as_ref(), game_seed(self.seed, u64::from(r.seat)))?;
+                    let a = Arc::new(Mutex::new(a));
+                    agents.insert((r.match_id.clone(), r.seat), a.clone());
+                    a
+                }
+            }
+        };
+        let ids: Vec<u32> = r.legal.iter().map(|l| l.id).collect();
+        if ids.is_empty() {
+            return Err("a decision with no legal action".into());
+        }
+        // The random agent reads no observation: skip converting it.
+        let wire = match (&self.spec, &r.observation) {
+            (BotSpec::Random, _) => {
+                WireView { observation: serde_json::Value::Null, text: String::new(), labels: vec![] }
+            }
+            (_, Some(o)) => {
+                let (_, observation, text) = proto::convert::observation_from_proto(o)?;
+                WireView { observation, text, labels: r.legal.iter().map(|l| l.label.clone()).collect() }
+            }
+            (_, None) => return Err("a decision request without an observation".into()),
+        };
+        let budget = Budget { per_move: (r.time_left_ms > 0).then(|| Duration::from_millis(r.time_left_ms.into())) };
+        let view = SeatView::wire(&wire, Seat(r.seat as u8), &ids, budget);
+        let mut agent = agent.lock().expect("agent");
+        agent.act(&view).map_err(|e| e.to_string())
+    }
+}
+
+/// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
+/// under `name`, until the server closes the stream (or `stop` fires). Each seat's agent is
+/// seeded from `seed` and its seat number.
+pub async fn run_bot(
+    url: &str,
+    spec: &str,
+    name: &str,
+    seed: u64,
+    games: Vec<String>,
+    stop: Option<tokio::sync::oneshot::Receiver<()>>,
+) -> Result<BotStats, String> {
+    let spec = BotSpec::parse(spec)?;
+    let channel = connect(url).await?;
+    let mut client = v1::play_client::PlayClient::new(channel);
+    let (tx, rx) = tokio::sync::mpsc::channel::<v1::BotMessage>(1024);
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(v1::Hello { name: name.into(), games })) })
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut inbound = client
+        .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .map_err(|e| format!("the server refused the Play stream: {}", e.message()))?
+        .into_inner();
+    let bots = Arc::new(Bots { spec, seed, specs: Mutex::new(HashMap::new()), agents: Mutex::new(HashMap::new()) });
+    let mut stats = BotStats::default();
+    let mut stop = stop;
+    loop {
+        let message = match &mut stop {
+            Some(s) => tokio::select! {
+                m = inbound.message() => m,
+                _ = s => return Ok(stats),
+            },
+            None => inbound.message().await,
+        };
+        let message = match message {
+            Ok(Some(m)) => m,
+            Ok(None) => return Ok(stats),
+            Err(e) => return Err(format!("the Play stream failed: {}", e.message())),
+        };
+        match message.message {
+            Some(v1::server_message::Message::Request(r)) => {
+                stats.decisions += 1;
+                let (bots, tx) = (bots.clone(), tx.clone());
+                tokio::task::spawn_blocking(move || match bots.decide(&r) {
+                    Ok(action) => {
+                        let d = v1::Decision { request_id: r.request_id, action };
+                        let _ =
+                            tx.blocking_send(v1::BotMessage { message: Some(v1::bot_message::Message::Decision(d)) });
+                    }
+                    Err(e) => tracing::error!(match_id = %r.match_id, seat = r.seat, "no decision: {e}"),
+                });
+            }
+            Some(v1::server_message::Message::Ended(e)) => {
+                stats.matches_ended += 1;
+                bots.agents.lock().expect("agents").remove(&(e.match_id, e.seat));
+            }
+            Some(v1::server_message::Message::Welcome(_)) | None => {}
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `arena serve`: the gRPC game server. tonic on tokio, with the standard health and reflection
+//! services (so generic gRPC tools can call it), TCP nodelay on every connection, limits on
+//! matches and message sizes, and a graceful stop that writes what it holds.
+//!
+//! - [`hub`]: matches, tokens, Play clients, limits;
+//! - [`table`]: one match and the thread that drives it (the per-move limit and its policy);
+//! - [`session`]: a Play client, and the agent that stands for it in tournaments;
+//! - [`service`]: the gRPC services;
+//! - [`wire`]: a seat's view as it crosses the wire.
+
+pub mod hub;
+pub mod service;
+pub mod session;
+pub mod table;
+pub mod wire;
+
+pub use hub::{Hub, ServerConfig};
+pub use table::Policy;
+
+use proto::v1;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+
+/// A server running on the current tokio runtime.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub hub: Arc<Hub>,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<Result<(), String>>,
+}
+
+impl Running {
+    /// `http://ADDR`, for clients.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stop accepting, end the long-lived streams, let calls in flight finish, flush the
+    /// records.
+    pub async fn stop(mut self) -> Result<(), String> {
+        self.hub.stop();
+        if let Some(s) = self.stop.take() {
+            let _ = s.send(());
+        }
+        let r = self.task.await.map_err(|e| e.to_string())?;
+        self.hub.flush();
+        r
+    }
+}
+
+/// Bind `addr` (port 0: any free port) and serve until stopped.
+pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, String> {
+    let hub = Hub::new(config)?;
+    let services = service::Services { hub: hub.clone() };
+    let max = hub.config.max_message_bytes;
+    let (reporter, health) = tonic_health::server::health_reporter();
+    reporter.set_serving::<v1::matches_server::MatchesServer<service::Services>>().await;
+    reporter.set_serving::<v1::play_server::PlayServer<service::Services>>().await;
+    reporter.set_serving::<v1::catalogue_server::CatalogueServer<service::Services>>().await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()
+        .map_err(|e| format!("reflection: {e}"))?;
+    let incoming =
+        TcpIncoming::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?.with_nodelay(Some(true));
+    let addr = incoming.local_addr().map_err(|e| e.to_string())?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let router = Server::builder()
+        .add_service(health)
+        .add_service(reflection)
+        .add_service(
+            v1::catalogue_server::CatalogueServer::new(services.clone())
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max),
+        )
+        .add_service(
+            v1::matches_server::MatchesServer::new(services.clone())
+                .max_decoding_message_size(max)
+                .max_encoding_message_size(max),
+        )
+        .add_service(
+            v1::play_server::PlayServer::new(services).max_decoding_message_size(max).max_encoding_message_size(max),
+        );
+    let task = tokio::spawn(async move {
+        router
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = stopped.await;
+            })
+            .await
+            .map_err(|e| format!("the server failed: {e}"))
+    });
+    tracing::info!(%addr, "serving tabletop.arena.v1");
+    Ok(Running { addr, hub, stop: Some(stop), task })
+}
+
+/// Wait for Ctrl-C or SIGTERM.
+pub async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(t) => t,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

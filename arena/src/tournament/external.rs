@@ -1,0 +1,156 @@
+//! External participants: agents in any language that play over the Play stream. When a
+//! tournament has any, it runs its own gRPC server for them, launches those it has a command
+//! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment), waits until every one has
+//! said Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like
+//! any other: a timeout, a disconnection or an illegal answer is that game's verdict.
+
+use super::Tournament;
+use super::run::AgentFactory;
+use crate::server::session::{RemoteAgent, Session};
+use crate::server::{self, Running, ServerConfig};
+use bots::Agent;
+use engine::core::AnySpec;
+use std::collections::HashMap;
+use std::process::{Child, Command};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// The server and processes of a tournament's external participants.
+pub struct Externals {
+    runtime: tokio::runtime::Runtime,
+    server: Option<Running>,
+    children: Vec<(String, Child)>,
+    sessions: HashMap<usize, Arc<Session>>,
+    next_match: AtomicU64,
+}
+
+impl Externals {
+    /// Start the server, launch the commands, wait for every external participant (None when
+    /// the tournament has none).
+    pub fn start(t: &Tournament, say: &dyn Fn(String)) -> Result<Option<Externals>, String> {
+        let external: Vec<usize> =
+            (0..t.config.participants.len()).filter(|&p| t.config.participants[p].is_external()).collect();
+        if external.is_empty() {
+            return Ok(None);
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start tokio: {e}"))?;
+        let addr = t.config.listen.parse().map_err(|e| format!("listen: {e}"))?;
+        let config = ServerConfig { move_time: None, ..ServerConfig::default() };
+        let running = runtime.block_on(server::start(addr, config))?;
+        let url = running.url();
+        let mut ext = Externals {
+            runtime,
+            server: Some(running),
+            children: Vec::new(),
+            sessions: HashMap::new(),
+            next_match: AtomicU64::new(1),
+        };
+        for &p in &external {
+            let part = &t.config.participants[p];
+            if let Some(command) = &part.command {
+                let child = Command::new("sh")
+                    .args(["-c", command])
+                    .env("ARENA_SERVER", &url)
+                    .env("ARENA_NAME", &part.name)
+                    .spawn()
+                    .map_err(|e| format!("participant `{}`: cannot run `{command}`: {e}", part.name))?;
+                ext.children.push((part.name.clone(), child));
+            } else {
+                say(format!("waiting for the Play client `{}` to connect to {url}", part.name));
+            }
+        }
+        let hub = ext.server.as_ref().expect("running").hub.clone();
+        let timeout = Duration::from_secs(t.config.connect_timeout_s);
+        for &p in &external {
+            let name = &t.config.participants[p].name;
+            let session = hub
+                .wait_for_session(name, timeout)
+                .ok_or_else(|| format!("participant `{name}` did not connect to {url} within {} s", timeout.as_secs()));
+            match session {
+                Ok(s) => {
+                    ext.sessions.insert(p, s);
+                }
+                Err(e) => {
+                    ext.stop();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(Some(ext))
+    }
+
+    /// The agents: built-in ones from their specs, external ones through their sessions.
+    pub fn factory<'a>(
+        ext: Option<&'a Externals>,
+        specs: &'a [Option<String>],
+    ) -> impl Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn Agent>, String> + Sync + 'a {
+        move |p, spec, seed| match (&specs[p], ext) {
+            (Some(s), _) => bots::agent(s, spec, seed),
+            (None, Some(ext)) => {
+                let session = ext.sessions.get(&p).ok_or_else(|| format!("participant {p} is not connected"))?;
+                let hub = &ext.server.as_ref().expect("running").hub;
+                Ok(Box::new(RemoteAgent {
+                    session: session.clone(),
+                    name: session.name.clone(),
+                    match_id: format!("tournament-{}", ext.next_match.fetch_add(1, Ordering::Relaxed)),
+                    game: spec.game().to_string(),
+                    params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
+                    next_request: hub.next_request.clone(),
+                    version: 0,
+                }))
+            }
+            (None, None) => Err(format!("participant {p} plays over the Play stream, and no server is running")),
+        }
+    }
+
+    /// Stop the server (the clients' streams end) and wait for the launched processes.
+    pub fn stop(&mut self) {
+        if let Some(s) = self.server.take() {
+            let _ = self.runtime.block_on(s.stop());
+        }
+        for (name, child) in &mut self.children {
+            // A client whose stream ended should exit; one that does not is stopped.
+            for _ in 0..50 {
+                if let Ok(Some(_)) = child.try_wait() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if let Ok(None) = child.try_wait() {
+                tracing::warn!("participant `{name}` did not exit with the tournament: stopping it");
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+        self.children.clear();
+    }
+}
+
+impl Drop for Externals {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Run `work` with the tournament's agents: a server for its external participants if it has
+/// any (stopped afterwards).
+pub fn with_agents<R>(
+    t: &Tournament,
+    say: &dyn Fn(String),
+    work: impl FnOnce(&AgentFactory) -> Result<R, String>,
+) -> Result<R, String> {
+    let specs = t.builtin_agents();
+    let mut ext = Externals::start(t, say)?;
+    let factory = Externals::factory(ext.as_ref(), &specs);
+    let result = work(&factory);
+    drop(factory);
+    if let Some(e) = ext.as_mut() {
+        e.stop();
+    }
+    result
+}
