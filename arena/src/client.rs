@@ -100,6 +100,19 @@ impl Bots {
     }
 }
 
+/// The Decision answering a request (None, logged, when the agent could not decide).
+fn answer(bots: &Bots, r: &v1::DecisionRequest) -> Option<v1::BotMessage> {
+    match bots.decide(r) {
+        Ok(action) => Some(v1::BotMessage {
+            message: Some(v1::bot_message::Message::Decision(v1::Decision { request_id: r.request_id, action })),
+        }),
+        Err(e) => {
+            tracing::error!(match_id = %r.match_id, seat = r.seat, "no decision: {e}");
+            None
+        }
+    }
+}
+
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
 /// under `name`, until the server closes the stream (or `stop` fires). Each seat's agent is
 /// seeded from `seed` and its seat number.
@@ -142,15 +155,20 @@ pub async fn run_bot(
         match message.message {
             Some(v1::server_message::Message::Request(r)) => {
                 stats.decisions += 1;
-                let (bots, tx) = (bots.clone(), tx.clone());
-                tokio::task::spawn_blocking(move || match bots.decide(&r) {
-                    Ok(action) => {
-                        let d = v1::Decision { request_id: r.request_id, action };
-                        let _ =
-                            tx.blocking_send(v1::BotMessage { message: Some(v1::bot_message::Message::Decision(d)) });
+                if matches!(bots.spec, BotSpec::Random | BotSpec::Rules) {
+                    // Cheap agents answer at once, on this task.
+                    if let Some(m) = answer(&bots, &r) {
+                        let _ = tx.send(m).await;
                     }
-                    Err(e) => tracing::error!(match_id = %r.match_id, seat = r.seat, "no decision: {e}"),
-                });
+                } else {
+                    // Searching agents think on a blocking thread, matches side by side.
+                    let (bots, tx) = (bots.clone(), tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        if let Some(m) = answer(&bots, &r) {
+                            let _ = tx.blocking_send(m);
+                        }
+                    });
+                }
             }
             Some(v1::server_message::Message::Ended(e)) => {
                 stats.matches_ended += 1;

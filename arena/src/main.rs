@@ -13,6 +13,7 @@ macro_rules! outln {
 mod bench;
 mod games;
 mod net_cmd;
+mod netbench;
 mod play;
 mod setup;
 mod tournament_cmd;
@@ -44,6 +45,8 @@ enum Command {
     Tournament(tournament_cmd::TournamentArgs),
     /// Rebuild a tournament's report from its log (or merge the logs of its shards).
     Report(tournament_cmd::ReportArgs),
+    /// Benchmark the wire: remote against in-process decisions, round trips against an echo.
+    BenchWire(netbench::BenchWireArgs),
     /// Run the gRPC game server.
     Serve(net_cmd::ServeArgs),
     /// Play seats of a server's matches with a built-in agent, over the Play stream.
@@ -78,6 +81,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::run(a),
         Command::Tournament(a) => tournament_cmd::run(a),
         Command::Report(a) => tournament_cmd::report(a),
+        Command::BenchWire(a) => netbench::run(a),
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
     };

@@ -292,3 +292,51 @@ fn browser_shows_the_report(report: &Path) {
     let charts = dom.matches("<svg").count() + dom.matches("data:image/png").count();
     assert!(charts >= 4, "{charts} charts rendered");
 }
+
+#[test]
+fn external_participants_play_over_the_play_stream() {
+    // One external participant launched by the arena, one that connects by itself.
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let text = format!(
+        "name: external\nseed: 3\ngames_per_pairing: 4\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: launched, command: \"{bin} bot rules --server $ARENA_SERVER --name $ARENA_NAME\" }}\n  - {{ name: visitor, connect: true }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: classic }}\n"
+    );
+    let file = temp_dir("external").with_extension("yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = temp_dir("external-out");
+    let mut child = arena()
+        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The arena says where the visitor should connect.
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(
+            std::io::BufRead::read_line(&mut err, &mut line).unwrap() > 0,
+            "the arena did not say where to connect"
+        );
+        if let Some(rest) = line.split("connect to ").nth(1) {
+            break rest.trim().to_string();
+        }
+    };
+    let mut visitor = Command::new(bin)
+        .args(["bot", "greedy", "--server", &url, "--name", "visitor"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    let _ = visitor.wait();
+    let records = read_log(&out).unwrap().records;
+    assert_eq!(records.len(), 2 * 3 * 4 + 3 * 4, "every game played");
+    assert!(records.iter().all(|r| r.verdicts.is_empty()), "no verdicts");
+    for name in ["launched", "visitor"] {
+        assert!(records.iter().any(|r| r.participants.iter().any(|p| p == name)));
+    }
+    let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
+    assert!(standings.contains("launched") && standings.contains("visitor"), "{standings}");
+}

@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tonic::Status;
 
@@ -29,6 +29,8 @@ pub struct ServerConfig {
     pub keep_finished: usize,
     /// Append the record of every finished match to this file (one JSON object per line).
     pub records: Option<PathBuf>,
+    /// Note the time of every Play round trip (for `arena bench-wire`).
+    pub measure_latency: bool,
 }
 
 impl Default for ServerConfig {
@@ -40,6 +42,7 @@ impl Default for ServerConfig {
             policy: Policy::Forfeit,
             keep_finished: 10_000,
             records: None,
+            measure_latency: false,
         }
     }
 }
@@ -54,6 +57,10 @@ pub struct Hub {
     records: Option<Mutex<std::fs::File>>,
     /// Set when the server stops: long-lived streams (Play, Spectate) end.
     pub stopping: tokio::sync::watch::Sender<bool>,
+    /// Every Play round trip, when measured.
+    pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
+    /// The runtime the matches are driven on.
+    runtime: tokio::runtime::Handle,
 }
 
 /// 128 random bits from the operating system, as hex.
@@ -76,7 +83,6 @@ impl Hub {
             None => None,
         };
         Ok(Arc::new(Hub {
-            config,
             tables: Mutex::new(HashMap::new()),
             finished: Mutex::new(VecDeque::new()),
             tokens: Mutex::new(HashMap::new()),
@@ -84,6 +90,9 @@ impl Hub {
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
+            latencies: config.measure_latency.then(|| Arc::new(Mutex::new(Vec::new()))),
+            config,
+            runtime: tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?,
         }))
     }
 
@@ -230,10 +239,12 @@ impl Hub {
                 ended: None,
                 events: Vec::new(),
             }),
-            changed: Condvar::new(),
+            changed: tokio::sync::Notify::new(),
+            over: tokio::sync::Notify::new(),
             events,
             next_request: self.next_request.clone(),
             spec,
+            latencies: self.latencies.clone(),
         });
         table.started();
         {
@@ -247,13 +258,10 @@ impl Hub {
         self.tables.lock().expect("tables").insert(id.clone(), table.clone());
         tracing::info!(match_id = %id, game = %req.game, seats = n, "match created");
         let hub = self.clone();
-        std::thread::Builder::new()
-            .name(format!("match-{id}"))
-            .spawn(move || {
-                table.drive();
-                hub.finished(&table);
-            })
-            .map_err(|e| Status::internal(format!("cannot start the match: {e}")))?;
+        self.runtime.spawn(async move {
+            table.clone().drive().await;
+            hub.finished(&table);
+        });
         let tokens = tokens
             .into_iter()
             .enumerate()

@@ -32,12 +32,18 @@ impl std::fmt::Display for NoDecision {
     }
 }
 
+/// Who waits for a decision: a plain thread (tournaments), or the match's task.
+enum Waiter {
+    Blocking(mpsc::SyncSender<ActionId>),
+    Async(tokio::sync::oneshot::Sender<ActionId>),
+}
+
 pub struct Session {
     pub id: String,
     pub name: String,
     pub games: Vec<String>,
     tx: Outbound,
-    pending: Mutex<HashMap<u64, mpsc::SyncSender<ActionId>>>,
+    pending: Mutex<HashMap<u64, Waiter>>,
     alive: AtomicBool,
 }
 
@@ -63,7 +69,7 @@ impl Session {
         }
         let id = request.request_id;
         let (answer, wait) = mpsc::sync_channel(1);
-        self.pending.lock().expect("pending").insert(id, answer);
+        self.pending.lock().expect("pending").insert(id, Waiter::Blocking(answer));
         let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
         if self.tx.blocking_send(Ok(message)).is_err() {
             self.pending.lock().expect("pending").remove(&id);
@@ -80,10 +86,45 @@ impl Session {
         got
     }
 
+    /// [`Session::decide`] for async callers (the match driver): no thread waits.
+    pub async fn decide_async(
+        &self,
+        request: v1::DecisionRequest,
+        deadline: Option<tokio::time::Instant>,
+    ) -> Result<ActionId, NoDecision> {
+        if !self.is_alive() {
+            return Err(NoDecision::Disconnected);
+        }
+        let id = request.request_id;
+        let (answer, wait) = tokio::sync::oneshot::channel();
+        self.pending.lock().expect("pending").insert(id, Waiter::Async(answer));
+        let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
+        if self.tx.send(Ok(message)).await.is_err() {
+            self.pending.lock().expect("pending").remove(&id);
+            return Err(NoDecision::Disconnected);
+        }
+        let got = match deadline {
+            Some(d) => match tokio::time::timeout_at(d, wait).await {
+                Ok(Ok(a)) => Ok(a),
+                Ok(Err(_)) => Err(NoDecision::Disconnected),
+                Err(_) => Err(NoDecision::Timeout(Duration::ZERO)),
+            },
+            None => wait.await.map_err(|_| NoDecision::Disconnected),
+        };
+        self.pending.lock().expect("pending").remove(&id);
+        got
+    }
+
     /// A Decision arrived: hand it to whoever waits for it (late or unknown ones are dropped).
     pub fn answer(&self, decision: v1::Decision) {
-        if let Some(tx) = self.pending.lock().expect("pending").remove(&decision.request_id) {
-            let _ = tx.try_send(decision.action);
+        match self.pending.lock().expect("pending").remove(&decision.request_id) {
+            Some(Waiter::Blocking(tx)) => {
+                let _ = tx.try_send(decision.action);
+            }
+            Some(Waiter::Async(tx)) => {
+                let _ = tx.send(decision.action);
+            }
+            None => {}
         }
     }
 

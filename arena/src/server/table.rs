@@ -15,7 +15,7 @@ use proto::v1;
 use rand::{RngExt, SeedableRng};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast;
 use tonic::Status;
@@ -65,10 +65,15 @@ pub struct Table {
     pub move_time: Option<Duration>,
     pub policy: Policy,
     pub state: Mutex<TableState>,
-    pub changed: Condvar,
+    /// Woken whenever the match changes (an Act, the end).
+    pub changed: tokio::sync::Notify,
+    /// Woken when the match ends (a permit is stored, so a late waiter still hears it).
+    pub over: tokio::sync::Notify,
     pub events: broadcast::Sender<v1::MatchEvent>,
     pub next_request: Arc<AtomicU64>,
     pub spec: Arc<dyn AnySpec>,
+    /// Where to note each Play round trip, when the server measures them (benchmarks).
+    pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
 }
 
 fn random_index(seed: u64, version: u64, n: usize) -> usize {
@@ -132,6 +137,7 @@ impl Table {
 
     fn finish(&self, s: &mut TableState, outcome: v1::Outcome) {
         s.ended = Some(outcome.clone());
+        self.over.notify_one();
         self.event(s, v1::match_event::Event::Ended(v1::Ended { outcome: Some(outcome.clone()) }));
         for (seat, b) in self.seats.iter().enumerate() {
             if let SeatBinding::Play(session) = b {
@@ -142,7 +148,7 @@ impl Table {
                 });
             }
         }
-        self.changed.notify_all();
+        self.changed.notify_waiters();
     }
 
     /// A token seat's move (Act): every check under the lock, then applied; an error changes
@@ -165,7 +171,8 @@ impl Table {
                 s.version
             )));
         }
-        let (legal, _) = wire::legal(s.game.as_ref());
+        let mut legal = Vec::new();
+        s.game.legal_actions(&mut legal);
         if !legal.contains(&action) {
             return Err(Status::invalid_argument(format!(
                 "action {action} ({}) is not legal now; the legal actions are {legal:?}",
@@ -173,7 +180,7 @@ impl Table {
             )));
         }
         self.apply_locked(&mut s, seat, action).map_err(|e| Status::internal(e.to_string()))?;
-        self.changed.notify_all();
+        self.changed.notify_waiters();
         self.seat_state(&s, seat)
     }
 
@@ -195,67 +202,74 @@ impl Table {
                 self.finish(s, outcome);
             }
         }
-        self.changed.notify_all();
+        self.changed.notify_waiters();
     }
 
-    /// Drive the match to its end: ask agents and Play clients, enforce the limit on all.
-    pub fn drive(&self) {
+    /// Drive the match to its end (a task on the server's runtime): ask agents and Play
+    /// clients, enforce the limit on every seat.
+    pub async fn drive(self: Arc<Self>) {
         loop {
+            // Enabled before the state is read, so that no Act slips between.
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
             let (seat, version, snapshot) = {
                 let s = self.lock();
                 if s.ended.is_some() {
                     return;
                 }
                 let Some(seat) = s.game.to_move() else { return };
-                (seat.index(), s.version, s.game.clone_box())
+                // An agent or a client thinks on a copy; a token seat's move comes by Act.
+                let token = matches!(self.seats[seat.index()], SeatBinding::Token);
+                (seat.index(), s.version, (!token).then(|| s.game.clone_box()))
             };
-            let deadline = self.move_time.map(|d| Instant::now() + d);
+            let deadline = self.move_time.map(|d| tokio::time::Instant::now() + d);
+            let limit_ms = self.move_time.unwrap_or_default().as_millis();
             let chosen: Result<ActionId, (String, String)> = match &self.seats[seat] {
                 SeatBinding::Token => {
-                    // Wait for Act (or the limit).
-                    let mut s = self.lock();
-                    loop {
-                        if s.version != version || s.ended.is_some() {
-                            break;
+                    // Wait for Act (or the limit). With no limit and only token seats there
+                    // is nothing to drive: Act moves the match on, and ends it.
+                    let timed_out = match deadline {
+                        Some(d) => tokio::time::timeout_at(d, changed).await.is_err(),
+                        None if self.seats.iter().all(|b| matches!(b, SeatBinding::Token)) => {
+                            self.over.notified().await;
+                            continue;
                         }
-                        match deadline {
-                            Some(d) => {
-                                let left = d.saturating_duration_since(Instant::now());
-                                if left.is_zero() {
-                                    let detail = format!(
-                                        "no action within {} ms",
-                                        self.move_time.unwrap_or_default().as_millis()
-                                    );
-                                    self.penalise(&mut s, seat, "timeout", detail);
-                                    break;
-                                }
-                                s = self.changed.wait_timeout(s, left).unwrap_or_else(|p| p.into_inner()).0;
-                            }
-                            None => s = self.changed.wait(s).unwrap_or_else(|p| p.into_inner()),
+                        None => {
+                            changed.await;
+                            false
+                        }
+                    };
+                    if timed_out {
+                        let mut s = self.lock();
+                        if s.ended.is_none() && s.version == version {
+                            self.penalise(&mut s, seat, "timeout", format!("no action within {limit_ms} ms"));
                         }
                     }
                     continue;
                 }
-                SeatBinding::Bot(agent) => {
-                    let mut legal = Vec::new();
-                    snapshot.legal_actions(&mut legal);
-                    let view = SeatView::local(
-                        snapshot.as_ref(),
-                        Seat(seat as u8),
-                        &legal,
-                        Budget { per_move: self.move_time },
-                    );
-                    let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
-                    match catch_unwind(AssertUnwindSafe(|| agent.act(&view))) {
-                        Ok(Ok(a)) => Ok(a),
-                        Ok(Err(e)) => Err(("crash".into(), e.to_string())),
-                        Err(_) => Err(("crash".into(), "the agent panicked".into())),
-                    }
+                SeatBinding::Bot(_) => {
+                    let snapshot = snapshot.expect("a copy for the agent");
+                    let table = self.clone();
+                    let work = tokio::task::spawn_blocking(move || {
+                        let SeatBinding::Bot(agent) = &table.seats[seat] else { unreachable!("a bot seat") };
+                        let mut legal = Vec::new();
+                        snapshot.legal_actions(&mut legal);
+                        let budget = Budget { per_move: table.move_time };
+                        let view = SeatView::local(snapshot.as_ref(), Seat(seat as u8), &legal, budget);
+                        let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
+                        match catch_unwind(AssertUnwindSafe(|| agent.act(&view))) {
+                            Ok(Ok(a)) => Ok(a),
+                            Ok(Err(e)) => Err(("crash".to_string(), e.to_string())),
+                            Err(_) => Err(("crash".to_string(), "the agent panicked".to_string())),
+                        }
+                    });
+                    work.await.unwrap_or_else(|e| Err(("crash".into(), e.to_string())))
                 }
                 SeatBinding::Play(session) => {
+                    let snapshot = snapshot.expect("a copy for the client");
                     let (_, legal) = wire::legal(snapshot.as_ref());
-                    let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8));
-                    match observation {
+                    match wire::observation(snapshot.as_ref(), Seat(seat as u8)) {
                         Err(e) => Err(("crash".into(), e)),
                         Ok(observation) => {
                             let request = v1::DecisionRequest {
@@ -266,36 +280,38 @@ impl Table {
                                 params_yaml: self.params_yaml.clone(),
                                 observation: Some(observation),
                                 legal,
-                                time_left_ms: self.move_time.map_or(0, |d| d.as_millis() as u32),
+                                time_left_ms: limit_ms as u32,
                                 version,
                             };
-                            session.decide(request, deadline).map_err(|e| match e {
-                                NoDecision::Timeout(_) => (
-                                    "timeout".into(),
-                                    format!("no decision within {} ms", self.move_time.unwrap_or_default().as_millis()),
-                                ),
+                            let asked = Instant::now();
+                            let answer = session.decide_async(request, deadline).await;
+                            if let Some(l) = &self.latencies {
+                                l.lock().unwrap_or_else(|p| p.into_inner()).push(asked.elapsed());
+                            }
+                            answer.map_err(|e| match e {
+                                NoDecision::Timeout(_) => {
+                                    ("timeout".into(), format!("no decision within {limit_ms} ms"))
+                                }
                                 NoDecision::Disconnected => ("disconnected".into(), e.to_string()),
                             })
                         }
                     }
                 }
             };
-            let late = deadline.is_some_and(|d| Instant::now() > d);
+            let late = deadline.is_some_and(|d| tokio::time::Instant::now() > d);
             let mut s = self.lock();
             if s.ended.is_some() || s.version != version {
                 continue;
             }
             match chosen {
                 Ok(_) if late => {
-                    let detail =
-                        format!("answered after the {} ms limit", self.move_time.unwrap_or_default().as_millis());
-                    self.penalise(&mut s, seat, "timeout", detail);
+                    self.penalise(&mut s, seat, "timeout", format!("answered after the {limit_ms} ms limit"));
                 }
                 Ok(a) => {
                     let (legal, _) = wire::legal(s.game.as_ref());
                     if legal.contains(&a) {
                         self.apply_locked(&mut s, seat, a).expect("checked legal");
-                        self.changed.notify_all();
+                        self.changed.notify_waiters();
                     } else {
                         self.penalise(&mut s, seat, "illegal", format!("action {a} is not legal; legal: {legal:?}"));
                     }
