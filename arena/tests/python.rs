@@ -1,0 +1,41 @@
+//! The Python example agent (`bots/examples/python`) plays a tournament over the Play stream.
+//! Its packages come from `bots/examples/python/requirements.txt`, installed by `.ci/run`;
+//! elsewhere the test says it could not run (and fails where `ARENA_REQUIRE_PYTHON` is set).
+
+use arena::tournament::log::read_log;
+use std::path::Path;
+use std::process::Command;
+
+#[test]
+fn the_python_agent_plays_a_tournament() {
+    let has_grpc = Command::new("python3").args(["-c", "import grpc, grpc_tools"]).status().is_ok_and(|s| s.success());
+    if !has_grpc {
+        assert!(std::env::var_os("ARENA_REQUIRE_PYTHON").is_none(), "python3 with grpcio and grpcio-tools is required");
+        eprintln!("NOTE: python3 with grpcio is not installed: the Python agent was not tried");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/examples/python/arena_bot.py");
+    let text = format!(
+        "name: python\nseed: 4\ngames_per_pairing: 3\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 20000\nparticipants:\n  - {{ name: rules, bot: rules }}\n  - {{ name: py, command: \"python3 {} --policy eager\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: martian }}\n",
+        script.display()
+    );
+    let dir = std::env::temp_dir().join(format!("arena-python-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = dir.with_extension("yaml");
+    std::fs::write(&file, text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["tournament", file.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = read_log(&dir).unwrap().records;
+    assert_eq!(records.len(), 3 * 2 + 3 * 2);
+    assert!(
+        records.iter().all(|r| r.verdicts.is_empty()),
+        "{:?}",
+        records.iter().flat_map(|r| &r.verdicts).collect::<Vec<_>>()
+    );
+    assert!(records.iter().filter(|r| r.participants.iter().any(|p| p == "py")).all(|r| !r.moves.is_empty()));
+    let standings = std::fs::read_to_string(dir.join("report/standings.md")).unwrap();
+    assert!(standings.contains("| py |") || standings.contains(" py "), "{standings}");
+}
