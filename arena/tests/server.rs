@@ -19,6 +19,12 @@ async fn start(config: ServerConfig) -> (Running, MatchesClient<Channel>) {
     (running, MatchesClient::new(channel))
 }
 
+/// A seat's state without the time left (the clock runs between two calls).
+fn untimed(mut s: v1::SeatState) -> v1::SeatState {
+    s.time_left_ms = 0;
+    s
+}
+
 fn create(game: &str, seed: u64) -> v1::CreateMatchRequest {
     v1::CreateMatchRequest { game: game.into(), seed, ..Default::default() }
 }
@@ -135,9 +141,9 @@ async fn every_error_has_its_code_and_changes_nothing() {
     assert_eq!(e.code(), Code::InvalidArgument);
     assert!(e.message().contains("chess"), "{}", e.message());
 
-    // None of it changed the match.
+    // None of it changed the match (only the clock moved).
     let after = m.observe(observe(0)).await.unwrap().into_inner();
-    assert_eq!(after, before);
+    assert_eq!(untimed(after), untimed(before));
 
     // A token of another match opens nothing here.
     let other_match = m.create_match(create("expedition", 6)).await.unwrap().into_inner();
@@ -470,4 +476,25 @@ fn the_served_binary_answers_health_reflection_and_stops_on_sigterm() {
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut out, &mut rest).unwrap();
     assert!(rest.contains("stopped"), "{rest}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn limits_keep_one_client_from_exhausting_the_server() {
+    let config = ServerConfig { max_matches: 2, max_message_bytes: 64 * 1024, ..ServerConfig::default() };
+    let (running, mut m) = start(config).await;
+    let a = m.create_match(create("journey", 1)).await.unwrap().into_inner();
+    m.create_match(create("journey", 2)).await.unwrap();
+    let e = m.create_match(create("journey", 3)).await.unwrap_err();
+    assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
+    assert!(e.message().contains("2 matches"), "{}", e.message());
+    // A message over the size limit is refused, and the match is untouched.
+    let before =
+        m.observe(v1::ObserveRequest { match_id: a.match_id.clone(), token: a.tokens[0].token.clone() }).await.unwrap();
+    let huge = v1::ActRequest { match_id: a.match_id.clone(), token: "x".repeat(200 * 1024), action: 0, version: None };
+    let e = m.act(huge).await.unwrap_err();
+    assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
+    let after =
+        m.observe(v1::ObserveRequest { match_id: a.match_id.clone(), token: a.tokens[0].token.clone() }).await.unwrap();
+    assert_eq!(untimed(before.into_inner()), untimed(after.into_inner()));
+    running.stop().await.unwrap();
 }
