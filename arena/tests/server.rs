@@ -159,6 +159,19 @@ async fn every_error_has_its_code_and_changes_nothing() {
     running.stop().await.unwrap();
 }
 
+/// Seat 0's view of a new match started from `scenario` (the match id and clock left out).
+async fn seat0_view(m: &mut MatchesClient<Channel>, game: &str, preset: &str, scenario: String) -> v1::SeatState {
+    let mut req = create(game, 3);
+    req.preset = preset.into();
+    req.scenario = scenario;
+    let created = m.create_match(req).await.unwrap().into_inner();
+    let token = created.tokens[0].token.clone();
+    let mut s =
+        untimed(m.observe(v1::ObserveRequest { match_id: created.match_id, token }).await.unwrap().into_inner());
+    s.match_id.clear();
+    s
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_seat_sees_the_same_whatever_the_hidden_facts() {
     let (running, mut m) = start(ServerConfig::default()).await;
@@ -171,38 +184,14 @@ async fn a_seat_sees_the_same_whatever_the_hidden_facts() {
     let b = format!(
         "{base}players:\n  - {{ cards: [Dice card] }}\n  - {{ cards: [Empires of Fire] }}\ndeck: [Lighthouse of the Falls, The Oasis Bridge]\n"
     );
-    let mut views = Vec::new();
-    for scenario in [a, b] {
-        let mut req = create("expedition", 3);
-        req.scenario = scenario;
-        let created = m.create_match(req).await.unwrap().into_inner();
-        let s = m
-            .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: created.tokens[0].token.clone() })
-            .await
-            .unwrap()
-            .into_inner();
-        views.push(s);
-    }
-    let strip = |mut s: v1::SeatState| {
-        s.match_id.clear();
-        s.time_left_ms = 0;
-        s
-    };
-    let (x, y) = (strip(views[0].clone()), strip(views[1].clone()));
+    let x = seat0_view(&mut m, "expedition", "dice", a).await;
+    let y = seat0_view(&mut m, "expedition", "dice", b).await;
     assert_eq!(x, y, "seat 0 sees the same in both matches");
     // Journey: two deck orders.
     let mut views = Vec::new();
     for journey in ["[5♥, 9♠, 2♥, K♠]", "[5♥, K♠, 2♥, 9♠]"] {
-        let mut req = create("journey", 3);
-        req.preset = "classic".into();
-        req.scenario = format!("journey: {journey}\nsupply: [3♦, 4♣, 9♦]\nsatchels: [[2♣]]\n");
-        let created = m.create_match(req).await.unwrap().into_inner();
-        let s = m
-            .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: created.tokens[0].token.clone() })
-            .await
-            .unwrap()
-            .into_inner();
-        views.push(strip(s));
+        let scenario = format!("journey: {journey}\nsupply: [3♦, 4♣, 9♦]\nsatchels: [[2♣]]\n");
+        views.push(seat0_view(&mut m, "journey", "classic", scenario).await);
     }
     assert_eq!(views[0], views[1]);
     running.stop().await.unwrap();
