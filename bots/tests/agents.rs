@@ -227,3 +227,16 @@ fn more_search_beats_less_and_mcts_beats_random() {
     let share = match_share(s.as_ref(), "mcts:iterations=50", "random", 8);
     assert!(share >= 0.9, "mcts won only {share:.2} against random");
 }
+
+#[test]
+fn mcts_is_deterministic_for_a_seed_and_an_iteration_budget_also_on_threads() {
+    let s = spec("expedition", "no-dice", 3);
+    let params = typed::<Expedition>(s.as_ref());
+    for g in random_states::<Expedition>(params, 12, 41) {
+        let game = Dyn(g);
+        for bot in ["mcts:iterations=300", "mcts:iterations=300,threads=2"] {
+            let first = choice(s.as_ref(), &game, bot, 8);
+            assert_eq!(choice(s.as_ref(), &game, bot, 8), first, "{bot}");
+        }
+    }
+}

@@ -9,7 +9,7 @@ use proto::v1;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tonic::Status;
@@ -59,6 +59,8 @@ pub struct Hub {
     pub stopping: tokio::sync::watch::Sender<bool>,
     /// Every Play round trip, when measured.
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
+    /// Matches not over yet.
+    active: AtomicUsize,
     /// The runtime the matches are driven on.
     runtime: tokio::runtime::Handle,
 }
@@ -91,6 +93,7 @@ impl Hub {
             records,
             stopping: tokio::sync::watch::channel(false).0,
             latencies: config.measure_latency.then(|| Arc::new(Mutex::new(Vec::new()))),
+            active: AtomicUsize::new(0),
             config,
             runtime: tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?,
         }))
@@ -116,7 +119,7 @@ impl Hub {
 
     /// Matches not over yet.
     pub fn active(&self) -> usize {
-        self.tables.lock().expect("tables").values().filter(|t| t.lock().ended.is_none()).count()
+        self.active.load(Ordering::Acquire)
     }
 
     pub fn register(&self, session: Arc<Session>) {
@@ -150,12 +153,23 @@ impl Hub {
 
     /// Create a match and start driving it.
     pub fn create(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
-        if self.active() >= self.config.max_matches {
+        // Count the match in at once (two creations at the same time cannot both take the
+        // last place); a creation that fails below counts it out again.
+        if self.active.fetch_add(1, Ordering::AcqRel) >= self.config.max_matches {
+            self.active.fetch_sub(1, Ordering::AcqRel);
             return Err(Status::resource_exhausted(format!(
                 "the server plays {} matches at once already (its limit)",
                 self.config.max_matches
             )));
         }
+        let created = self.create_counted(req);
+        if created.is_err() {
+            self.active.fetch_sub(1, Ordering::AcqRel);
+        }
+        created
+    }
+
+    fn create_counted(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
         let entry = find_game(&req.game).map_err(Status::invalid_argument)?;
         let mut sources = Vec::new();
         let mut keys: Vec<_> = req.params.iter().collect();
@@ -272,6 +286,7 @@ impl Hub {
 
     /// A match is over: log its record, keep it for a while.
     fn finished(&self, table: &Arc<Table>) {
+        self.active.fetch_sub(1, Ordering::AcqRel);
         if let (Some(file), Ok(record)) = (&self.records, table.record()) {
             let line = format!(
                 "{}\n",
