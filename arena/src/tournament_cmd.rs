@@ -66,10 +66,9 @@ fn summary(outcome: &tournament::Outcome) {
 pub fn run(args: TournamentArgs) -> Result<(), String> {
     let say = |line: String| eprintln!("{line}");
     if let Some(dir) = &args.resume {
-        let (t, _) = tournament::load_dir(dir, &load_file)?;
+        let (t, info) = tournament::load_dir(dir, &load_file)?;
         let opts = options(&t, &args);
-        let outcome =
-            external::with_agents(&t, &say, |factory| tournament::resume(dir, &load_file, Some(factory), &opts))?;
+        let outcome = external::with_agents(&t, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
         summary(&outcome);
         print_report(&outcome);
         return Ok(());

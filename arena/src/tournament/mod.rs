@@ -108,18 +108,16 @@ pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Re
     Ok((t, info))
 }
 
-/// Finish a stopped tournament: play only the games its log lacks.
+/// Finish a stopped tournament, read from `dir` by [`load_dir`]: play only the games its log
+/// lacks, with the agents of `factory` (see [`external::with_agents`]).
 pub fn resume(
+    t: &Tournament,
+    info: &RunInfo,
     dir: &Path,
-    load: &dyn Fn(&str) -> Result<String, String>,
-    factory: Option<&AgentFactory>,
+    factory: &AgentFactory,
     opts: &RunOptions,
 ) -> Result<Outcome, String> {
-    let (t, info) = load_dir(dir, load)?;
-    let specs = t.builtin_agents();
-    let builtin = run::builtin_factory(&specs);
-    let factory: &AgentFactory = factory.unwrap_or(&builtin);
-    run_remaining(&t, dir, info.shard, factory, opts)
+    run_remaining(t, dir, info.shard, factory, opts)
 }
 
 fn run_remaining(

@@ -253,14 +253,3 @@ pub fn run_jobs(
     stats.wall = start.elapsed();
     result.map(|()| stats)
 }
-
-/// The agents of a tournament's built-in participants, from their specs (an external
-/// participant needs the tournament's server: see [`super::external`]).
-pub fn builtin_factory(
-    specs: &[Option<String>],
-) -> impl Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn Agent>, String> + Sync + '_ {
-    move |p, spec, seed| match &specs[p] {
-        Some(s) => bots::agent(s, spec, seed),
-        None => Err(format!("participant {p} plays over the Play stream, and no server is running")),
-    }
-}
