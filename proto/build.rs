@@ -1,6 +1,6 @@
 //! Compile the contract with protox (a pure-Rust proto compiler: no system `protoc`), then
-//! generate the messages and services with tonic-prost-build. The descriptor set is kept for
-//! the reflection service.
+//! generate the messages and services with tonic-prost-build. The descriptor set of the arena's
+//! contract alone is kept for the reflection service.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let fds = protox::compile(protos, ["proto"])?;
     let out = PathBuf::from(std::env::var("OUT_DIR")?);
-    std::fs::write(out.join("arena_descriptor.bin"), protox::prost::Message::encode_to_vec(&fds))?;
+    // Reflection describes what `arena serve` serves: the arena's contract, not the bench echo.
+    let served = protox::compile([protos[0]], ["proto"])?;
+    std::fs::write(out.join("arena_descriptor.bin"), protox::prost::Message::encode_to_vec(&served))?;
     tonic_prost_build::configure().compile_fds(fds)?;
     Ok(())
 }

@@ -35,6 +35,8 @@ pub fn catalogue(channel: Channel) -> v1::catalogue_client::CatalogueClient<Chan
 pub struct BotStats {
     pub decisions: u64,
     pub matches_ended: u64,
+    /// StreamErrors the server sent back.
+    pub stream_errors: u64,
 }
 
 /// One seat's agent (decisions of different matches run at once, on blocking threads).
@@ -58,7 +60,8 @@ impl Bots {
         let source =
             ParamSource::Yaml { name: format!("the {game} parameters sent by the server"), text: params_yaml.into() };
         let spec: Arc<dyn AnySpec> =
-            Arc::from((entry.spec)(None, &[source], &crate::load_file).map_err(|e| e.to_string())?);
+            // Parameters from a server are self-contained: a name in them opens no file here.
+            Arc::from((entry.spec)(None, &[source], &crate::server::content::refuse_files).map_err(|e| e.to_string())?);
         self.specs.lock().expect("specs").insert(key, spec.clone());
         Ok(spec)
     }
@@ -113,22 +116,31 @@ fn answer(bots: &Bots, r: &v1::DecisionRequest) -> Option<v1::BotMessage> {
     }
 }
 
+/// Who a remote bot is: its name, the name's key (if the server's operator gave it one), the
+/// games it plays (empty: all).
+#[derive(Clone, Debug, Default)]
+pub struct Identity {
+    pub name: String,
+    pub key: String,
+    pub games: Vec<String>,
+}
+
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
-/// under `name`, until the server closes the stream (or `stop` fires). Each seat's agent is
+/// as `who`, until the server closes the stream (or `stop` fires). Each seat's agent is
 /// seeded from `seed` and its seat number.
 pub async fn run_bot(
     url: &str,
     spec: &str,
-    name: &str,
+    who: Identity,
     seed: u64,
-    games: Vec<String>,
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> Result<BotStats, String> {
     let spec = BotSpec::parse(spec)?;
     let channel = connect(url).await?;
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::BotMessage>(1024);
-    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(v1::Hello { name: name.into(), games })) })
+    let hello = v1::Hello { name: who.name, games: who.games, key: who.key };
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await
         .map_err(|e| e.to_string())?;
     let mut inbound = client
@@ -173,6 +185,10 @@ pub async fn run_bot(
             Some(v1::server_message::Message::Ended(e)) => {
                 stats.matches_ended += 1;
                 bots.agents.lock().expect("agents").remove(&(e.match_id, e.seat));
+            }
+            Some(v1::server_message::Message::Error(e)) => {
+                stats.stream_errors += 1;
+                tracing::warn!(code = %e.code, "the server refused a message: {}", e.message);
             }
             Some(v1::server_message::Message::Welcome(_)) | None => {}
         }

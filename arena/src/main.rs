@@ -47,6 +47,8 @@ enum Command {
     Report(tournament_cmd::ReportArgs),
     /// Benchmark the wire: remote against in-process decisions, round trips against an echo.
     BenchWire(netbench::BenchWireArgs),
+    /// Benchmark the server's memory over many matches (finished matches evicted).
+    BenchMemory(netbench::BenchMemoryArgs),
     /// Run the gRPC game server.
     Serve(net_cmd::ServeArgs),
     /// Play seats of a server's matches with a built-in agent, over the Play stream.
@@ -82,6 +84,7 @@ fn main() -> ExitCode {
         Command::Tournament(a) => tournament_cmd::run(a),
         Command::Report(a) => tournament_cmd::report(a),
         Command::BenchWire(a) => netbench::run(a),
+        Command::BenchMemory(a) => netbench::memory(a),
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
     };

@@ -1,7 +1,9 @@
 //! `arena serve` and `arena bot`: the gRPC game server, and a built-in agent as its client.
 
 use arena::server::{self, Policy, ServerConfig};
+use bots::BotLimits;
 use clap::Args;
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -17,6 +19,13 @@ pub struct ServeArgs {
     /// The per-move limit in milliseconds when a match names none (0: no limit).
     #[arg(long, default_value_t = 30_000)]
     pub move_time_ms: u64,
+    /// The longest per-move limit a match may ask for, in milliseconds (a longer one is refused).
+    #[arg(long, default_value_t = 60_000)]
+    pub max_move_time_ms: u64,
+    /// A match in which no seat acts for this many seconds ends, the seat to move losing
+    /// (0: never). Must be longer than --max-move-time-ms.
+    #[arg(long, default_value_t = 300)]
+    pub idle_secs: u64,
     /// What happens to a seat that does not move in time, disconnects or answers garbage,
     /// when a match names no policy: `forfeit` (it loses, the match ends) or `random` (a
     /// random legal action is played for it).
@@ -25,9 +34,69 @@ pub struct ServeArgs {
     /// The largest message accepted, in bytes.
     #[arg(long, default_value_t = 1 << 20)]
     pub max_message_bytes: usize,
+    /// Finished matches are kept (GetRecord, Spectate) for this many seconds…
+    #[arg(long, default_value_t = 600)]
+    pub keep_finished_secs: u64,
+    /// …and at most this many of them (the oldest go first).
+    #[arg(long, default_value_t = 1000)]
+    pub keep_finished: usize,
+    /// The most MCTS iterations a server-run agent may be asked for.
+    #[arg(long, default_value_t = BotLimits::default().iterations)]
+    pub max_bot_iterations: u32,
+    /// The most greedy samples a server-run agent may be asked for.
+    #[arg(long, default_value_t = BotLimits::default().samples)]
+    pub max_bot_samples: u32,
+    /// The most search threads a server-run agent may be asked for.
+    #[arg(long, default_value_t = BotLimits::default().threads)]
+    pub max_bot_threads: u32,
+    /// The most thinking time (MCTS `ms`) a server-run agent may be asked for, in milliseconds.
+    #[arg(long, default_value_t = BotLimits::default().time.as_millis() as u64)]
+    pub max_bot_ms: u64,
+    /// Server-run agents thinking at once (default: one per core); more wait for a slot.
+    #[arg(long)]
+    pub bot_slots: Option<usize>,
+    /// Play streams at once.
+    #[arg(long, default_value_t = 256)]
+    pub max_play_streams: usize,
+    /// Spectator streams at once.
+    #[arg(long, default_value_t = 1024)]
+    pub max_spectators: usize,
+    /// Reserve a Play name for the holder of its key: `NAME=KEY` (repeatable). The command
+    /// line is visible to other users of this machine: prefer --bot-keys FILE.
+    #[arg(long, value_name = "NAME=KEY")]
+    pub bot_key: Vec<String>,
+    /// A file of `NAME=KEY` lines (blank lines and `#` comments skipped).
+    #[arg(long, value_name = "FILE")]
+    pub bot_keys: Option<PathBuf>,
+    /// Offer the content sets of this directory (`NAME.yaml` files) by name. Without it, a
+    /// request's content set must come inline: the server opens no file a request names.
+    #[arg(long, value_name = "DIR")]
+    pub content_dir: Option<PathBuf>,
     /// Append the record of every finished match to this file (one JSON object per line).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
+}
+
+/// `NAME=KEY` pairs: from the command line, then the file's lines.
+fn bot_keys(args: &ServeArgs) -> Result<HashMap<String, String>, String> {
+    let mut lines: Vec<(String, String)> = args.bot_key.iter().map(|l| ("--bot-key".to_string(), l.clone())).collect();
+    if let Some(path) = &args.bot_keys {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("--bot-keys {}: {e}", path.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if !line.is_empty() && !line.starts_with('#') {
+                lines.push((format!("{} line {}", path.display(), i + 1), line.to_string()));
+            }
+        }
+    }
+    let mut keys = HashMap::new();
+    for (source, line) in lines {
+        let (name, key) = line.split_once('=').ok_or_else(|| format!("{source}: expected NAME=KEY"))?;
+        if keys.insert(name.trim().to_string(), key.trim().to_string()).is_some() {
+            return Err(format!("{source}: `{}` has a key already", name.trim()));
+        }
+    }
+    Ok(keys)
 }
 
 #[derive(Args)]
@@ -46,6 +115,10 @@ pub struct BotArgs {
     /// The games it plays, comma-separated (default: all).
     #[arg(long, value_delimiter = ',')]
     pub games: Vec<String>,
+    /// The key of its name, if the server's operator reserved the name (default: the
+    /// environment's ARENA_KEY, which other users of this machine cannot read).
+    #[arg(long)]
+    pub key: Option<String>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -57,8 +130,23 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
         max_matches: args.max_matches,
         max_message_bytes: args.max_message_bytes,
         move_time: (args.move_time_ms > 0).then(|| Duration::from_millis(args.move_time_ms)),
+        max_move_time: Duration::from_millis(args.max_move_time_ms),
+        idle: (args.idle_secs > 0).then(|| Duration::from_secs(args.idle_secs)),
         policy: if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit },
-        records: args.records,
+        keep_finished_for: Duration::from_secs(args.keep_finished_secs),
+        keep_finished: args.keep_finished,
+        bot_limits: BotLimits {
+            iterations: args.max_bot_iterations,
+            samples: args.max_bot_samples,
+            threads: args.max_bot_threads,
+            time: Duration::from_millis(args.max_bot_ms),
+        },
+        bot_slots: args.bot_slots.unwrap_or(ServerConfig::default().bot_slots),
+        max_sessions: args.max_play_streams,
+        max_spectators: args.max_spectators,
+        bot_keys: bot_keys(&args)?,
+        content_dir: args.content_dir.clone(),
+        records: args.records.clone(),
         ..ServerConfig::default()
     };
     runtime()?.block_on(async {
@@ -74,10 +162,13 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
 
 pub fn bot(args: BotArgs) -> Result<(), String> {
     bots::BotSpec::parse(&args.agent)?;
-    let name = args.name.clone().unwrap_or_else(|| args.agent.clone());
+    let who = arena::client::Identity {
+        name: args.name.clone().unwrap_or_else(|| args.agent.clone()),
+        key: args.key.clone().or_else(|| std::env::var("ARENA_KEY").ok()).unwrap_or_default(),
+        games: args.games.clone(),
+    };
     runtime()?.block_on(async {
-        let stats =
-            arena::client::run_bot(&args.server, &args.agent, &name, args.seed, args.games.clone(), None).await?;
+        let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;
         outln!("{} decisions, {} seats played to the end", stats.decisions, stats.matches_ended);
         Ok(())
     })

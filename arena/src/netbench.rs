@@ -123,6 +123,10 @@ fn in_process(seconds: f64) -> Result<f64, String> {
     Ok(decisions as f64 / start.elapsed().as_secs_f64())
 }
 
+fn bench_bot() -> arena::client::Identity {
+    arena::client::Identity { name: "bench".into(), ..Default::default() }
+}
+
 fn play_match() -> v1::CreateMatchRequest {
     v1::CreateMatchRequest {
         game: "expedition".into(),
@@ -141,7 +145,7 @@ fn remote(hub: &Arc<server::Hub>, inflight: usize, seconds: f64) -> Result<f64, 
         while hub.active() < inflight {
             seed += 1;
             let mut req = play_match();
-            req.seed = seed;
+            req.seed = Some(seed);
             hub.create(req).map_err(|e| e.message().to_string())?;
         }
         std::thread::sleep(Duration::from_millis(1));
@@ -165,8 +169,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
     // The remote random bot, in this process, over loopback.
     let (stop_bot, stopped) = tokio::sync::oneshot::channel();
     let bot_url = url.clone();
-    let bot =
-        rt.spawn(async move { arena::client::run_bot(&bot_url, "random", "bench", 1, vec![], Some(stopped)).await });
+    let bot = rt.spawn(async move { arena::client::run_bot(&bot_url, "random", bench_bot(), 1, Some(stopped)).await });
     if hub.wait_for_session("bench", Duration::from_secs(10)).is_none() {
         return Err("the bench client did not connect".into());
     }
@@ -210,8 +213,12 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
         let mut seed = 0;
         while start.elapsed().as_secs_f64() < args.seconds {
             seed += 1;
-            let req =
-                v1::CreateMatchRequest { game: "journey".into(), preset: "classic".into(), seed, ..Default::default() };
+            let req = v1::CreateMatchRequest {
+                game: "journey".into(),
+                preset: "classic".into(),
+                seed: Some(seed),
+                ..Default::default()
+            };
             let created = m.create_match(req).await.map_err(|e| e.to_string())?.into_inner();
             let token = created.tokens[0].token.clone();
             let mut state = m
@@ -329,6 +336,111 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
             l(&report.unary_echo_floor),
             report.unary_over_echo_p50
         );
+    }
+    Ok(())
+}
+
+#[derive(Args)]
+pub struct BenchMemoryArgs {
+    /// Matches to play in all.
+    #[arg(long, default_value_t = 10_000)]
+    pub matches: usize,
+    /// Matches in play at once.
+    #[arg(long, default_value_t = 64)]
+    pub inflight: usize,
+    /// Finished matches kept (the server's --keep-finished).
+    #[arg(long, default_value_t = ServerConfig::default().keep_finished)]
+    pub keep_finished: usize,
+    /// Seconds a finished match is kept (the server's --keep-finished-secs).
+    #[arg(long, default_value_t = ServerConfig::default().keep_finished_for.as_secs())]
+    pub keep_finished_secs: u64,
+    /// Print one JSON object.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// This process's resident memory, in MiB (Linux).
+fn rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with("VmRSS:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+#[derive(Serialize)]
+struct MemorySample {
+    matches: usize,
+    rss_mib: f64,
+    held: usize,
+}
+
+/// `arena bench-memory`: the server's resident memory while it plays many matches (two
+/// server-run random agents each, expedition and journey in turn, created through gRPC), with
+/// finished matches evicted by the retention limits: it should level off once the limit is
+/// reached, not grow with the matches played.
+pub fn memory(args: BenchMemoryArgs) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let config = ServerConfig {
+        max_matches: args.inflight.max(1) * 2,
+        keep_finished: args.keep_finished,
+        keep_finished_for: Duration::from_secs(args.keep_finished_secs),
+        ..ServerConfig::default()
+    };
+    let samples = rt.block_on(async {
+        let running = server::start("127.0.0.1:0".parse().expect("an address"), config).await?;
+        let mut client = arena::client::matches(arena::client::connect(&running.url()).await?);
+        let bot = || v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) };
+        let mut samples = vec![MemorySample { matches: 0, rss_mib: rss_mib().unwrap_or(0.0), held: 0 }];
+        let step = (args.matches / 10).max(1);
+        let mut created = 0;
+        while created < args.matches {
+            while running.hub.active() < args.inflight && created < args.matches {
+                let req = if created % 2 == 0 {
+                    v1::CreateMatchRequest {
+                        game: "expedition".into(),
+                        seats: vec![bot(), bot()],
+                        ..Default::default()
+                    }
+                } else {
+                    let mut r = v1::CreateMatchRequest {
+                        game: "journey".into(),
+                        seats: vec![bot(), bot()],
+                        ..Default::default()
+                    };
+                    r.params.insert("travellers".into(), "2".into());
+                    r
+                };
+                client.create_match(req).await.map_err(|e| e.message().to_string())?;
+                created += 1;
+                if created % step == 0 {
+                    samples.push(MemorySample {
+                        matches: created,
+                        rss_mib: rss_mib().unwrap_or(0.0),
+                        held: running.hub.held(),
+                    });
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        while running.hub.active() > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        running.stop().await?;
+        Ok::<_, String>(samples)
+    })?;
+    if args.json {
+        outln!("{}", serde_json::to_string_pretty(&samples).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    outln!(
+        "server memory over {} matches ({} in play at once; finished ones kept {} s, at most {}):",
+        args.matches,
+        args.inflight,
+        args.keep_finished_secs,
+        args.keep_finished
+    );
+    outln!("{:>9}  {:>9}  {:>13}", "matches", "RSS MiB", "held matches");
+    for s in &samples {
+        outln!("{:>9}  {:>9.1}  {:>13}", s.matches, s.rss_mib, s.held);
     }
     Ok(())
 }

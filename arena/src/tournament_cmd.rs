@@ -77,8 +77,10 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
         Some(p) => (p.display().to_string(), load_file(&p.display().to_string())?),
         None => ("the default tournament".to_string(), config::DEFAULT.to_string()),
     };
-    let t = Tournament::load(&source, &text, &load_file)?;
+    let mut t = Tournament::load(&source, &text, &load_file)?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
+    // Deals a participant across the wire cannot know from the file.
+    t.seal_for_new_run(shard)?;
     let out = args.out.clone().ok_or("--out DIR is needed")?;
     let opts = options(&t, &args);
     let outcome = external::with_agents(&t, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;

@@ -26,7 +26,7 @@ fn untimed(mut s: v1::SeatState) -> v1::SeatState {
 }
 
 fn create(game: &str, seed: u64) -> v1::CreateMatchRequest {
-    v1::CreateMatchRequest { game: game.into(), seed, ..Default::default() }
+    v1::CreateMatchRequest { game: game.into(), seed: Some(seed), ..Default::default() }
 }
 
 fn play_seats(names: &[&str]) -> Vec<v1::SeatSpec> {
@@ -81,7 +81,7 @@ async fn complete_games_of_both_games_by_token() {
         // The record replays to the same outcome in the engine.
         let entry = find_game(game).unwrap();
         let source = engine::core::ParamSource::Yaml { name: "record".into(), text: record.params_yaml.clone() };
-        let spec = (entry.spec)(None, &[source], &arena::load_file).unwrap();
+        let spec = (entry.spec)(None, &[source], &arena::server::content::refuse_files).unwrap();
         let mut g = spec.new_game(record.seed);
         for a in &record.actions {
             g.apply(*a).unwrap();
@@ -284,7 +284,7 @@ async fn silent_client(url: &str, name: &str) -> tokio::sync::mpsc::Sender<v1::B
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tx.send(v1::BotMessage {
-        message: Some(v1::bot_message::Message::Hello(v1::Hello { name: name.into(), games: vec![] })),
+        message: Some(v1::bot_message::Message::Hello(v1::Hello { name: name.into(), ..Default::default() })),
     })
     .await
     .unwrap();
@@ -347,7 +347,7 @@ async fn a_remote_bot_chooses_as_the_same_bot_in_process() {
         // The same agent, in process, seeded the same, on the same game.
         let entry = find_game(game).unwrap();
         let source = engine::core::ParamSource::Yaml { name: "record".into(), text: record.params_yaml.clone() };
-        let spec = (entry.spec)(None, &[source], &arena::load_file).unwrap();
+        let spec = (entry.spec)(None, &[source], &arena::server::content::refuse_files).unwrap();
         let mut g = spec.new_game(record.seed);
         let mut agents: Vec<Box<dyn Agent>> =
             (0..g.seats()).map(|s| bots::agent(agent, spec.as_ref(), game_seed(9, s as u64)).unwrap()).collect();
@@ -377,7 +377,8 @@ async fn spectators_see_public_events_to_the_end() {
         v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("greedy".into())) },
     ];
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
-    let mut events = m.spectate(v1::SpectateRequest { match_id: id.clone() }).await.unwrap().into_inner();
+    let mut events =
+        m.spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0 }).await.unwrap().into_inner();
     let mut moves = 0;
     let mut ended = false;
     let mut first = true;
@@ -485,5 +486,600 @@ async fn limits_keep_one_client_from_exhausting_the_server() {
     let after =
         m.observe(v1::ObserveRequest { match_id: a.match_id.clone(), token: a.tokens[0].token.clone() }).await.unwrap();
     assert_eq!(untimed(before.into_inner()), untimed(after.into_inner()));
+    running.stop().await.unwrap();
+}
+
+// ----- a server a stranger can be let into ----------------------------------------------------
+
+/// A small content set (five tiles), as YAML.
+const SMALL_CONTENT: &str = "tiles:\n  - { name: A, kind: artifact, tools: [compass, rope] }\n  - { name: B, kind: artifact, tools: [map, shovel] }\n  - { name: C, kind: place, tools: [compass, map, rope] }\n  - { name: D, kind: place, tools: [rope, map, shovel] }\n  - { name: E, kind: place, tools: [shovel, shovel, compass] }\ncharacters:\n  - { name: Ann, favourite: compass }\n  - { name: Bob, favourite: map }\nmissions:\n  - { name: M1, discoveries: [A, B, C], coins: 3 }\n  - { name: M2, discoveries: [C, D, E], coins: 5 }\ndiscovery_cards:\n  - { name: Clue, tile: E }\ndice_cards: 3\n";
+
+fn small_content() -> String {
+    SMALL_CONTENT.to_string()
+}
+
+fn temp_dir(name: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("arena-server-{name}-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A named pipe: whoever opens it for reading blocks until a writer comes.
+fn fifo(path: &std::path::Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+/// Nobody holds the pipe open for reading: opening it to write without blocking fails (ENXIO).
+fn nobody_opened(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::OpenOptionsExt;
+    let r = std::fs::OpenOptions::new().write(true).custom_flags(0o4000 /* O_NONBLOCK */).open(path);
+    matches!(r, Err(e) if e.raw_os_error() == Some(6 /* ENXIO */))
+}
+
+fn with_params(game: &str, params: &[(&str, &str)]) -> v1::CreateMatchRequest {
+    let mut req = v1::CreateMatchRequest { game: game.into(), ..Default::default() };
+    req.params = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    req
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_from_the_wire_opens_a_file_of_the_server() {
+    let dir = temp_dir("files");
+    let marker = format!("MARKER-{}", std::process::id());
+    let secret = dir.join("secret.yaml");
+    std::fs::write(&secret, format!("{marker}: 1\n")).unwrap();
+    let pipe = dir.join("pipe.yaml");
+    fifo(&pipe);
+    // The operator's content directory: one set, and a pipe that must never be opened.
+    let sets = dir.join("sets");
+    std::fs::create_dir_all(&sets).unwrap();
+    std::fs::write(sets.join("small.yaml"), small_content()).unwrap();
+    let inner_pipe = sets.join("trap.yaml");
+    fifo(&inner_pipe);
+
+    for content_dir in [None, Some(sets.clone())] {
+        let config = ServerConfig { content_dir: content_dir.clone(), ..ServerConfig::default() };
+        let (running, mut m) = start(config).await;
+        let (secret_s, pipe_s) = (secret.display().to_string(), pipe.display().to_string());
+        let relative = format!("../{}", secret.file_name().unwrap().to_str().unwrap());
+        let names: Vec<&str> = vec![
+            &secret_s,
+            &pipe_s,
+            "/etc/passwd",
+            "/dev/zero",
+            &relative,
+            "../secret",
+            "trap",
+            "secret",
+            "small.yaml",
+        ];
+        let mut attempts: Vec<v1::CreateMatchRequest> = Vec::new();
+        for name in &names {
+            attempts.push(with_params("expedition", &[("content", name)]));
+            attempts.push(with_params("expedition", &[("players", name)]));
+            let mut r = create("expedition", 1);
+            r.scenario = name.to_string();
+            attempts.push(r);
+            let mut r = create("journey", 1);
+            r.preset = name.to_string();
+            attempts.push(r);
+        }
+        for req in attempts {
+            let what = format!("{:?} {:?} {:?}", req.params, req.scenario, req.preset);
+            let e = tokio::time::timeout(Duration::from_secs(10), m.create_match(req))
+                .await
+                .expect("refused at once, never blocked on a pipe")
+                .unwrap_err();
+            assert_eq!(e.code(), Code::InvalidArgument, "{what}: {e:?}");
+            let msg = e.message();
+            assert!(!msg.contains(&marker) && !msg.contains("root:"), "{what}: the answer quotes a file: {msg}");
+            assert!(!msg.contains("No such file") && !msg.contains("os error"), "{what}: tells a path exists: {msg}");
+        }
+        assert!(nobody_opened(&pipe) && nobody_opened(&inner_pipe), "a pipe was opened");
+        assert_eq!(running.hub.held(), 0, "nothing was created");
+
+        // A set named from the operator's directory, and one sent inline, both play; the
+        // parameters every seat receives hold the set itself, never a name to open.
+        let inline = small_content();
+        let mut ok: Vec<&str> = vec![&inline];
+        if content_dir.is_some() {
+            ok.push("small");
+        }
+        for content in ok {
+            let created =
+                m.create_match(with_params("expedition", &[("content", content)])).await.unwrap().into_inner();
+            let s = m
+                .observe(v1::ObserveRequest {
+                    match_id: created.match_id.clone(),
+                    token: created.tokens[0].token.clone(),
+                })
+                .await
+                .unwrap()
+                .into_inner();
+            let Some(v1::observation::Game::Expedition(o)) = s.observation.unwrap().game else { panic!() };
+            assert_eq!(o.hq.len(), 4);
+            let mut events = m
+                .spectate(v1::SpectateRequest { match_id: created.match_id.clone(), from_version: 0 })
+                .await
+                .unwrap()
+                .into_inner();
+            let Some(v1::match_event::Event::Started(st)) = events.message().await.unwrap().unwrap().event else {
+                panic!()
+            };
+            assert!(st.params_yaml.contains("Clue") && !st.params_yaml.contains("small"), "{}", st.params_yaml);
+            // A client builds the game from them with a loader that opens nothing.
+            let source = engine::core::ParamSource::Yaml { name: "wire".into(), text: st.params_yaml.clone() };
+            let spec = (find_game("expedition").unwrap().spec)(None, &[source], &arena::server::content::refuse_files);
+            assert!(spec.is_ok(), "{:?}", spec.err());
+        }
+        // The catalogue tells the sets offered and the bounds.
+        let mut catalogue = arena::client::catalogue(arena::client::connect(&running.url()).await.unwrap());
+        let games = catalogue.list_games(v1::ListGamesRequest {}).await.unwrap().into_inner();
+        let offered: Vec<&str> = if content_dir.is_some() { vec!["small"] } else { vec![] };
+        assert_eq!(games.content_sets, offered, "regular NAME.yaml files only");
+        assert_eq!(games.limits.unwrap().max_move_time_ms, 60_000);
+        running.stop().await.unwrap();
+    }
+    // The server's own parameters (`arena serve --content-dir`) refuse a file that is not a
+    // directory.
+    let e = server::start(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerConfig { content_dir: Some(secret), ..ServerConfig::default() },
+    )
+    .await
+    .err()
+    .unwrap();
+    assert!(e.contains("not a directory"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_without_a_seed_deals_a_game_nobody_knows() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let mut views = Vec::new();
+    let mut created = Vec::new();
+    for _ in 0..2 {
+        let c =
+            m.create_match(v1::CreateMatchRequest { game: "expedition".into(), ..Default::default() }).await.unwrap();
+        let c = c.into_inner();
+        let s = m.observe(v1::ObserveRequest { match_id: c.match_id.clone(), token: c.tokens[0].token.clone() });
+        views.push(s.await.unwrap().into_inner().observation.unwrap().text);
+        // In play, the record (and its seed) is refused.
+        let e = m.get_record(v1::GetRecordRequest { match_id: c.match_id.clone() }).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+        assert!(e.message().contains("in play"), "{}", e.message());
+        created.push(c);
+    }
+    assert_ne!(views[0], views[1], "two seedless matches deal different games");
+    // Once over (cancelled), the record tells the seed: drawn, not 0, not the same twice.
+    let mut seeds = Vec::new();
+    for c in &created {
+        let r = m
+            .cancel_match(v1::CancelMatchRequest {
+                match_id: c.match_id.clone(),
+                creator_token: c.creator_token.clone(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        seeds.push(r.seed);
+    }
+    assert!(seeds[0] != seeds[1] && !seeds.contains(&0), "{seeds:?}");
+    // A seed given is kept: the same deal twice (the contract says who can then read it).
+    let a = m.create_match(create("expedition", 42)).await.unwrap().into_inner();
+    let b = m.create_match(create("expedition", 42)).await.unwrap().into_inner();
+    let view = |c: &v1::CreateMatchResponse| v1::ObserveRequest {
+        match_id: c.match_id.clone(),
+        token: c.tokens[0].token.clone(),
+    };
+    let (x, y) = (m.observe(view(&a)).await.unwrap().into_inner(), m.observe(view(&b)).await.unwrap().into_inner());
+    assert_eq!(x.observation, y.observation);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_over_the_bounds_are_refused_naming_the_field() {
+    let config = ServerConfig {
+        max_move_time: Duration::from_secs(2),
+        move_time: Some(Duration::from_secs(1)),
+        idle: Some(Duration::from_secs(10)),
+        bot_limits: bots::BotLimits { iterations: 5000, samples: 8, threads: 1, time: Duration::from_millis(500) },
+        ..ServerConfig::default()
+    };
+    let (running, mut m) = start(config).await;
+    let bot = |text: &str| {
+        vec![
+            v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot(text.into())) },
+            v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
+        ]
+    };
+    let mut cases: Vec<(v1::CreateMatchRequest, &str)> = Vec::new();
+    let mut r = create("expedition", 1);
+    r.move_time_ms = u32::MAX;
+    cases.push((r, "move_time_ms"));
+    for (text, key) in [
+        ("mcts:iterations=1000000000", "iterations=1000000000"),
+        ("mcts:threads=64", "threads=64"),
+        ("mcts:ms=100000", "ms=100000"),
+        ("greedy:samples=1000", "samples=1000"),
+    ] {
+        let mut r = create("expedition", 1);
+        r.seats = bot(text);
+        cases.push((r, key));
+    }
+    let mut r = create("expedition", 1);
+    r.on_timeout = 9;
+    cases.push((r, "on_timeout"));
+    let mut r = create("expedition", 1);
+    r.params = (0..100).map(|i| (format!("k{i}"), "1".to_string())).collect();
+    cases.push((r, "params"));
+    let mut r = create("expedition", 1);
+    r.seats = bot(&"x".repeat(300));
+    cases.push((r, "seats[0].bot"));
+    for (req, field) in cases {
+        let e = m.create_match(req).await.unwrap_err();
+        assert_eq!(e.code(), Code::InvalidArgument, "{field}: {e:?}");
+        assert!(e.message().contains(field), "{field}: {}", e.message());
+    }
+    let e = m.create_match({
+        let mut r = create("expedition", 1);
+        r.move_time_ms = 3000;
+        r
+    });
+    let e = e.await.unwrap_err();
+    assert!(e.message().contains("2000 ms"), "the cap is told: {}", e.message());
+    assert_eq!((running.hub.active(), running.hub.held()), (0, 0), "nothing was created");
+    // Within the caps, all is well.
+    let mut r = create("expedition", 1);
+    r.seats = bot("mcts:iterations=50");
+    r.move_time_ms = 2000;
+    m.create_match(r).await.unwrap();
+    // A server whose idle limit does not exceed the move cap is refused at start.
+    let bad = ServerConfig {
+        max_move_time: Duration::from_secs(60),
+        idle: Some(Duration::from_secs(30)),
+        ..ServerConfig::default()
+    };
+    assert!(server::start("127.0.0.1:0".parse().unwrap(), bad).await.err().unwrap().contains("idle"));
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_nobody_plays_ends_at_the_idle_limit() {
+    let config = ServerConfig {
+        move_time: None,
+        max_move_time: Duration::from_millis(100),
+        idle: Some(Duration::from_millis(400)),
+        ..ServerConfig::default()
+    };
+    let (running, mut m) = start(config).await;
+    // Token seats whose holders never come back (no per-move limit at all).
+    let a = m.create_match(create("expedition", 3)).await.unwrap().into_inner();
+    // Random moves for a stalled seat keep a match going, but they are not the seats acting.
+    let mut r = create("expedition", 4);
+    r.move_time_ms = 30;
+    r.set_on_timeout(v1::TimeoutPolicy::RandomMove);
+    let b = m.create_match(r).await.unwrap().into_inner();
+    let ra = wait_record(&mut m, &a.match_id).await;
+    let oa = ra.outcome.unwrap();
+    assert_eq!(oa.verdicts.len(), 1);
+    assert_eq!((oa.verdicts[0].kind.as_str(), oa.verdicts[0].policy.as_str()), ("idle", "forfeit"));
+    let loser = oa.verdicts[0].seat as usize;
+    assert_eq!(oa.ranks[loser], 1);
+    let rb = wait_record(&mut m, &b.match_id).await;
+    let ob = rb.outcome.unwrap();
+    assert!(!rb.actions.is_empty(), "moves were played for the stalled seats");
+    assert_eq!(ob.verdicts.last().unwrap().kind, "idle", "{:?}", ob.verdicts.last());
+    assert_eq!(running.hub.active(), 0, "the places are free again");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_seat_resigns_and_the_creator_cancels() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let url = running.url();
+    let c = m.create_match(create("expedition", 5)).await.unwrap().into_inner();
+    let id = c.match_id.clone();
+    let token = |s: usize| c.tokens[s].token.clone();
+    // Only a seat's own token resigns it.
+    let e = m.resign(v1::ResignRequest { match_id: id.clone(), token: c.creator_token.clone() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    let s = m.resign(v1::ResignRequest { match_id: id.clone(), token: token(1) }).await.unwrap().into_inner();
+    let o = s.outcome.unwrap();
+    assert_eq!((o.verdicts[0].seat, o.verdicts[0].kind.as_str()), (1, "resigned"));
+    assert_eq!(o.ranks, vec![0, 1]);
+    assert!(s.to_move.is_none());
+    let e =
+        m.act(v1::ActRequest { match_id: id.clone(), token: token(0), action: 0, version: None }).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    let e = m.resign(v1::ResignRequest { match_id: id.clone(), token: token(0) }).await.unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    let e = m.cancel_match(v1::CancelMatchRequest { match_id: id.clone(), creator_token: c.creator_token.clone() });
+    assert_eq!(e.await.unwrap_err().code(), Code::FailedPrecondition, "over already");
+
+    // Cancel a match whose Play seat is waiting on a silent client: it ends at once, the
+    // client hears so, and the result is void.
+    let (tx, mut inbound) = play_stream(&url, hello("waiter", "")).await.unwrap();
+    let mut r = create("journey", 6);
+    r.seats = play_seats(&["waiter"]);
+    let c = m.create_match(r).await.unwrap().into_inner();
+    let first = next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await;
+    assert!(matches!(first, v1::server_message::Message::Request(_)));
+    for wrong in [String::new(), "0".repeat(32)] {
+        let e = m.cancel_match(v1::CancelMatchRequest { match_id: c.match_id.clone(), creator_token: wrong });
+        assert_eq!(e.await.unwrap_err().code(), Code::PermissionDenied);
+    }
+    let r = m
+        .cancel_match(v1::CancelMatchRequest { match_id: c.match_id.clone(), creator_token: c.creator_token.clone() })
+        .await
+        .unwrap()
+        .into_inner();
+    let o = r.outcome.unwrap();
+    assert!(o.cancelled && o.ranks == vec![0] && o.verdicts.is_empty(), "{o:?}");
+    let ended = next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Ended(_))).await;
+    let v1::server_message::Message::Ended(e) = ended else { panic!() };
+    assert!(e.outcome.unwrap().cancelled);
+    drop(tx);
+    assert_eq!(running.hub.active(), 0);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn finished_matches_are_evicted_after_their_records_are_written() {
+    let records = temp_dir("evict").join("records.jsonl");
+    let config = ServerConfig {
+        keep_finished_for: Duration::from_millis(300),
+        keep_finished: 2,
+        records: Some(records.clone()),
+        ..ServerConfig::default()
+    };
+    let (running, mut m) = start(config).await;
+    let mut ids = Vec::new();
+    for k in 0..4 {
+        let c = m.create_match(create("journey", k)).await.unwrap().into_inner();
+        m.resign(v1::ResignRequest { match_id: c.match_id.clone(), token: c.tokens[0].token.clone() }).await.unwrap();
+        ids.push(c.match_id);
+    }
+    // Give the drivers a moment to hand the matches over.
+    let start_wait = Instant::now();
+    while running.hub.active() > 0 {
+        assert!(start_wait.elapsed() < Duration::from_secs(10));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // At most two kept: the two oldest are gone already.
+    let e = m.get_record(v1::GetRecordRequest { match_id: ids[0].clone() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    m.get_record(v1::GetRecordRequest { match_id: ids[3].clone() }).await.unwrap();
+    assert!(running.hub.held() <= 2);
+    // After the retention time, none; every record was written first.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(running.hub.held(), 0);
+    let e = m.get_record(v1::GetRecordRequest { match_id: ids[3].clone() }).await.unwrap_err();
+    assert_eq!(e.code(), Code::NotFound);
+    let text = std::fs::read_to_string(&records).unwrap();
+    for id in &ids {
+        assert!(text.contains(id.as_str()), "the record of {id} was written");
+    }
+    running.stop().await.unwrap();
+}
+
+fn hello(name: &str, key: &str) -> v1::Hello {
+    v1::Hello { name: name.into(), key: key.into(), ..Default::default() }
+}
+
+/// Open a Play stream with `hello`; the server's answer to it.
+async fn play_stream(
+    url: &str,
+    hello: v1::Hello,
+) -> Result<(tokio::sync::mpsc::Sender<v1::BotMessage>, tonic::Streaming<v1::ServerMessage>), tonic::Status> {
+    let channel = arena::client::connect(url).await.unwrap();
+    let mut client = v1::play_client::PlayClient::new(channel);
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) }).await.unwrap();
+    let mut inbound = client.play(Request::new(tokio_stream::wrappers::ReceiverStream::new(rx))).await?.into_inner();
+    match inbound.message().await?.and_then(|m| m.message) {
+        Some(v1::server_message::Message::Welcome(_)) => Ok((tx, inbound)),
+        other => panic!("expected Welcome, got {other:?}"),
+    }
+}
+
+/// The next server message that `wanted` accepts (others skipped).
+async fn next_of(
+    inbound: &mut tonic::Streaming<v1::ServerMessage>,
+    wanted: impl Fn(&v1::server_message::Message) -> bool,
+) -> v1::server_message::Message {
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(20), inbound.message())
+            .await
+            .expect("a message in time")
+            .unwrap()
+            .expect("the stream goes on")
+            .message
+            .unwrap();
+        if wanted(&m) {
+            return m;
+        }
+    }
+}
+
+async fn next_error(inbound: &mut tonic::Streaming<v1::ServerMessage>) -> v1::StreamError {
+    match next_of(inbound, |m| matches!(m, v1::server_message::Message::Error(_))).await {
+        v1::server_message::Message::Error(e) => e,
+        _ => unreachable!(),
+    }
+}
+
+/// How the server ended a stream (skipping what it sent before).
+async fn stream_end(inbound: &mut tonic::Streaming<v1::ServerMessage>) -> tonic::Status {
+    let end = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match inbound.message().await {
+                Ok(Some(_)) => continue,
+                other => return other,
+            }
+        }
+    });
+    end.await.expect("the stream ends in time").expect_err("ended with an error status")
+}
+
+fn decision(request_id: u64, action: u32) -> v1::BotMessage {
+    v1::BotMessage { message: Some(v1::bot_message::Message::Decision(v1::Decision { request_id, action })) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_belongs_to_its_first_holder_or_to_its_key() {
+    let mut keys = std::collections::HashMap::new();
+    keys.insert("bob".to_string(), "bobs-secret-key".to_string());
+    let (running, mut m) = start(ServerConfig { bot_keys: keys, ..ServerConfig::default() }).await;
+    let url = running.url();
+    let (_alice, _in) = play_stream(&url, hello("alice", "")).await.unwrap();
+    let e = play_stream(&url, hello("alice", "")).await.err().unwrap();
+    assert_eq!(e.code(), Code::AlreadyExists, "{e:?}");
+    assert!(e.message().contains("alice"), "{}", e.message());
+    // A keyed name: never without its key.
+    for key in ["", "wrong-key-of-bob"] {
+        let e = play_stream(&url, hello("bob", key)).await.err().unwrap();
+        assert_eq!(e.code(), Code::PermissionDenied, "{key}: {e:?}");
+    }
+    let (bob1, mut in1) = play_stream(&url, hello("bob", "bobs-secret-key")).await.unwrap();
+    // The key holder that comes back takes the name over; the older stream ends.
+    let (bob2, mut in2) = play_stream(&url, hello("bob", "bobs-secret-key")).await.unwrap();
+    assert_eq!(stream_end(&mut in1).await.code(), Code::AlreadyExists);
+    drop(bob1);
+    // Matches for `bob` go to the key holder's stream.
+    let mut r = create("journey", 1);
+    r.seats = play_seats(&["bob"]);
+    m.create_match(r).await.unwrap();
+    assert!(matches!(
+        next_of(&mut in2, |m| matches!(m, v1::server_message::Message::Request(_))).await,
+        v1::server_message::Message::Request(_)
+    ));
+    drop(bob2);
+    // Bad Hellos are refused, naming the field.
+    for (h, field) in [
+        (hello("", ""), "Hello.name"),
+        (hello(" padded", ""), "Hello.name"),
+        (hello(&"n".repeat(65), ""), "Hello.name"),
+        (v1::Hello { name: "g".into(), games: vec!["chess".into()], ..Default::default() }, "Hello.games"),
+    ] {
+        let e = play_stream(&url, h).await.err().unwrap();
+        assert_eq!(e.code(), Code::InvalidArgument);
+        assert!(e.message().contains(field), "{}", e.message());
+    }
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_malformed_play_message_is_answered_with_an_error() {
+    let config = ServerConfig { max_stream_faults: 8, ..ServerConfig::default() };
+    let (running, mut m) = start(config).await;
+    let url = running.url();
+    let (tx, mut inbound) = play_stream(&url, hello("carol", "")).await.unwrap();
+    let (other, mut other_in) = play_stream(&url, hello("dave", "")).await.unwrap();
+
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello("mallory", ""))) }).await.unwrap();
+    let e = next_error(&mut inbound).await;
+    assert_eq!((e.code.as_str(), e.count, e.limit), ("second_hello", 1, 8));
+    assert!(running.hub.session("mallory").is_none(), "the stream keeps its first name");
+    tx.send(decision(987_654, 0)).await.unwrap();
+    let e = next_error(&mut inbound).await;
+    assert_eq!((e.code.as_str(), e.request_id, e.count), ("unknown_request", 987_654, 2));
+    tx.send(v1::BotMessage { message: None }).await.unwrap();
+    assert_eq!(next_error(&mut inbound).await.code, "empty_message");
+
+    // A request of carol's: dave cannot answer it; carol answers once, not twice.
+    let mut r = create("journey", 2);
+    r.seats = play_seats(&["carol"]);
+    r.move_time_ms = 30_000;
+    m.create_match(r).await.unwrap();
+    let v1::server_message::Message::Request(req) =
+        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
+    else {
+        unreachable!()
+    };
+    other.send(decision(req.request_id, req.legal[0].id)).await.unwrap();
+    let e = next_error(&mut other_in).await;
+    assert_eq!(e.code, "unknown_request", "another stream's request is not dave's");
+    tx.send(decision(req.request_id, req.legal[0].id)).await.unwrap();
+    tx.send(decision(req.request_id, req.legal[0].id)).await.unwrap();
+    assert_eq!(next_error(&mut inbound).await.code, "duplicate_decision");
+
+    // A decision after its limit passed is late: the policy had applied.
+    let mut r = create("journey", 3);
+    r.seats = play_seats(&["dave"]);
+    r.move_time_ms = 50;
+    r.set_on_timeout(v1::TimeoutPolicy::RandomMove);
+    m.create_match(r).await.unwrap();
+    let v1::server_message::Message::Request(late) =
+        next_of(&mut other_in, |m| matches!(m, v1::server_message::Message::Request(_))).await
+    else {
+        unreachable!()
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    other.send(decision(late.request_id, late.legal[0].id)).await.unwrap();
+    let e = next_error(&mut other_in).await;
+    assert_eq!((e.code.as_str(), e.request_id), ("late_decision", late.request_id));
+
+    // Past the bound, the stream is closed.
+    for _ in 0..10 {
+        let _ = tx.send(v1::BotMessage { message: None }).await;
+    }
+    let status = stream_end(&mut inbound).await;
+    assert_eq!(status.code(), Code::InvalidArgument);
+    assert!(status.message().contains("faults"), "{}", status.message());
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reflection_v1alpha_and_v1_list_the_arena_and_not_the_bench() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let channel = arena::client::connect(&running.url()).await.unwrap();
+    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
+    let mut reflection = ServerReflectionClient::new(channel.clone());
+    let req = tonic_reflection::pb::v1alpha::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut stream = reflection.server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let Some(MessageResponse::ListServicesResponse(list)) = stream.message().await.unwrap().unwrap().message_response
+    else {
+        panic!()
+    };
+    let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+    for s in ["tabletop.arena.v1.Matches", "tabletop.arena.v1.Play", "tabletop.arena.v1.Catalogue"] {
+        assert!(names.iter().any(|n| n == s), "{s} missing from {names:?}");
+    }
+    assert!(!names.iter().any(|n| n.contains("bench") || n.contains("Echo")), "{names:?}");
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient as V1;
+    let req = tonic_reflection::pb::v1::ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(tonic_reflection::pb::v1::server_reflection_request::MessageRequest::ListServices(
+            String::new(),
+        )),
+    };
+    let mut stream = V1::new(channel).server_reflection_info(tokio_stream::iter(vec![req])).await.unwrap().into_inner();
+    let text = format!("{:?}", stream.message().await.unwrap().unwrap());
+    assert!(text.contains("tabletop.arena.v1.Matches") && !text.contains("Echo"), "{text}");
+
+    // Spectate from a version: the events from there on, and the end.
+    let mut r = create("expedition", 9);
+    r.seats = vec![
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) },
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) },
+    ];
+    let id = m.create_match(r).await.unwrap().into_inner().match_id;
+    let record = wait_record(&mut m, &id).await;
+    let mut events = m.spectate(v1::SpectateRequest { match_id: id, from_version: 5 }).await.unwrap().into_inner();
+    let mut versions = Vec::new();
+    while let Some(e) = events.message().await.unwrap() {
+        versions.push(e.version);
+    }
+    let last = record.actions.len() as u64;
+    let expected: Vec<u64> = (5..=last).chain([last]).collect();
+    assert_eq!(versions, expected, "moves 5.. then the end");
     running.stop().await.unwrap();
 }

@@ -133,6 +133,8 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", whole.to_str().unwrap(), "--quiet"]));
     let total = read_log(&whole).unwrap().records.len();
     assert!(total > 100);
+    // Built-in agents only: the deals are a pure function of the file, no secret is drawn.
+    assert!(!whole.join("deal-secret").exists());
 
     let killed = temp_dir("killed");
     let mut child = arena()
@@ -339,4 +341,80 @@ fn external_participants_play_over_the_play_stream() {
     }
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
     assert!(standings.contains("launched") && standings.contains("visitor"), "{standings}");
+}
+
+/// The deal seeds of a tournament directory, by game id.
+fn seeds(dir: &Path) -> Vec<(u64, u64)> {
+    sorted_records(dir).iter().map(|r| (r.job, r.seed)).collect()
+}
+
+#[test]
+fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let text = format!(
+        "name: secret\nseed: 5\ngames_per_pairing: 3\nconcurrency: 1\nbootstrap: 50\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: visitor, command: \"{bin} bot random --server $ARENA_SERVER --name $ARENA_NAME\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n"
+    );
+    let file = temp_dir("secret").with_extension("yaml");
+    std::fs::write(&file, text).unwrap();
+    let run = |out: &Path| {
+        run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]))
+    };
+    let (a, b) = (temp_dir("secret-a"), temp_dir("secret-b"));
+    run(&a);
+    run(&b);
+    let (sa, sb) = (seeds(&a), seeds(&b));
+    assert_eq!(sa.len(), 6);
+    assert!(sa.iter().zip(&sb).all(|(x, y)| x.0 == y.0 && x.1 != y.1), "two runs of one file deal differently");
+    // Neither deals what the file alone would.
+    let t = arena::tournament::Tournament::load("t", &std::fs::read_to_string(&file).unwrap(), &no_files).unwrap();
+    assert!(t.jobs.iter().all(|j| sa.iter().all(|(_, s)| *s != j.seed)));
+    // The secret stays in the directory, for its owner only.
+    let secret = a.join("deal-secret");
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&secret).unwrap().permissions().mode() & 0o777, 0o600);
+    // Resume deals the same games: keep the first two logged games, resume the rest.
+    let log = std::fs::read_to_string(a.join("games.jsonl")).unwrap();
+    let head: Vec<&str> = log.lines().take(2).collect();
+    std::fs::write(a.join("games.jsonl"), format!("{}\n", head.join("\n"))).unwrap();
+    let out = run_ok(arena().args(["tournament", "--resume", a.to_str().unwrap(), "--quiet"]));
+    assert!(out.contains("2 were logged before"), "{out}");
+    assert_eq!(seeds(&a), sa, "resumed games are dealt as before");
+    run_ok(arena().args(["report", a.to_str().unwrap(), "--out", temp_dir("secret-report").to_str().unwrap()]));
+    // Without its secret, the directory's deals cannot be known again: refused, named.
+    std::fs::remove_file(&secret).unwrap();
+    let o = arena().args(["tournament", "--resume", a.to_str().unwrap(), "--quiet"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("deal-secret"), "{}", String::from_utf8_lossy(&o.stderr));
+    // Shards of such a tournament share one secret, given to each.
+    let o = arena()
+        .args([
+            "tournament",
+            file.to_str().unwrap(),
+            "--out",
+            temp_dir("secret-shard").to_str().unwrap(),
+            "--shard",
+            "0/2",
+        ])
+        .env_remove("ARENA_DEAL_SECRET")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("ARENA_DEAL_SECRET"));
+    let shards: Vec<PathBuf> = (0..2).map(|k| temp_dir(&format!("secret-shard-{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        run_ok(
+            arena()
+                .args(["tournament", file.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--quiet"])
+                .args(["--shard", &format!("{k}/2")])
+                .env("ARENA_DEAL_SECRET", "00112233445566778899aabbccddeeff"),
+        );
+    }
+    let merged = run_ok(arena().args([
+        "report",
+        shards[0].to_str().unwrap(),
+        shards[1].to_str().unwrap(),
+        "--out",
+        temp_dir("secret-merged").to_str().unwrap(),
+    ]));
+    assert!(merged.contains("6 games played of 6"), "{merged}");
 }

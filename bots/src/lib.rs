@@ -21,7 +21,7 @@ pub mod view;
 
 pub use eval::Heuristics;
 pub use policy::Policy;
-pub use spec::{BotSpec, GreedyConfig, MctsConfig, Rollout};
+pub use spec::{BotLimits, BotSpec, GreedyConfig, MctsConfig, Rollout};
 pub use view::{Budget, Sampler, SeatView, WireView};
 
 use engine::core::{ActionId, AnySpec, Game, SmallRng, Spec};

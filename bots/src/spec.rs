@@ -147,6 +147,54 @@ impl BotSpec {
     }
 }
 
+/// What a built-in agent may be asked to spend on one decision: a server runs agents that
+/// strangers specify, and refuses a spec over any of these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BotLimits {
+    /// MCTS iterations.
+    pub iterations: u32,
+    /// Greedy determinizations per action.
+    pub samples: u32,
+    /// Search threads.
+    pub threads: u32,
+    /// Thinking time (MCTS `ms`).
+    pub time: Duration,
+}
+
+impl Default for BotLimits {
+    fn default() -> Self {
+        BotLimits { iterations: 20_000, samples: 64, threads: 1, time: Duration::from_secs(5) }
+    }
+}
+
+impl BotSpec {
+    /// Refuse a spec that asks for more than `limits`, naming the key, the value and the cap.
+    pub fn check_limits(&self, limits: &BotLimits) -> Result<(), String> {
+        let over = |key: &str, asked: u128, cap: u128| {
+            Err(format!("{}: `{key}={asked}` is over this server's cap of {cap}", self.kind()))
+        };
+        match self {
+            BotSpec::Random | BotSpec::Rules => Ok(()),
+            BotSpec::Greedy(g) if g.samples > limits.samples => {
+                over("samples", g.samples.into(), limits.samples.into())
+            }
+            BotSpec::Greedy(_) => Ok(()),
+            BotSpec::Mcts(m) => {
+                if m.iterations > limits.iterations {
+                    return over("iterations", m.iterations.into(), limits.iterations.into());
+                }
+                if m.threads > limits.threads {
+                    return over("threads", m.threads.into(), limits.threads.into());
+                }
+                match m.time {
+                    Some(t) if t > limits.time => over("ms", t.as_millis(), limits.time.as_millis()),
+                    _ => Ok(()),
+                }
+            }
+        }
+    }
+}
+
 /// The canonical text: the kind, then every parameter that differs from its default.
 impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -204,6 +252,23 @@ mod tests {
         assert_eq!(BotSpec::parse("mcts:rollout=random").unwrap().to_string(), "mcts:rollout=random");
         assert_eq!(BotSpec::parse("rules").unwrap(), BotSpec::Rules);
         assert_eq!(BotSpec::parse(&m.to_string()).unwrap(), m, "the canonical text parses back");
+    }
+
+    #[test]
+    fn limits_refuse_what_is_over_them_naming_the_key_and_the_cap() {
+        let limits = BotLimits { iterations: 5000, samples: 8, threads: 2, time: Duration::from_millis(500) };
+        for ok in ["random", "rules", "greedy:samples=8", "mcts", "mcts:iterations=5000,threads=2,ms=500"] {
+            assert_eq!(BotSpec::parse(ok).unwrap().check_limits(&limits), Ok(()), "{ok}");
+        }
+        for (bad, key, cap) in [
+            ("mcts:iterations=1000000000", "iterations=1000000000", "5000"),
+            ("mcts:threads=64", "threads=64", "2"),
+            ("mcts:ms=600", "ms=600", "500"),
+            ("greedy:samples=9", "samples=9", "8"),
+        ] {
+            let e = BotSpec::parse(bad).unwrap().check_limits(&limits).unwrap_err();
+            assert!(e.contains(key) && e.contains(cap), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -930,13 +930,25 @@ fn content_files_load_through_the_parameters() {
     };
     let src = |text: &str| ParamSource::Yaml { name: "params.yaml".into(), text: text.into() };
     let mut p: ExpeditionParams = resolve_params(None, &[src("content: small.yaml")]).unwrap();
-    assert_eq!(p.content.path(), "small.yaml");
+    assert_eq!(p.content.name(), "small.yaml");
     p.load_assets(&loader).unwrap();
     assert!(p.content.is_loaded());
     let g = Expedition::new(&p, 1);
     assert_eq!(g.content().tiles.len(), 5);
     assert_eq!(g.pile().len(), 1);
-    assert!(serde_yaml::to_string(&p).unwrap().contains("content: small.yaml"));
+    // Loaded, the set travels inline: the parameters name no file, and read back with a loader
+    // that opens nothing they give the same set.
+    let written = serde_yaml::to_string(&p).unwrap();
+    assert!(!written.contains("small.yaml") && written.contains("tiles:"), "{written}");
+    let mut back: ExpeditionParams = resolve_params(None, &[src(&written)]).unwrap();
+    back.load_assets(&|name: &str| Err(format!("asked to open {name}"))).unwrap();
+    assert_eq!(back.content.get(), p.content.get());
+    assert_eq!(back.content.name(), ContentRef::INLINE);
+    // An inline set that is wrong is refused naming the field, before any loader is asked.
+    let e = resolve_params::<ExpeditionParams>(None, &[src("content: {tiles: 3, characters: []}")])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("content") && e.contains("tiles"), "{e}");
 
     let mut p: ExpeditionParams = resolve_params(None, &[src("content: broken.yaml")]).unwrap();
     let e = p.load_assets(&loader).unwrap_err().to_string();
@@ -955,7 +967,7 @@ fn content_files_load_through_the_parameters() {
     assert!(spec.describe().iter().any(|i| i.name == "dice" && i.value == "false"));
     let scen = spec.scenario(1, "first_player: 2\nstep: action").unwrap();
     assert_eq!(scen.to_move(), Some(Seat(2)));
-    assert_eq!(ContentRef::default_set(), ContentRef::path_only("default"));
+    assert_eq!(ContentRef::default_set(), ContentRef::named("default"));
 }
 
 // ---- a held card does not show in the flow of play ------------------------------------------------

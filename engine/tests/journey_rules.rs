@@ -120,6 +120,30 @@ fn cache_ends_the_refuge_and_the_card_is_dug_up_on_the_way_home() {
 }
 
 #[test]
+fn a_power_ace_is_not_recovered_by_the_last_action_before_the_way_home() {
+    // The last action of the last refuge: a recovered A♦ would be removed at arrival at once.
+    let last = "journey: [A♥]\nsupply: [3♦]\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]";
+    let g = start("martian", &[("return_journey", "ruins")], last);
+    let refuge_of = |g: &engine::journey::Journey| obs(g).refuge_actions_left;
+    assert_eq!(refuge_of(&g), Some(11));
+    // With actions to spare it may come back by foraging, so it is offered.
+    assert!(has(&g, "recover A♦") && has(&g, "recover 5♣"));
+    let one_left = "journey: [2♥]\nsupply: []\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]";
+    let mut g = start("martian", &[("return_journey", "ruins")], one_left);
+    play(&mut g, "recover 5♣");
+    assert_eq!(refuge_of(&g), Some(1));
+    assert!(!has(&g, "recover A♦"), "it would be boxed at arrival before anyone could forage it");
+    // Without the way home, or with a Journey card still to come, it is offered.
+    for (params, journey) in [(vec![], "[2♥]"), (vec![("return_journey", "ruins")], "[2♥, 9♠]")] {
+        let yaml = format!("journey: {journey}\nsupply: []\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]");
+        let mut g = start("martian", &params, &yaml);
+        play(&mut g, "recover 5♣");
+        assert_eq!(refuge_of(&g), Some(1));
+        assert!(has(&g, "recover A♦"), "{params:?} {journey}");
+    }
+}
+
+#[test]
 fn only_one_card_may_be_cached_at_a_location() {
     let g = start("martian", &[], "journey: [4♥]\nsupply: []\nsatchels: [[9♦, 2♣]]");
     assert!(has(&g, "cache 2♣"));

@@ -38,7 +38,7 @@ fn out_of_range_travellers_is_named_with_its_line() {
     let e = err(None, &[yaml("allies: true\ntravellers: 5\n")]);
     assert!(e.contains("`travellers`") && e.contains("1 to 4") && e.contains("line 2"), "{e}");
     let e = err(None, &[kv("travellers", "0")]);
-    assert!(e.contains("--param travellers=0") && e.contains("1 to 4"), "{e}");
+    assert!(e.contains("travellers=0") && e.contains("1 to 4"), "{e}");
 }
 
 #[test]

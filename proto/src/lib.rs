@@ -27,5 +27,6 @@ pub mod tabletop {
 pub use tabletop::arena::v1;
 pub use tabletop::bench::v1 as bench;
 
-/// The encoded descriptor set of the contract (for the reflection service).
+/// The encoded descriptor set of `tabletop.arena.v1` alone (for the reflection service: the
+/// bench echo is never advertised).
 pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));

@@ -1,16 +1,22 @@
-//! The server's shared state: matches (and the secret tokens of their seats), connected Play
-//! clients, limits, and the log of finished matches.
+//! The server's shared state: matches (and the secret tokens of their seats and creators),
+//! connected Play clients and the names they hold, limits, and the log of finished matches.
+//!
+//! Every field of a request may come from a stranger: values are checked against a bound and
+//! never used as paths ([`ContentDir`] is the only reader of files, and only of the operator's
+//! directory); a match without a seed is dealt from the operating system's entropy; finished
+//! matches are evicted after a while, their records written first.
 
+use super::content::{ContentDir, shown};
 use super::session::Session;
-use super::table::{Policy, SeatBinding, Table, TableState};
-use crate::load_file;
+use super::table::{Limits, Policy, SeatBinding, Table, TableState};
+use bots::{BotLimits, BotSpec};
 use engine::core::{AnySpec, ParamSource, find_game};
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tonic::Status;
 
@@ -23,10 +29,30 @@ pub struct ServerConfig {
     pub max_message_bytes: usize,
     /// The per-move limit when a match names none.
     pub move_time: Option<Duration>,
+    /// The longest per-move limit a match may ask for (a longer one is refused).
+    pub max_move_time: Duration,
     /// What happens to a seat that does not move in time, when a match names no policy.
     pub policy: Policy,
-    /// Finished matches kept for GetRecord and late spectators.
+    /// A match in which no seat acts for this long ends (verdict `idle`).
+    pub idle: Option<Duration>,
+    /// Finished matches are kept (for GetRecord and late spectators) this long…
+    pub keep_finished_for: Duration,
+    /// …and at most this many (the oldest evicted first).
     pub keep_finished: usize,
+    /// What a server-run agent may be asked.
+    pub bot_limits: BotLimits,
+    /// Server-run agents thinking at once (more wait for a slot).
+    pub bot_slots: usize,
+    /// Play streams at once.
+    pub max_sessions: usize,
+    /// Spectator streams at once.
+    pub max_spectators: usize,
+    /// Faults (StreamError) a Play stream may make before it is closed.
+    pub max_stream_faults: u32,
+    /// Names only the holder of their key may take.
+    pub bot_keys: HashMap<String, String>,
+    /// The operator's content sets, offered by name.
+    pub content_dir: Option<PathBuf>,
     /// Append the record of every finished match to this file (one JSON object per line).
     pub records: Option<PathBuf>,
     /// Note the time of every Play round trip (for `arena bench-wire`).
@@ -39,20 +65,93 @@ impl Default for ServerConfig {
             max_matches: 1000,
             max_message_bytes: 1 << 20,
             move_time: Some(Duration::from_secs(30)),
+            max_move_time: Duration::from_secs(60),
             policy: Policy::Forfeit,
-            keep_finished: 10_000,
+            idle: Some(Duration::from_secs(300)),
+            keep_finished_for: Duration::from_secs(600),
+            keep_finished: 1000,
+            bot_limits: BotLimits::default(),
+            bot_slots: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            max_sessions: 256,
+            max_spectators: 1024,
+            max_stream_faults: 100,
+            bot_keys: HashMap::new(),
+            content_dir: None,
             records: None,
             measure_latency: false,
         }
     }
 }
 
+impl ServerConfig {
+    /// The limits as the catalogue tells them.
+    pub fn limits(&self) -> v1::ServerLimits {
+        let ms = |d: Duration| d.as_millis().min(u32::MAX as u128) as u32;
+        v1::ServerLimits {
+            default_move_time_ms: self.move_time.map_or(0, ms),
+            max_move_time_ms: ms(self.max_move_time),
+            idle_ms: self.idle.map_or(0, ms),
+            max_matches: self.max_matches as u32,
+            keep_finished_ms: ms(self.keep_finished_for),
+            keep_finished: self.keep_finished as u32,
+            max_bot_iterations: self.bot_limits.iterations,
+            max_bot_samples: self.bot_limits.samples,
+            max_bot_threads: self.bot_limits.threads,
+            max_bot_ms: ms(self.bot_limits.time),
+            max_message_bytes: self.max_message_bytes as u32,
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        if let Some(t) = self.move_time
+            && t > self.max_move_time
+        {
+            return Err(format!(
+                "the default per-move limit ({} ms) is over the cap a match may ask for ({} ms)",
+                t.as_millis(),
+                self.max_move_time.as_millis()
+            ));
+        }
+        if let Some(idle) = self.idle
+            && idle <= self.max_move_time
+        {
+            return Err(format!(
+                "the idle limit ({} ms) must be longer than the per-move cap ({} ms): a seat thinking within its \
+                 limit is not idle",
+                idle.as_millis(),
+                self.max_move_time.as_millis()
+            ));
+        }
+        for (name, key) in &self.bot_keys {
+            if !super::content::is_bare_name(name) || key.len() < 8 {
+                return Err(format!(
+                    "--bot-key {name}=…: a name of letters, digits, `_` and `-`, and a key of 8 characters or more"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bounds on what a request may carry besides the message size.
+const MAX_PARAMS: usize = 64;
+const MAX_NAME: usize = 64;
+const MAX_BOT_SPEC: usize = 256;
+
+/// A finished match waiting for eviction.
+struct Finished {
+    id: String,
+    at: Instant,
+}
+
 pub struct Hub {
     pub config: ServerConfig,
+    content: ContentDir,
     tables: Mutex<HashMap<String, Arc<Table>>>,
-    finished: Mutex<VecDeque<String>>,
+    finished: Mutex<VecDeque<Finished>>,
     tokens: Mutex<HashMap<String, (String, usize)>>,
-    sessions: Mutex<Vec<Arc<Session>>>,
+    /// Live Play clients by the name each holds.
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
     pub next_request: Arc<AtomicU64>,
     records: Option<Mutex<std::fs::File>>,
     /// Set when the server stops: long-lived streams (Play, Spectate) end.
@@ -61,6 +160,9 @@ pub struct Hub {
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
     /// Matches not over yet.
     active: AtomicUsize,
+    /// Spectator streams open.
+    pub spectators: AtomicUsize,
+    bot_slots: Arc<tokio::sync::Semaphore>,
     /// The runtime the matches are driven on.
     runtime: tokio::runtime::Handle,
 }
@@ -72,8 +174,25 @@ pub fn secret() -> Result<String, Status> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// A seed from the operating system's entropy.
+pub fn secret_seed() -> Result<u64, Status> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_err(|e| Status::internal(format!("no randomness for a seed: {e}")))?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+/// Equal, compared in time that does not depend on where they differ.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
+}
+
 impl Hub {
     pub fn new(config: ServerConfig) -> Result<Arc<Hub>, String> {
+        config.check()?;
+        let content = match &config.content_dir {
+            Some(dir) => ContentDir::open(dir)?,
+            None => ContentDir::none(),
+        };
         let records = match &config.records {
             Some(path) => Some(Mutex::new(
                 std::fs::OpenOptions::new()
@@ -84,28 +203,47 @@ impl Hub {
             )),
             None => None,
         };
-        Ok(Arc::new(Hub {
+        let runtime = tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?;
+        let hub = Arc::new(Hub {
+            content,
             tables: Mutex::new(HashMap::new()),
             finished: Mutex::new(VecDeque::new()),
             tokens: Mutex::new(HashMap::new()),
-            sessions: Mutex::new(Vec::new()),
+            sessions: Mutex::new(HashMap::new()),
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
             latencies: config.measure_latency.then(|| Arc::new(Mutex::new(Vec::new()))),
             active: AtomicUsize::new(0),
+            spectators: AtomicUsize::new(0),
+            bot_slots: Arc::new(tokio::sync::Semaphore::new(config.bot_slots.max(1))),
             config,
-            runtime: tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?,
-        }))
+            runtime,
+        });
+        // Evict finished matches as they age, while the server runs.
+        let weak: Weak<Hub> = Arc::downgrade(&hub);
+        let stopped = hub.stopped();
+        hub.runtime.spawn(async move {
+            tokio::pin!(stopped);
+            let mut tick = tokio::time::interval(Duration::from_millis(500));
+            loop {
+                tokio::select! {
+                    _ = tick.tick() => {}
+                    _ = &mut stopped => return,
+                }
+                match weak.upgrade() {
+                    Some(hub) => hub.evict(),
+                    None => return,
+                }
+            }
+        });
+        Ok(hub)
     }
 
     pub fn table(&self, id: &str) -> Result<Arc<Table>, Status> {
-        self.tables
-            .lock()
-            .expect("tables")
-            .get(id)
-            .cloned()
-            .ok_or_else(|| Status::not_found(format!("unknown match `{id}`")))
+        self.tables.lock().expect("tables").get(id).cloned().ok_or_else(|| {
+            Status::not_found(format!("unknown match `{}` (finished matches are kept for a while only)", shown(id)))
+        })
     }
 
     /// The match and seat a token opens; refused unless it is that match's.
@@ -113,8 +251,20 @@ impl Hub {
         let table = self.table(match_id)?;
         match self.tokens.lock().expect("tokens").get(token) {
             Some((m, seat)) if m == match_id => Ok((table, *seat)),
-            _ => Err(Status::permission_denied(format!("this token opens no seat of match `{match_id}`"))),
+            _ => Err(Status::permission_denied(format!("this token opens no seat of match `{}`", shown(match_id)))),
         }
+    }
+
+    /// The match a creator token opens.
+    pub fn created(&self, match_id: &str, creator_token: &str) -> Result<Arc<Table>, Status> {
+        let table = self.table(match_id)?;
+        if creator_token.is_empty() || !same_secret(&table.creator, creator_token) {
+            return Err(Status::permission_denied(format!(
+                "this is not the creator token of match `{}`",
+                shown(match_id)
+            )));
+        }
+        Ok(table)
     }
 
     /// Matches not over yet.
@@ -122,19 +272,62 @@ impl Hub {
         self.active.load(Ordering::Acquire)
     }
 
-    pub fn register(&self, session: Arc<Session>) {
-        let mut s = self.sessions.lock().expect("sessions");
-        s.retain(|x| x.is_alive());
-        s.push(session);
+    /// Matches held in memory (in play and finished, not yet evicted).
+    pub fn held(&self) -> usize {
+        self.tables.lock().expect("tables").len()
     }
 
-    pub fn unregister(&self, id: &str) {
-        self.sessions.lock().expect("sessions").retain(|x| x.id != id);
+    /// The content sets offered by name.
+    pub fn content_sets(&self) -> Vec<String> {
+        self.content.names()
     }
 
-    /// The most recent connected Play client with this name.
+    /// Give `session` its name: refused if another live stream holds it (ALREADY_EXISTS),
+    /// or if the name has a key and `key` is not it (PERMISSION_DENIED). The key holder takes
+    /// the name over from an older stream.
+    pub fn register(&self, session: Arc<Session>, key: &str) -> Result<(), Status> {
+        let keyed = self.config.bot_keys.get(&session.name);
+        if let Some(k) = keyed
+            && !same_secret(k, key)
+        {
+            return Err(Status::permission_denied(format!(
+                "the name `{}` is reserved: its holder says Hello with its key",
+                session.name
+            )));
+        }
+        let mut sessions = self.sessions.lock().expect("sessions");
+        sessions.retain(|_, s| s.is_alive());
+        if sessions.len() >= self.config.max_sessions && !sessions.contains_key(&session.name) {
+            return Err(Status::resource_exhausted(format!(
+                "the server holds {} Play streams already (its limit)",
+                self.config.max_sessions
+            )));
+        }
+        if let Some(old) = sessions.get(&session.name) {
+            if keyed.is_none() {
+                return Err(Status::already_exists(format!(
+                    "the name `{}` is held by another live Play stream",
+                    session.name
+                )));
+            }
+            tracing::info!(name = %session.name, "the key holder takes its name over from an older stream");
+            old.end_with(Status::already_exists("a newer stream with this name's key took the name over"));
+        }
+        sessions.insert(session.name.clone(), session);
+        Ok(())
+    }
+
+    /// The session `id` ended: its name is free again.
+    pub fn unregister(&self, name: &str, id: &str) {
+        let mut sessions = self.sessions.lock().expect("sessions");
+        if sessions.get(name).is_some_and(|s| s.id == id) {
+            sessions.remove(name);
+        }
+    }
+
+    /// The connected Play client with this name.
     pub fn session(&self, name: &str) -> Option<Arc<Session>> {
-        self.sessions.lock().expect("sessions").iter().rev().find(|s| s.name == name && s.is_alive()).cloned()
+        self.sessions.lock().expect("sessions").get(name).filter(|s| s.is_alive()).cloned()
     }
 
     /// Wait until a Play client with this name is connected.
@@ -169,21 +362,77 @@ impl Hub {
         created
     }
 
-    fn create_counted(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
-        let entry = find_game(&req.game).map_err(Status::invalid_argument)?;
-        let mut sources = Vec::new();
+    /// The per-move limit and policy a request asks for, within the server's bounds.
+    fn limits(&self, req: &v1::CreateMatchRequest) -> Result<Limits, Status> {
+        let policy = match v1::TimeoutPolicy::try_from(req.on_timeout) {
+            Ok(v1::TimeoutPolicy::Unspecified) => self.config.policy,
+            Ok(v1::TimeoutPolicy::Forfeit) => Policy::Forfeit,
+            Ok(v1::TimeoutPolicy::RandomMove) => Policy::RandomMove,
+            Err(_) => return Err(Status::invalid_argument(format!("on_timeout: unknown policy {}", req.on_timeout))),
+        };
+        let move_time = if req.move_time_ms > 0 {
+            let asked = Duration::from_millis(req.move_time_ms.into());
+            if asked > self.config.max_move_time {
+                return Err(Status::invalid_argument(format!(
+                    "move_time_ms: {} ms is over this server's cap of {} ms",
+                    req.move_time_ms,
+                    self.config.max_move_time.as_millis()
+                )));
+            }
+            Some(asked)
+        } else {
+            self.config.move_time
+        };
+        Ok(Limits { move_time, policy, idle: self.config.idle })
+    }
+
+    fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
+        let entry = find_game(&req.game).map_err(|_| {
+            let names: Vec<_> = engine::core::games().iter().map(|g| g.name).collect();
+            Status::invalid_argument(format!(
+                "game: unknown game `{}`; the games are: {}",
+                shown(&req.game),
+                names.join(", ")
+            ))
+        })?;
+        if req.params.len() > MAX_PARAMS {
+            return Err(Status::invalid_argument(format!(
+                "params: {} entries, at most {MAX_PARAMS}",
+                req.params.len()
+            )));
+        }
+        if req.preset.len() > MAX_NAME {
+            return Err(Status::invalid_argument(format!("preset: unknown preset `{}`", shown(&req.preset))));
+        }
         let mut keys: Vec<_> = req.params.iter().collect();
         keys.sort();
+        let mut sources = Vec::new();
         for (k, v) in keys {
+            if k.len() > MAX_NAME {
+                return Err(Status::invalid_argument(format!("params: unknown parameter `{}`", shown(k))));
+            }
             sources.push(ParamSource::KeyValue { key: k.clone(), value: v.clone() });
         }
         let preset = (!req.preset.is_empty()).then_some(req.preset.as_str());
-        let spec: Arc<dyn AnySpec> =
-            Arc::from((entry.spec)(preset, &sources, &load_file).map_err(|e| Status::invalid_argument(e.to_string()))?);
+        // The server's loader: nothing but a bare name from the operator's content directory.
+        let load = |name: &str| self.content.load(name);
+        let spec =
+            (entry.spec)(preset, &sources, &load).map_err(|e| Status::invalid_argument(format!("params: {e}")))?;
+        Ok(Arc::from(spec))
+    }
+
+    fn create_counted(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
+        let spec = self.spec(&req)?;
+        let limits = self.limits(&req)?;
         let n = spec.seats();
         if !req.seats.is_empty() && req.seats.len() != n {
-            return Err(Status::invalid_argument(format!("{} seats given, the game has {n}", req.seats.len())));
+            return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", req.seats.len())));
         }
+        // No seed: one nobody knows. A seed given is the creator's choice (the contract warns).
+        let seed = match req.seed {
+            Some(s) => s,
+            None => secret_seed()?,
+        };
         let id = secret()?[..16].to_string();
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
@@ -195,19 +444,27 @@ impl Hub {
                     SeatBinding::Token
                 }
                 Some(v1::seat_spec::Player::Bot(text)) => {
-                    let seed = engine::core::game_seed(req.seed, 1 + s as u64);
-                    let agent = bots::agent(&text, spec.as_ref(), seed)
-                        .map_err(|e| Status::invalid_argument(format!("seat {s}: {e}")))?;
+                    let bad = |e: String| Status::invalid_argument(format!("seats[{s}].bot: {e}"));
+                    if text.len() > MAX_BOT_SPEC {
+                        return Err(bad(format!("over {MAX_BOT_SPEC} characters")));
+                    }
+                    let bot = BotSpec::parse(&text).map_err(bad)?;
+                    bot.check_limits(&self.config.bot_limits).map_err(bad)?;
+                    let agent = bots::make_agent(&bot, spec.as_ref(), engine::core::game_seed(seed, 1 + s as u64))
+                        .map_err(bad)?;
                     tokens.push(None);
-                    SeatBinding::Bot(Mutex::new(agent))
+                    SeatBinding::Bot(Mutex::new(Some(agent)))
                 }
                 Some(v1::seat_spec::Player::Play(name)) => {
                     let session = self.session(&name).ok_or_else(|| {
-                        Status::failed_precondition(format!("seat {s}: no Play client `{name}` is connected"))
+                        Status::failed_precondition(format!(
+                            "seats[{s}].play: no Play client `{}` is connected",
+                            shown(&name)
+                        ))
                     })?;
                     if !session.plays(&req.game) {
                         return Err(Status::failed_precondition(format!(
-                            "seat {s}: `{name}` does not play {}",
+                            "seats[{s}].play: `{name}` does not play {}",
                             req.game
                         )));
                     }
@@ -217,47 +474,39 @@ impl Hub {
             };
             seats.push(binding);
         }
-        let policy = match req.on_timeout() {
-            v1::TimeoutPolicy::Unspecified => self.config.policy,
-            v1::TimeoutPolicy::Forfeit => Policy::Forfeit,
-            v1::TimeoutPolicy::RandomMove => Policy::RandomMove,
-        };
-        let move_time = if req.move_time_ms > 0 {
-            Some(Duration::from_millis(req.move_time_ms.into()))
-        } else {
-            self.config.move_time
-        };
         let params_yaml = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let game = if req.scenario.trim().is_empty() {
-            spec.new_game(req.seed)
+            spec.new_game(seed)
         } else {
-            spec.scenario(req.seed, &req.scenario).map_err(Status::invalid_argument)?
+            spec.scenario(seed, &req.scenario).map_err(Status::invalid_argument)?
         };
-        let (events, _) = tokio::sync::broadcast::channel(4096);
+        let now = Instant::now();
+        let creator = secret()?;
         let table = Arc::new(Table {
             id: id.clone(),
             game_name: req.game.clone(),
             params_yaml,
-            seed: req.seed,
+            seed,
             scenario: req.scenario.clone(),
             seats,
             tokens: tokens.clone(),
-            move_time,
-            policy,
+            creator: creator.clone(),
+            limits,
             state: Mutex::new(TableState {
                 game,
                 version: 0,
                 actions: Vec::new(),
-                turn_started: Instant::now(),
+                turn_started: now,
+                last_acted: now,
                 verdicts: Vec::new(),
                 ended: None,
                 events: Vec::new(),
             }),
             changed: tokio::sync::Notify::new(),
             over: tokio::sync::Notify::new(),
-            events,
             next_request: self.next_request.clone(),
             spec,
+            bot_slots: self.bot_slots.clone(),
             latencies: self.latencies.clone(),
         });
         table.started();
@@ -281,13 +530,15 @@ impl Hub {
             .enumerate()
             .filter_map(|(seat, t)| t.map(|token| v1::SeatToken { seat: seat as u32, token }))
             .collect();
-        Ok(v1::CreateMatchResponse { match_id: id, seats: n as u32, tokens })
+        Ok(v1::CreateMatchResponse { match_id: id, seats: n as u32, tokens, creator_token: creator })
     }
 
-    /// A match is over: log its record, keep it for a while.
+    /// A match is over: write its record, free what it no longer needs, keep it for a while.
     fn finished(&self, table: &Arc<Table>) {
         self.active.fetch_sub(1, Ordering::AcqRel);
+        table.release();
         if let (Some(file), Ok(record)) = (&self.records, table.record()) {
+            let outcome = record.outcome.as_ref();
             let line = format!(
                 "{}\n",
                 serde_json::json!({
@@ -295,10 +546,12 @@ impl Hub {
                     "game": record.game,
                     "params_yaml": record.params_yaml,
                     "seed": record.seed,
+                    "scenario": record.scenario,
                     "actions": record.actions,
-                    "scores": record.outcome.as_ref().map(|o| o.scores.clone()),
-                    "ranks": record.outcome.as_ref().map(|o| o.ranks.clone()),
-                    "verdicts": record.outcome.as_ref().map(|o| o.verdicts.iter().map(|v| serde_json::json!({"seat": v.seat, "kind": v.kind, "detail": v.detail, "policy": v.policy})).collect::<Vec<_>>()),
+                    "scores": outcome.map(|o| o.scores.clone()),
+                    "ranks": outcome.map(|o| o.ranks.clone()),
+                    "cancelled": outcome.is_some_and(|o| o.cancelled),
+                    "verdicts": outcome.map(|o| o.verdicts.iter().map(|v| serde_json::json!({"seat": v.seat, "kind": v.kind, "detail": v.detail, "policy": v.policy})).collect::<Vec<_>>()),
                 })
             );
             let mut f = file.lock().expect("records");
@@ -307,17 +560,36 @@ impl Hub {
             }
         }
         tracing::info!(match_id = %table.id, "match over");
-        let mut done = self.finished.lock().expect("finished");
-        done.push_back(table.id.clone());
-        while done.len() > self.config.keep_finished {
-            if let Some(old) = done.pop_front()
-                && let Some(t) = self.tables.lock().expect("tables").remove(&old)
-            {
-                let mut tokens = self.tokens.lock().expect("tokens");
-                t.tokens.iter().flatten().for_each(|tok| {
-                    tokens.remove(tok);
-                });
+        self.finished.lock().expect("finished").push_back(Finished { id: table.id.clone(), at: Instant::now() });
+        self.evict();
+    }
+
+    /// Evict finished matches past the retention time, and the oldest past the count.
+    pub fn evict(&self) {
+        let mut gone = Vec::new();
+        {
+            let mut done = self.finished.lock().expect("finished");
+            let now = Instant::now();
+            while let Some(f) = done.front() {
+                if done.len() > self.config.keep_finished || now.duration_since(f.at) >= self.config.keep_finished_for {
+                    gone.push(done.pop_front().expect("a front").id);
+                } else {
+                    break;
+                }
             }
+        }
+        if gone.is_empty() {
+            return;
+        }
+        let removed: Vec<Arc<Table>> = {
+            let mut tables = self.tables.lock().expect("tables");
+            gone.iter().filter_map(|id| tables.remove(id)).collect()
+        };
+        let mut tokens = self.tokens.lock().expect("tokens");
+        for t in &removed {
+            t.tokens.iter().flatten().for_each(|tok| {
+                tokens.remove(tok);
+            });
         }
     }
 
@@ -332,7 +604,7 @@ impl Hub {
     /// The server stops: Play clients hear it (their streams end), waiting seats stop waiting.
     pub fn stop(&self) {
         self.stopping.send_replace(true);
-        for s in self.sessions.lock().expect("sessions").drain(..) {
+        for (_, s) in self.sessions.lock().expect("sessions").drain() {
             s.close();
         }
     }

@@ -1,13 +1,16 @@
 //! `arena serve`: the gRPC game server. tonic on tokio, with the standard health and reflection
-//! services (so generic gRPC tools can call it), TCP nodelay on every connection, limits on
-//! matches and message sizes, and a graceful stop that writes what it holds.
+//! services (reflection v1 and v1alpha, so generic gRPC tools of either age can call it), TCP
+//! nodelay and HTTP/2 keepalive on every connection, a bound on every resource a stranger could
+//! take, and a graceful stop that writes what it holds.
 //!
-//! - [`hub`]: matches, tokens, Play clients, limits;
-//! - [`table`]: one match and the thread that drives it (the per-move limit and its policy);
+//! - [`hub`]: matches, tokens, Play clients and their names, limits, eviction;
+//! - [`table`]: one match and the task that drives it (the per-move and idle limits, the policy);
 //! - [`session`]: a Play client, and the agent that stands for it in tournaments;
+//! - [`content`]: the only files a request may reach (the operator's content sets, by name);
 //! - [`service`]: the gRPC services;
 //! - [`wire`]: a seat's view as it crosses the wire.
 
+pub mod content;
 pub mod hub;
 pub mod service;
 pub mod session;
@@ -59,18 +62,26 @@ pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, St
     reporter.set_serving::<v1::matches_server::MatchesServer<service::Services>>().await;
     reporter.set_serving::<v1::play_server::PlayServer<service::Services>>().await;
     reporter.set_serving::<v1::catalogue_server::CatalogueServer<service::Services>>().await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()
-        .map_err(|e| format!("reflection: {e}"))?;
+    let reflection = || {
+        tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(proto::FILE_DESCRIPTOR_SET)
+            .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+    };
+    let reflection_v1 = reflection().build_v1().map_err(|e| format!("reflection: {e}"))?;
+    let reflection_v1alpha = reflection().build_v1alpha().map_err(|e| format!("reflection: {e}"))?;
     let incoming =
         TcpIncoming::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?.with_nodelay(Some(true));
     let addr = incoming.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    // Keepalive finds peers that vanished without closing (their names and seats are freed).
     let router = Server::builder()
+        .http2_keepalive_interval(Some(std::time::Duration::from_secs(20)))
+        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
+        // Calls and streams open at once on one connection.
+        .max_concurrent_streams(Some(256))
         .add_service(health)
-        .add_service(reflection)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
         .add_service(
             v1::catalogue_server::CatalogueServer::new(services.clone())
                 .max_decoding_message_size(max)

@@ -1,14 +1,15 @@
 //! The gRPC services over the hub: the catalogue, matches (create, observe, act, record,
 //! spectate) and the Play stream.
 
+use super::content::shown;
 use super::hub::{Hub, secret};
-use super::session::Session;
-use crate::load_file;
+use super::session::{Session, StreamFault};
 use engine::core::games;
 use futures_util::StreamExt;
 use proto::v1;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -28,7 +29,8 @@ impl v1::catalogue_server::Catalogue for Services {
         for g in games() {
             let mut params: Vec<v1::ParamInfo> = Vec::new();
             for preset in g.presets {
-                let spec = (g.spec)(Some(preset), &[], &load_file).map_err(|e| Status::internal(e.to_string()))?;
+                let spec = (g.spec)(Some(preset), &[], &super::content::refuse_files)
+                    .map_err(|e| Status::internal(e.to_string()))?;
                 for (i, p) in spec.describe().into_iter().enumerate() {
                     if params.len() <= i {
                         params.push(v1::ParamInfo { name: p.name.into(), doc: p.doc.into(), ..Default::default() });
@@ -49,7 +51,11 @@ impl v1::catalogue_server::Catalogue for Services {
                 params,
             });
         }
-        Ok(Response::new(v1::ListGamesResponse { games: out }))
+        Ok(Response::new(v1::ListGamesResponse {
+            games: out,
+            limits: Some(self.hub.config.limits()),
+            content_sets: self.hub.content_sets(),
+        }))
     }
 }
 
@@ -82,6 +88,19 @@ impl v1::matches_server::Matches for Services {
         Ok(Response::new(v1::ActResponse { state: Some(state) }))
     }
 
+    async fn resign(&self, req: Request<v1::ResignRequest>) -> Result<Response<v1::SeatState>, Status> {
+        let r = req.into_inner();
+        let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
+        table.resign(seat).map(Response::new)
+    }
+
+    async fn cancel_match(&self, req: Request<v1::CancelMatchRequest>) -> Result<Response<v1::MatchRecord>, Status> {
+        let r = req.into_inner();
+        let table = self.hub.created(&r.match_id, &r.creator_token)?;
+        table.cancel()?;
+        table.record().map(Response::new)
+    }
+
     async fn get_record(&self, req: Request<v1::GetRecordRequest>) -> Result<Response<v1::MatchRecord>, Status> {
         let table = self.hub.table(&req.into_inner().match_id)?;
         table.record().map(Response::new)
@@ -90,37 +109,49 @@ impl v1::matches_server::Matches for Services {
     type SpectateStream = Stream_<v1::MatchEvent>;
 
     async fn spectate(&self, req: Request<v1::SpectateRequest>) -> Result<Response<Self::SpectateStream>, Status> {
-        let table = self.hub.table(&req.into_inner().match_id)?;
-        // Under the lock: the events so far, and a subscription to exactly those that follow.
-        let (backlog, mut live, over) = {
-            let s = table.lock();
-            (s.events.clone(), table.events.subscribe(), s.ended.is_some())
-        };
-        let (tx, rx) = tokio::sync::mpsc::channel(256);
+        let r = req.into_inner();
+        let table = self.hub.table(&r.match_id)?;
+        let hub = self.hub.clone();
+        if hub.spectators.fetch_add(1, Ordering::AcqRel) >= hub.config.max_spectators {
+            hub.spectators.fetch_sub(1, Ordering::AcqRel);
+            return Err(Status::resource_exhausted(format!(
+                "the server serves {} spectators already (its limit)",
+                hub.config.max_spectators
+            )));
+        }
+        let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
-            for e in backlog {
-                if tx.send(Ok(e)).await.is_err() {
-                    return;
-                }
-            }
-            if over {
-                return;
-            }
+            // The events from `from_version` on, read from the match itself: a spectator never
+            // falls behind, however slow (it is sent what it has room for, then waits).
+            let mut next = 0;
             loop {
-                match live.recv().await {
-                    Ok(e) => {
-                        let end = matches!(e.event, Some(v1::match_event::Event::Ended(_)));
-                        if tx.send(Ok(e)).await.is_err() || end {
-                            return;
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                        let _ = tx.send(Err(Status::data_loss(format!("the spectator fell {n} events behind")))).await;
+                let changed = table.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                let (batch, over) = {
+                    let s = table.lock();
+                    let batch: Vec<v1::MatchEvent> = s.events[next..]
+                        .iter()
+                        .filter(|e| {
+                            e.version >= r.from_version || matches!(e.event, Some(v1::match_event::Event::Ended(_)))
+                        })
+                        .cloned()
+                        .collect();
+                    next = s.events.len();
+                    (batch, s.ended.is_some())
+                };
+                for e in batch {
+                    if tx.send(Ok(e)).await.is_err() {
+                        hub.spectators.fetch_sub(1, Ordering::AcqRel);
                         return;
                     }
-                    Err(_) => return,
                 }
+                if over {
+                    break;
+                }
+                changed.await;
             }
+            hub.spectators.fetch_sub(1, Ordering::AcqRel);
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx).take_until(self.hub.stopped()))))
     }
@@ -138,21 +169,25 @@ impl v1::play_server::Play for Services {
             Ok(Err(e)) => return Err(e),
             Err(_) => return Err(Status::deadline_exceeded("no Hello within 10 s")),
         };
-        if hello.name.trim().is_empty() {
-            return Err(Status::invalid_argument("Hello: the name is empty"));
-        }
+        check_hello(&hello)?;
         let (tx, rx) = tokio::sync::mpsc::channel(1024);
         let id = secret()?;
         let session = Arc::new(Session::new(id.clone(), hello.name.clone(), hello.games.clone(), tx.clone()));
-        tx.send(Ok(v1::ServerMessage {
-            message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
-        }))
-        .await
-        .map_err(|_| Status::cancelled("the client left"))?;
-        self.hub.register(session.clone());
+        self.hub.register(session.clone(), &hello.key)?;
+        if tx
+            .send(Ok(v1::ServerMessage {
+                message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
+            }))
+            .await
+            .is_err()
+        {
+            self.hub.unregister(&session.name, &session.id);
+            return Err(Status::cancelled("the client left"));
+        }
         tracing::info!(name = %hello.name, session = %id, "Play client connected");
         let hub = self.hub.clone();
         let stopped = self.hub.stopped();
+        let limit = hub.config.max_stream_faults;
         tokio::spawn(async move {
             tokio::pin!(stopped);
             loop {
@@ -160,21 +195,62 @@ impl v1::play_server::Play for Services {
                     m = inbound.message() => m,
                     _ = &mut stopped => break,
                 };
-                match message {
+                let fault = match message {
                     Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Decision(d)) })) => {
-                        session.answer(d)
+                        let id = d.request_id;
+                        session.answer(d).err().map(|f| (f, id))
                     }
-                    Ok(Some(_)) => {
-                        // Garbage: the seats it plays get no answer and the limit's policy applies.
-                        tracing::warn!(name = %session.name, "Play client sent something other than a Decision");
+                    Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(_)) })) => {
+                        Some((StreamFault::SecondHello, 0))
                     }
+                    Ok(Some(v1::BotMessage { message: None })) => Some((StreamFault::EmptyMessage, 0)),
                     Ok(None) | Err(_) => break,
+                };
+                if let Some((fault, request_id)) = fault
+                    && let Err(count) = session.fault(fault, request_id, limit).await
+                {
+                    session.end_with(Status::invalid_argument(format!(
+                        "{count} faults on this Play stream (the server's limit is {limit}): closed"
+                    )));
+                    break;
                 }
             }
             session.close();
-            hub.unregister(&session.id);
-            tracing::info!(name = %session.name, "Play client disconnected");
+            hub.unregister(&session.name, &session.id);
+            tracing::info!(name = %session.name, faults = session.faults(), "Play client disconnected");
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx).take_until(self.hub.stopped()))))
     }
+}
+
+/// A Hello's name and games, within bounds: a name of printable characters (at most 64), at
+/// most 16 games, each one the server has.
+fn check_hello(hello: &v1::Hello) -> Result<(), Status> {
+    let name = hello.name.trim();
+    if name.is_empty() {
+        return Err(Status::invalid_argument("Hello.name: the name is empty"));
+    }
+    if name != hello.name || hello.name.chars().count() > 64 || hello.name.chars().any(char::is_control) {
+        return Err(Status::invalid_argument(format!(
+            "Hello.name: `{}` is not a name: at most 64 printable characters, no space around",
+            shown(&hello.name)
+        )));
+    }
+    if hello.games.len() > 16 {
+        return Err(Status::invalid_argument(format!("Hello.games: {} games, at most 16", hello.games.len())));
+    }
+    for g in &hello.games {
+        engine::core::find_game(g).map_err(|_| {
+            let names: Vec<_> = games().iter().map(|g| g.name).collect();
+            Status::invalid_argument(format!(
+                "Hello.games: unknown game `{}`; the games are: {}",
+                shown(g),
+                names.join(", ")
+            ))
+        })?;
+    }
+    if hello.key.len() > 256 {
+        return Err(Status::invalid_argument("Hello.key: over 256 characters"));
+    }
+    Ok(())
 }

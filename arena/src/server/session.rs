@@ -1,13 +1,15 @@
 //! A connected Play client: one bot process that serves any number of seats, in any number of
-//! matches. The server sends it a DecisionRequest at each decision of a seat it plays and
-//! waits (on a plain thread: matches and tournaments run synchronously) for the Decision that
-//! answers it, up to the per-move limit.
+//! matches, under a name that is its own while its stream lives. The server sends it a
+//! DecisionRequest at each decision of a seat it plays and waits for the Decision that
+//! answers it, up to the per-move limit. Whatever else the client sends — a second Hello, a
+//! Decision for a request that is not its open one, a duplicate — is answered with a
+//! StreamError and counted.
 
 use bots::{Agent, AgentError, SeatView};
 use engine::core::ActionId;
 use proto::v1;
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use tonic::Status;
@@ -32,10 +34,73 @@ impl std::fmt::Display for NoDecision {
     }
 }
 
+/// Something a client sent that the server could not take (see `StreamError.code`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamFault {
+    SecondHello,
+    UnknownRequest,
+    DuplicateDecision,
+    LateDecision,
+    EmptyMessage,
+}
+
+impl StreamFault {
+    pub fn code(self) -> &'static str {
+        match self {
+            StreamFault::SecondHello => "second_hello",
+            StreamFault::UnknownRequest => "unknown_request",
+            StreamFault::DuplicateDecision => "duplicate_decision",
+            StreamFault::LateDecision => "late_decision",
+            StreamFault::EmptyMessage => "empty_message",
+        }
+    }
+
+    fn message(self, request_id: u64) -> String {
+        match self {
+            StreamFault::SecondHello => "a second Hello on one stream: the stream keeps its first name".into(),
+            StreamFault::UnknownRequest => {
+                format!("request {request_id} is not an open request of this stream: the Decision is ignored")
+            }
+            StreamFault::DuplicateDecision => {
+                format!("request {request_id} was answered already: the first Decision stands")
+            }
+            StreamFault::LateDecision => {
+                format!("request {request_id} is closed: its limit passed and the match's policy applied")
+            }
+            StreamFault::EmptyMessage => "a BotMessage with nothing in it".into(),
+        }
+    }
+}
+
 /// Who waits for a decision: a plain thread (tournaments), or the match's task.
 enum Waiter {
     Blocking(mpsc::SyncSender<ActionId>),
     Async(tokio::sync::oneshot::Sender<ActionId>),
+}
+
+/// How a request of this stream was closed (kept for the last few, to tell a duplicate or a
+/// late Decision from one for a request this stream never had).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closed {
+    Answered,
+    Expired,
+}
+
+const CLOSED_KEPT: usize = 1024;
+
+#[derive(Default)]
+struct Requests {
+    open: HashMap<u64, Waiter>,
+    closed: VecDeque<(u64, Closed)>,
+}
+
+impl Requests {
+    fn close(&mut self, id: u64, how: Closed) {
+        if self.closed.len() == CLOSED_KEPT {
+            self.closed.pop_front();
+        }
+        self.closed.push_back((id, how));
+    }
 }
 
 pub struct Session {
@@ -43,13 +108,37 @@ pub struct Session {
     pub name: String,
     pub games: Vec<String>,
     tx: Outbound,
-    pending: Mutex<HashMap<u64, Waiter>>,
+    requests: Mutex<Requests>,
     alive: AtomicBool,
+    faults: AtomicU32,
+}
+
+/// Removes a request from the open ones when its waiter gives up (limit, match over).
+struct OpenRequest<'a> {
+    session: &'a Session,
+    id: u64,
+}
+
+impl Drop for OpenRequest<'_> {
+    fn drop(&mut self) {
+        let mut r = self.session.requests.lock().unwrap_or_else(|p| p.into_inner());
+        if r.open.remove(&self.id).is_some() {
+            r.close(self.id, Closed::Expired);
+        }
+    }
 }
 
 impl Session {
     pub fn new(id: String, name: String, games: Vec<String>, tx: Outbound) -> Session {
-        Session { id, name, games, tx, pending: Mutex::new(HashMap::new()), alive: AtomicBool::new(true) }
+        Session {
+            id,
+            name,
+            games,
+            tx,
+            requests: Mutex::new(Requests::default()),
+            alive: AtomicBool::new(true),
+            faults: AtomicU32::new(0),
+        }
     }
 
     pub fn is_alive(&self) -> bool {
@@ -61,32 +150,34 @@ impl Session {
         self.games.is_empty() || self.games.iter().any(|g| g == game)
     }
 
+    fn open(&self, id: u64, waiter: Waiter) -> OpenRequest<'_> {
+        self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.insert(id, waiter);
+        OpenRequest { session: self, id }
+    }
+
     /// Send a request and wait for its answer until `deadline` (blocking: call it from a
     /// plain thread, never from async code).
     pub fn decide(&self, request: v1::DecisionRequest, deadline: Option<Instant>) -> Result<ActionId, NoDecision> {
         if !self.is_alive() {
             return Err(NoDecision::Disconnected);
         }
-        let id = request.request_id;
         let (answer, wait) = mpsc::sync_channel(1);
-        self.pending.lock().expect("pending").insert(id, Waiter::Blocking(answer));
+        let _open = self.open(request.request_id, Waiter::Blocking(answer));
         let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
         if self.tx.blocking_send(Ok(message)).is_err() {
-            self.pending.lock().expect("pending").remove(&id);
             return Err(NoDecision::Disconnected);
         }
-        let got = match deadline {
+        match deadline {
             Some(d) => wait.recv_timeout(d.saturating_duration_since(Instant::now())).map_err(|e| match e {
                 mpsc::RecvTimeoutError::Timeout => NoDecision::Timeout(Duration::ZERO),
                 mpsc::RecvTimeoutError::Disconnected => NoDecision::Disconnected,
             }),
             None => wait.recv().map_err(|_| NoDecision::Disconnected),
-        };
-        self.pending.lock().expect("pending").remove(&id);
-        got
+        }
     }
 
-    /// [`Session::decide`] for async callers (the match driver): no thread waits.
+    /// [`Session::decide`] for async callers (the match driver): no thread waits. Dropping the
+    /// future (the match ended meanwhile) closes the request.
     pub async fn decide_async(
         &self,
         request: v1::DecisionRequest,
@@ -95,37 +186,60 @@ impl Session {
         if !self.is_alive() {
             return Err(NoDecision::Disconnected);
         }
-        let id = request.request_id;
         let (answer, wait) = tokio::sync::oneshot::channel();
-        self.pending.lock().expect("pending").insert(id, Waiter::Async(answer));
+        let _open = self.open(request.request_id, Waiter::Async(answer));
         let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
         if self.tx.send(Ok(message)).await.is_err() {
-            self.pending.lock().expect("pending").remove(&id);
             return Err(NoDecision::Disconnected);
         }
-        let got = match deadline {
+        match deadline {
             Some(d) => match tokio::time::timeout_at(d, wait).await {
                 Ok(Ok(a)) => Ok(a),
                 Ok(Err(_)) => Err(NoDecision::Disconnected),
                 Err(_) => Err(NoDecision::Timeout(Duration::ZERO)),
             },
             None => wait.await.map_err(|_| NoDecision::Disconnected),
-        };
-        self.pending.lock().expect("pending").remove(&id);
-        got
+        }
     }
 
-    /// A Decision arrived: hand it to whoever waits for it (late or unknown ones are dropped).
-    pub fn answer(&self, decision: v1::Decision) {
-        match self.pending.lock().expect("pending").remove(&decision.request_id) {
-            Some(Waiter::Blocking(tx)) => {
-                let _ = tx.try_send(decision.action);
+    /// A Decision arrived: hand it to whoever waits for it; anything else is a fault.
+    pub fn answer(&self, decision: v1::Decision) -> Result<(), StreamFault> {
+        let mut r = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        match r.open.remove(&decision.request_id) {
+            Some(waiter) => {
+                r.close(decision.request_id, Closed::Answered);
+                match waiter {
+                    Waiter::Blocking(tx) => {
+                        let _ = tx.try_send(decision.action);
+                    }
+                    Waiter::Async(tx) => {
+                        let _ = tx.send(decision.action);
+                    }
+                }
+                Ok(())
             }
-            Some(Waiter::Async(tx)) => {
-                let _ = tx.send(decision.action);
-            }
-            None => {}
+            None => Err(match r.closed.iter().rev().find(|(id, _)| *id == decision.request_id) {
+                Some((_, Closed::Answered)) => StreamFault::DuplicateDecision,
+                Some((_, Closed::Expired)) => StreamFault::LateDecision,
+                None => StreamFault::UnknownRequest,
+            }),
         }
+    }
+
+    /// Count a fault and tell the client; `Err` once the stream is past `limit` faults (the
+    /// caller then closes it).
+    pub async fn fault(&self, fault: StreamFault, request_id: u64, limit: u32) -> Result<(), u32> {
+        let count = self.faults.fetch_add(1, Ordering::AcqRel) + 1;
+        tracing::warn!(name = %self.name, code = fault.code(), count, "Play client: {}", fault.message(request_id));
+        let error =
+            v1::StreamError { code: fault.code().into(), message: fault.message(request_id), request_id, count, limit };
+        let _ = self.tx.send(Ok(v1::ServerMessage { message: Some(v1::server_message::Message::Error(error)) })).await;
+        if count >= limit { Err(count) } else { Ok(()) }
+    }
+
+    /// Faults counted on this stream.
+    pub fn faults(&self) -> u32 {
+        self.faults.load(Ordering::Acquire)
     }
 
     /// Tell the client a match of its is over (best effort).
@@ -133,10 +247,16 @@ impl Session {
         let _ = self.tx.try_send(Ok(v1::ServerMessage { message: Some(v1::server_message::Message::Ended(ended)) }));
     }
 
+    /// End the client's stream with `status` (best effort), and close the session.
+    pub fn end_with(&self, status: Status) {
+        let _ = self.tx.try_send(Err(status));
+        self.close();
+    }
+
     /// The stream is gone: everyone waiting hears so at once.
     pub fn close(&self) {
         self.alive.store(false, Ordering::Release);
-        self.pending.lock().expect("pending").clear();
+        self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.clear();
     }
 }
 

@@ -34,5 +34,6 @@ pub fn outcome(o: &Outcome, verdicts: &[v1::Verdict]) -> v1::Outcome {
         scores: o.scores.clone(),
         ranks: o.ranks.iter().map(|&r| u32::from(r)).collect(),
         verdicts: verdicts.to_vec(),
+        cancelled: false,
     }
 }

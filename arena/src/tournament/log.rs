@@ -7,6 +7,8 @@
 //! DIR/tournament.yaml   the tournament file as played (the schedule follows from it)
 //! DIR/run.json          the shard this directory plays, and the schedule's size and hash
 //! DIR/games.jsonl       one line per finished game
+//! DIR/deal-secret       with external participants: the secret the deals are drawn from
+//!                       (readable by its owner only; keep it from the participants)
 //! DIR/report/           ratings, charts, standings (rebuilt by `arena report DIR`)
 //! ```
 
@@ -21,6 +23,7 @@ use std::path::{Path, PathBuf};
 pub const CONFIG_FILE: &str = "tournament.yaml";
 pub const RUN_FILE: &str = "run.json";
 pub const LOG_FILE: &str = "games.jsonl";
+pub const SECRET_FILE: &str = "deal-secret";
 
 /// Why a game ended early for one seat: the participant there loses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -182,4 +185,26 @@ pub fn read_run_info(dir: &Path) -> Result<RunInfo, String> {
     let path = dir.join(RUN_FILE);
     let text = std::fs::read_to_string(&path).map_err(|e| io(&path, "read", e))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Keep the deal secret in the directory, readable by its owner only.
+pub fn write_deal_secret(dir: &Path, secret: &str) -> Result<(), String> {
+    let path = dir.join(SECRET_FILE);
+    let mut options = OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(&path).map_err(|e| io(&path, "create", e))?;
+    file.write_all(format!("{secret}\n").as_bytes()).map_err(|e| io(&path, "write", e))?;
+    file.sync_all().map_err(|e| io(&path, "sync", e))
+}
+
+/// The deal secret of a directory, if it has one.
+pub fn read_deal_secret(dir: &Path) -> Result<Option<String>, String> {
+    let path = dir.join(SECRET_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some(text.trim().to_string())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(&path, "read", e)),
+    }
 }

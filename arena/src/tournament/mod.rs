@@ -30,15 +30,65 @@ pub struct Tournament {
     pub text: String,
     pub games: Vec<ResolvedGame>,
     pub jobs: Vec<Job>,
+    /// The secret the deals are drawn from besides the file's seed (tournaments with external
+    /// participants: see [`Tournament::seal_deals`]).
+    pub deal_secret: Option<String>,
 }
 
+/// The environment variable that gives shards of one tournament their common deal secret.
+pub const DEAL_SECRET_ENV: &str = "ARENA_DEAL_SECRET";
+
 impl Tournament {
-    /// Parse and resolve a tournament file (`source` names it in errors).
+    /// Parse and resolve a tournament file (`source` names it in errors). Its deals follow
+    /// from the file alone until [`Tournament::seal_deals`].
     pub fn load(source: &str, text: &str, load: &dyn Fn(&str) -> Result<String, String>) -> Result<Tournament, String> {
         let config = TournamentConfig::parse(source, text)?;
         let games = config.resolve_games(load).map_err(|e| format!("{source}: {e}"))?;
         let jobs = schedule::schedule(config.seed, config.games_per_pairing, config.participants.len(), &games);
-        Ok(Tournament { config, text: text.to_string(), games, jobs })
+        Ok(Tournament { config, text: text.to_string(), games, jobs, deal_secret: None })
+    }
+
+    /// Does any participant play over the wire (and so must not know the deals)?
+    pub fn has_external(&self) -> bool {
+        self.config.participants.iter().any(|p| p.is_external())
+    }
+
+    /// Deal from the file's seed and `secret` together: whoever has only the file cannot
+    /// know a deal. The schedule is the same but for its seeds.
+    pub fn seal_deals(&mut self, secret: &str) -> Result<(), String> {
+        let hex = secret.trim();
+        if hex.len() < 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err("a deal secret is 32 or more hexadecimal digits (e.g. `openssl rand -hex 16`)".into());
+        }
+        let mut master = self.config.seed;
+        for chunk in hex.as_bytes().chunks(16) {
+            let word = u64::from_str_radix(std::str::from_utf8(chunk).expect("ascii"), 16).expect("hex digits");
+            master = engine::core::game_seed(master, word);
+        }
+        let c = &self.config;
+        self.jobs = schedule::schedule(master, c.games_per_pairing, c.participants.len(), &self.games);
+        self.deal_secret = Some(hex.to_string());
+        Ok(())
+    }
+
+    /// Seal the deals of a new run that has external participants: with the secret shards
+    /// share (`ARENA_DEAL_SECRET`), or one drawn now from the operating system. A tournament
+    /// of built-in agents only stays a pure function of its file.
+    pub fn seal_for_new_run(&mut self, shard: Option<Shard>) -> Result<(), String> {
+        if !self.has_external() {
+            return Ok(());
+        }
+        let secret = match std::env::var(DEAL_SECRET_ENV) {
+            Ok(s) => s,
+            Err(_) if shard.is_some() => {
+                return Err(format!(
+                    "a shard of a tournament with external participants: set {DEAL_SECRET_ENV} to one secret \
+                     for every shard (e.g. `openssl rand -hex 16`), so that they deal the same games"
+                ));
+            }
+            Err(_) => crate::server::hub::secret().map_err(|e| e.message().to_string())?,
+        };
+        self.seal_deals(&secret)
     }
 
     pub fn names(&self) -> Vec<String> {
@@ -77,7 +127,7 @@ pub fn start(
     factory: &AgentFactory,
     opts: &RunOptions,
 ) -> Result<Outcome, String> {
-    if dir.join(log::LOG_FILE).exists() {
+    if dir.join(log::LOG_FILE).exists() || dir.join(log::SECRET_FILE).exists() {
         return Err(format!(
             "{} already holds a tournament: resume it with `arena tournament --resume {}`, or choose another --out",
             dir.display(),
@@ -85,6 +135,9 @@ pub fn start(
         ));
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    if let Some(secret) = &t.deal_secret {
+        log::write_deal_secret(dir, secret)?;
+    }
     let config_path = dir.join(log::CONFIG_FILE);
     std::fs::write(&config_path, &t.text).map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
     log::write_run_info(dir, &t.run_info(shard))?;
@@ -96,7 +149,18 @@ pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Re
     let path = dir.join(log::CONFIG_FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{} is not a tournament directory: cannot read {}: {e}", dir.display(), path.display()))?;
-    let t = Tournament::load(&path.display().to_string(), &text, load)?;
+    let mut t = Tournament::load(&path.display().to_string(), &text, load)?;
+    match log::read_deal_secret(dir)? {
+        Some(secret) => t.seal_deals(&secret)?,
+        None if t.has_external() => {
+            return Err(format!(
+                "{}: {} is missing: the deals of a tournament with external participants follow from it",
+                dir.display(),
+                log::SECRET_FILE
+            ));
+        }
+        None => {}
+    }
     let info = log::read_run_info(dir)?;
     if info != t.run_info(info.shard) {
         return Err(format!(

@@ -71,7 +71,8 @@ def main():
     channel = grpc.insecure_channel(target)
     stub = rpc.PlayStub(channel)
     outbox = queue.Queue()
-    outbox.put(pb.BotMessage(hello=pb.Hello(name=args.name)))
+    # The name's key, if the server's operator reserved the name for this bot.
+    outbox.put(pb.BotMessage(hello=pb.Hello(name=args.name, key=os.environ.get("ARENA_KEY", ""))))
 
     def messages():
         while True:
@@ -90,6 +91,9 @@ def main():
                 decisions += 1
             elif kind == "ended":
                 pass
+            elif kind == "error":
+                # Something we sent was refused (a late decision, say); the stream goes on.
+                print(f"server: {message.error.code}: {message.error.message}", file=sys.stderr)
     except grpc.RpcError as e:
         if e.code() not in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE):
             sys.exit(f"the Play stream failed: {e.code().name}: {e.details()}")

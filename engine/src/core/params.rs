@@ -76,12 +76,17 @@ fn parse_patch<P: ParamFields>(source: &ParamSource) -> Result<P::Patch, ParamEr
             })
         }
         ParamSource::KeyValue { key, value } => {
+            // The value is quoted shortened: it may be long (a content set written inline).
+            let shown = match value.char_indices().nth(48) {
+                Some((i, _)) => format!("{}…", &value[..i]),
+                None => value.clone(),
+            };
             let scalar: serde_yaml::Value = serde_yaml::from_str(value)
-                .map_err(|e| ParamError(format!("--param {key}={value}: cannot read the value: {e}")))?;
+                .map_err(|e| ParamError(format!("{key}={shown}: cannot read the value: {e}")))?;
             let mut map = serde_yaml::Mapping::new();
             map.insert(serde_yaml::Value::String(key.clone()), scalar);
             serde_path_to_error::deserialize(serde_yaml::Value::Mapping(map))
-                .map_err(|e| ParamError(format!("--param {key}={value}: {}", e.into_inner())))
+                .map_err(|e| ParamError(format!("{key}={shown}: {}", e.into_inner())))
         }
     }
 }
@@ -121,7 +126,7 @@ pub fn resolve_params<P: GameParams>(preset: Option<&str>, sources: &[ParamSourc
                     )));
                 }
                 ParamSource::KeyValue { .. } => {
-                    return Err(ParamError(format!("--param preset={p}: name a preset with --preset {p}")));
+                    return Err(ParamError(format!("preset={p}: name a preset as such (--preset {p})")));
                 }
             }
         }

@@ -175,20 +175,27 @@ fn check_name(kind: &str, name: &str, seen: &mut HashMap<String, ()>) -> Result<
     Ok(())
 }
 
+/// A reading error, with the field it happened at (if any).
+fn field_error(what: &str, e: serde_path_to_error::Error<serde_yaml::Error>) -> String {
+    let path = e.path().to_string();
+    let inner = e.into_inner();
+    if path == "." || path.is_empty() { format!("{what}: {inner}") } else { format!("{what}: field `{path}`: {inner}") }
+}
+
 impl Content {
     /// Read and check a content set; `source` (a file name) is quoted in every error.
     pub fn from_yaml(source: &str, text: &str) -> Result<Content, String> {
         let de = serde_yaml::Deserializer::from_str(text);
-        let raw: RawContent = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if path == "." || path.is_empty() {
-                format!("content {source}: {inner}")
-            } else {
-                format!("content {source}: field `{path}`: {inner}")
-            }
-        })?;
+        let raw: RawContent =
+            serde_path_to_error::deserialize(de).map_err(|e| field_error(&format!("content {source}"), e))?;
         Content::build(raw).map_err(|e| format!("content {source}: {e}"))
+    }
+
+    /// Read and check a content set written inline (a YAML mapping already parsed); errors name
+    /// the field.
+    pub fn from_value(value: serde_yaml::Value) -> Result<Content, String> {
+        let raw: RawContent = serde_path_to_error::deserialize(value).map_err(|e| field_error("inline content", e))?;
+        Content::build(raw).map_err(|e| format!("inline content: {e}"))
     }
 
     fn build(raw: RawContent) -> Result<Content, String> {

@@ -23,81 +23,131 @@ param_enum! {
     }
 }
 
-/// The content set: `default` (embedded) or a file path. Serialises, prints and compares as
-/// the path; the loaded set rides along in an `Arc` (filled by [`GameParams::load_assets`]).
+/// The content set: `default` (embedded), a name the caller's loader reads (a file path on the
+/// command line; a set of the operator's content directory on a server), or a set written
+/// inline (a YAML mapping: `tiles:`, `characters:`, ...). Once loaded, any set but the default
+/// serialises inline, so parameters that travel (records, the wire) never name a file to open
+/// and replay anywhere. The loaded set rides along in an `Arc` (filled by
+/// [`GameParams::load_assets`]).
 #[derive(Clone)]
 pub struct ContentRef {
-    path: String,
+    /// `default`, the name it was loaded by, or `inline`.
+    name: String,
+    /// The set as written, once read (what it serialises as).
+    source: Option<Arc<serde_yaml::Value>>,
     loaded: Option<Arc<Content>>,
 }
 
 impl ContentRef {
     pub const DEFAULT: &'static str = "default";
+    /// The name of a set written inline.
+    pub const INLINE: &'static str = "inline";
 
     /// The embedded default set.
     pub fn default_set() -> ContentRef {
-        ContentRef { path: Self::DEFAULT.to_string(), loaded: Some(Content::default_set()) }
+        ContentRef { name: Self::DEFAULT.to_string(), source: None, loaded: Some(Content::default_set()) }
     }
 
-    /// A content set already loaded (e.g. in tests), known by `path`.
-    pub fn with_content(path: &str, content: Content) -> ContentRef {
-        ContentRef { path: path.to_string(), loaded: Some(Arc::new(content)) }
+    /// A content set already loaded (e.g. in tests), known by `name`.
+    pub fn with_content(name: &str, content: Content) -> ContentRef {
+        ContentRef { name: name.to_string(), source: None, loaded: Some(Arc::new(content)) }
     }
 
-    /// A path, not yet loaded.
-    pub fn path_only(path: &str) -> ContentRef {
-        if path == Self::DEFAULT {
+    /// A name for the loader, not yet loaded.
+    pub fn named(name: &str) -> ContentRef {
+        if name == Self::DEFAULT {
             return Self::default_set();
         }
-        ContentRef { path: path.to_string(), loaded: None }
+        ContentRef { name: name.to_string(), source: None, loaded: None }
     }
 
-    pub fn path(&self) -> &str {
-        &self.path
+    /// A set written inline, read and checked at once (no loader is involved).
+    pub fn inline(source: serde_yaml::Value) -> Result<ContentRef, String> {
+        let content = Content::from_value(source.clone())?;
+        Ok(ContentRef {
+            name: Self::INLINE.to_string(),
+            source: Some(Arc::new(source)),
+            loaded: Some(Arc::new(content)),
+        })
+    }
+
+    /// `default`, the name the set was loaded by, or `inline`.
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     pub fn is_loaded(&self) -> bool {
         self.loaded.is_some()
     }
 
-    /// The content: the loaded set, or the default set when a path was never loaded (the
+    /// The content: the loaded set, or the default set when a name was never loaded (the
     /// registry always loads it; see [`GameParams::load_assets`]).
     pub fn get(&self) -> Arc<Content> {
         self.loaded.clone().unwrap_or_else(Content::default_set)
+    }
+
+    /// Read the named set through `load` (a no-op for the default set and inline sets).
+    fn load(&mut self, load: &dyn Fn(&str) -> Result<String, String>) -> Result<(), String> {
+        if self.loaded.is_some() {
+            return Ok(());
+        }
+        let shown = match self.name.char_indices().nth(64) {
+            Some((i, _)) => format!("{}…", &self.name[..i]),
+            None => self.name.clone(),
+        };
+        let text = load(&self.name).map_err(|e| format!("content `{shown}`: {e}"))?;
+        let content = Content::from_yaml(&self.name, &text)?;
+        let source: serde_yaml::Value =
+            serde_yaml::from_str(&text).map_err(|e| format!("content `{}`: {e}", self.name))?;
+        self.source = Some(Arc::new(source));
+        self.loaded = Some(Arc::new(content));
+        Ok(())
     }
 }
 
 impl fmt::Debug for ContentRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ContentRef({:?}, loaded: {})", self.path, self.loaded.is_some())
+        write!(f, "ContentRef({:?}, loaded: {})", self.name, self.loaded.is_some())
     }
 }
 
 impl fmt::Display for ContentRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.path)
+        f.write_str(&self.name)
     }
 }
 
 impl PartialEq for ContentRef {
     fn eq(&self, other: &Self) -> bool {
-        self.path == other.path
+        match (&self.source, &other.source) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => self.name == other.name,
+            _ => false,
+        }
     }
 }
 
 impl Serialize for ContentRef {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.path)
+        match &self.source {
+            Some(source) if self.name != Self::DEFAULT => source.serialize(s),
+            _ => s.serialize_str(&self.name),
+        }
     }
 }
 
 impl<'de> Deserialize<'de> for ContentRef {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let path = String::deserialize(d)?;
-        if path.trim().is_empty() {
-            return Err(serde::de::Error::custom("an empty content path: use `default` or a file path"));
+        match serde_yaml::Value::deserialize(d)? {
+            serde_yaml::Value::String(name) if name.trim().is_empty() => Err(serde::de::Error::custom(
+                "an empty content name: use `default`, a name, or a content set written inline",
+            )),
+            serde_yaml::Value::String(name) => Ok(ContentRef::named(&name)),
+            source @ serde_yaml::Value::Mapping(_) => ContentRef::inline(source).map_err(serde::de::Error::custom),
+            _ => Err(serde::de::Error::custom(
+                "expected `default`, a name, or a content set written inline (a mapping of tiles, characters, ...)",
+            )),
         }
-        Ok(ContentRef::path_only(&path))
     }
 }
 
@@ -116,7 +166,7 @@ game_params! {
         pub discovery_cards: DiscoveryRule,
         /// The game stops at the end of this round even if nobody has six discoveries (a position where nobody can complete anything would never end), and is scored as usual.
         pub max_rounds: Bounded<1, 10000>,
-        /// The content set: default (embedded) or the path of a YAML file.
+        /// The content set: default (embedded), a YAML file (on a server: a set the operator offers by name), or a set written inline as YAML.
         pub content: ContentRef,
     }
 }
@@ -174,20 +224,13 @@ impl GameParams for ExpeditionParams {
             );
         }
         if let Some(content) = &self.content.loaded {
-            content.check_for_players(self.players()).map_err(|e| format!("content {}: {e}", self.content.path))?;
+            content.check_for_players(self.players()).map_err(|e| format!("content {}: {e}", self.content.name))?;
         }
         Ok(())
     }
 
     fn load_assets(&mut self, load: &dyn Fn(&str) -> Result<String, String>) -> Result<(), ParamError> {
-        if self.content.path != ContentRef::DEFAULT {
-            let text = load(&self.content.path)
-                .map_err(|e| ParamError(format!("content {}: cannot read it: {e}", self.content.path)))?;
-            let content = Content::from_yaml(&self.content.path, &text).map_err(ParamError)?;
-            self.content.loaded = Some(Arc::new(content));
-        } else if self.content.loaded.is_none() {
-            self.content.loaded = Some(Content::default_set());
-        }
+        self.content.load(load).map_err(ParamError)?;
         self.validate().map_err(ParamError)
     }
 }

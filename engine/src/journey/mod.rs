@@ -434,7 +434,9 @@ impl Journey {
 
     fn legal_in_phase(&self, mut emit: impl FnMut(Action)) {
         match self.phase {
-            Phase::Refuge { refuge, actor, passes, .. } => refuge::legal(self, refuge, actor, passes, &mut emit),
+            Phase::Refuge { refuge, left, actor, passes } => {
+                refuge::legal(self, refuge, left, actor, passes, &mut emit)
+            }
             Phase::Fight { actor } => fight::legal(self, actor, &mut emit),
             Phase::Take { seat: _, suit, not, .. } => {
                 for &c in self.discard.iter() {

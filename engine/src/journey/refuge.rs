@@ -21,13 +21,13 @@ pub(super) fn reveal(g: &mut Journey) {
     }
 }
 
-pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, passes: u8, emit: &mut impl FnMut(Action)) {
+pub(super) fn legal(g: &Journey, refuge: Card, left: u8, actor: u8, passes: u8, emit: &mut impl FnMut(Action)) {
     let a = actor as usize;
     if g.has_room(actor) && !g.supply.is_empty() {
         emit(Action::Forage);
     }
     for &c in g.discard.iter() {
-        if fight::takeable(c) {
+        if fight::takeable(c) && !(g.is_power_ace(c) && boxed_at_arrival(g, refuge, left)) {
             emit(Action::Recover(c));
         }
     }
@@ -42,6 +42,17 @@ pub(super) fn legal(g: &Journey, refuge: Card, actor: u8, passes: u8, emit: &mut
         emit(Action::Pass);
     }
     emit(Action::EndRefuge);
+}
+
+/// A power Ace recovered now would be removed at arrival before anyone could forage it: this
+/// is the refuge's last action, no Journey card is left to reveal before arrival (nor an A♥
+/// destination refuge to come), and the martian way home removes the powered Aces wherever
+/// they are. Recovering it would only end the refuge, a twin of `end refuge`.
+fn boxed_at_arrival(g: &Journey, refuge: Card, left: u8) -> bool {
+    left <= 1
+        && g.journey.is_empty()
+        && !(refuge.is_ace() && g.p.destination == Destination::LastRefuge)
+        && g.p.return_journey == super::params::ReturnJourney::Ruins
 }
 
 /// The action may be passed on while some other journeying traveller has not just passed

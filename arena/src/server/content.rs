@@ -1,0 +1,130 @@
+//! What the server reads for a request: nothing a request names, but the content sets of the
+//! one directory its operator opened (`arena serve --content-dir DIR`), by bare name. A set
+//! may always be sent inline instead (the parameter's value is the set's YAML mapping), and
+//! that needs no file at all.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The largest content file the server reads.
+pub const MAX_CONTENT_BYTES: u64 = 1 << 20;
+/// Sets listed from the directory at most.
+const MAX_LISTED: usize = 256;
+
+/// The loader the server gives the engine for parameters from the wire.
+#[derive(Clone, Debug, Default)]
+pub struct ContentDir {
+    dir: Option<PathBuf>,
+}
+
+/// A value from the wire, shortened for an error message.
+pub fn shown(value: &str) -> String {
+    const MAX: usize = 64;
+    match value.char_indices().nth(MAX) {
+        None => value.to_string(),
+        Some((i, _)) => format!("{}…", &value[..i]),
+    }
+}
+
+/// A name of letters, digits, `_` and `-` (a letter or digit first), at most 64 characters:
+/// no path, no extension, nothing to climb out of the directory with.
+pub fn is_bare_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.chars().next().is_some_and(|c| c.is_ascii_alphanumeric())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl ContentDir {
+    /// No directory: the server reads no file for any request.
+    pub fn none() -> ContentDir {
+        ContentDir { dir: None }
+    }
+
+    /// The operator's directory of content sets (`NAME.yaml` files).
+    pub fn open(dir: &Path) -> Result<ContentDir, String> {
+        let meta = std::fs::metadata(dir).map_err(|e| format!("--content-dir {}: {e}", dir.display()))?;
+        if !meta.is_dir() {
+            return Err(format!("--content-dir {}: not a directory", dir.display()));
+        }
+        Ok(ContentDir { dir: Some(dir.to_path_buf()) })
+    }
+
+    /// The sets offered: every regular `NAME.yaml` file with a bare name, sorted.
+    pub fn names(&self) -> Vec<String> {
+        let Some(dir) = &self.dir else { return Vec::new() };
+        let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+        let mut names: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.metadata().is_ok_and(|m| m.is_file()))
+            .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(str::to_string))
+            .filter(|n| is_bare_name(n))
+            .take(MAX_LISTED)
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The text of the set `name`; never a path, never anything but a regular file of the
+    /// directory, never more than [`MAX_CONTENT_BYTES`]. Errors never quote a file.
+    pub fn load(&self, name: &str) -> Result<String, String> {
+        let Some(dir) = &self.dir else {
+            return Err("this server opens no file for a request: send the set inline (the value is its \
+                 YAML mapping: tiles, characters, missions, ...), or `default`"
+                .to_string());
+        };
+        if !is_bare_name(name) {
+            return Err("not the name of a set: names are letters, digits, `_` and `-` (no paths); or send \
+                 the set inline as YAML"
+                .to_string());
+        }
+        let missing = || {
+            let names = self.names();
+            let offered = if names.is_empty() { "none".to_string() } else { names.join(", ") };
+            format!("this server offers no such content set; it offers: {offered}")
+        };
+        let path = dir.join(format!("{name}.yaml"));
+        // A regular file only (never a pipe or a device), checked before anything opens it.
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() && m.len() <= MAX_CONTENT_BYTES => {}
+            Ok(m) if m.is_file() => {
+                return Err(format!("over {MAX_CONTENT_BYTES} bytes: the server reads no such set"));
+            }
+            _ => return Err(missing()),
+        }
+        let file = std::fs::File::open(&path).map_err(|_| missing())?;
+        let mut text = String::new();
+        file.take(MAX_CONTENT_BYTES + 1).read_to_string(&mut text).map_err(|_| "cannot be read as text".to_string())?;
+        if text.len() as u64 > MAX_CONTENT_BYTES {
+            return Err(format!("over {MAX_CONTENT_BYTES} bytes: the server reads no such set"));
+        }
+        Ok(text)
+    }
+}
+
+/// The loader for parameters a client receives from a server: they are self-contained (a
+/// content set travels inline), so a name in them is refused and no file is ever opened.
+pub fn refuse_files(name: &str) -> Result<String, String> {
+    Err(format!("parameters from the wire name no files: `{}` is refused (a content set travels inline)", shown(name)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_names_only() {
+        for ok in ["small", "set-2", "My_Set"] {
+            assert!(is_bare_name(ok), "{ok}");
+        }
+        for bad in ["", "../x", "/etc/passwd", "a/b", "x.yaml", ".hidden", "-x", "a b", &"x".repeat(65)] {
+            assert!(!is_bare_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn without_a_directory_nothing_is_opened() {
+        let e = ContentDir::none().load("/etc/passwd").unwrap_err();
+        assert!(e.contains("opens no file") && e.contains("inline"), "{e}");
+        assert!(shown(&"é".repeat(100)).chars().count() == 65);
+    }
+}
