@@ -3,6 +3,8 @@
 //! agents.
 
 pub mod client;
+pub mod record;
+pub mod referee;
 pub mod server;
 pub mod tournament;
 

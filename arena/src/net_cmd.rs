@@ -1,5 +1,6 @@
 //! `arena serve` and `arena bot`: the gRPC game server, and a built-in agent as its client.
 
+use arena::referee::limit_ms;
 use arena::server::{self, Policy, ServerConfig};
 use bots::BotLimits;
 use clap::Args;
@@ -129,9 +130,9 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
     let config = ServerConfig {
         max_matches: args.max_matches,
         max_message_bytes: args.max_message_bytes,
-        move_time: (args.move_time_ms > 0).then(|| Duration::from_millis(args.move_time_ms)),
+        move_time: limit_ms(args.move_time_ms),
         max_move_time: Duration::from_millis(args.max_move_time_ms),
-        idle: (args.idle_secs > 0).then(|| Duration::from_secs(args.idle_secs)),
+        idle: limit_ms(args.idle_secs.saturating_mul(1000)),
         policy: if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit },
         keep_finished_for: Duration::from_secs(args.keep_finished_secs),
         keep_finished: args.keep_finished,
@@ -149,7 +150,8 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
         records: args.records.clone(),
         ..ServerConfig::default()
     };
-    runtime()?.block_on(async {
+    let rt = runtime()?;
+    let served = rt.block_on(async {
         let running = server::start(args.addr, config).await?;
         outln!("serving tabletop.arena.v1 on {}", running.addr);
         server::stop_signal().await;
@@ -157,7 +159,10 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
         running.stop().await?;
         outln!("stopped");
         Ok(())
-    })
+    });
+    // An agent still thinking on a blocking thread is not waited for long.
+    rt.shutdown_timeout(Duration::from_secs(5));
+    served
 }
 
 pub fn bot(args: BotArgs) -> Result<(), String> {

@@ -170,7 +170,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
     let (stop_bot, stopped) = tokio::sync::oneshot::channel();
     let bot_url = url.clone();
     let bot = rt.spawn(async move { arena::client::run_bot(&bot_url, "random", bench_bot(), 1, Some(stopped)).await });
-    if hub.wait_for_session("bench", Duration::from_secs(10)).is_none() {
+    if rt.block_on(hub.wait_for_session("bench", Duration::from_secs(10))).is_none() {
         return Err("the bench client did not connect".into());
     }
     let one = remote(&hub, 1, args.seconds)?;

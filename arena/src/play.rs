@@ -1,11 +1,14 @@
 //! `arena play`: a series of games between built-in agents, summarised; `arena replay`.
 
 use crate::setup::{GameArgs, load_file};
-use bots::{Agent, Budget, SeatView};
+use arena::record::{self, MatchRecord};
+use arena::referee::{MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, Verdict, limit_ms, play_game};
+use arena::server::content::refuse_files;
 use clap::Args;
-use engine::core::{AnyGame, AnySpec, MetricKind, Record, Seat, game_seed};
+use engine::core::{ActionId, AnyGame, AnySpec, MetricKind, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressStyle};
 use reports::{Figure, GameResult, PlaySummary};
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -37,9 +40,18 @@ pub struct PlayArgs {
     /// Print the summary as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Write every game's record (parameters, seed, actions) to this YAML file.
+    /// Write every game's record (parameters, seed, actions, outcome, verdicts) to this file,
+    /// one JSON line per game (`arena replay` reads it).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
+    /// The per-move limit in milliseconds (0: none). An agent past it is cut off with a
+    /// `timeout` verdict.
+    #[arg(long, default_value_t = 0)]
+    pub move_time_ms: u64,
+    /// What a verdict (timeout, illegal action, crash) does: `forfeit` (the agent loses the
+    /// game) or `random` (a random legal action is played for it).
+    #[arg(long, default_value = "forfeit", value_parser = ["forfeit", "random"])]
+    pub on_timeout: String,
 }
 
 /// Split an agent list: `random,mcts:iterations=200,c=0.5,greedy` is three agents (a piece
@@ -73,47 +85,42 @@ fn seat_agents(bots: &str, spec: &dyn AnySpec) -> Result<Vec<String>, String> {
     }
 }
 
-/// Play one game to its end; with `trace`, print the move-by-move account as it goes.
-fn play_one(
-    mut g: Box<dyn AnyGame>,
-    agents: &mut [Box<dyn Agent>],
-    record: &mut Record,
-    trace: bool,
-) -> Result<Box<dyn AnyGame>, String> {
+/// The first game's move-by-move account, as it is played: every seat's view, the legal
+/// actions, the move.
+fn trace_move(g: &dyn AnyGame, seat: Seat, action: ActionId, agent: &str, n: usize) {
+    outln!("── move {n}: {seat} to act");
+    for s in 0..g.seats() {
+        out!("{}", g.observation_text(Seat(s as u8)));
+    }
     let mut legal = Vec::new();
-    let mut n = 0;
-    while let Some(seat) = g.to_move() {
-        legal.clear();
-        g.legal_actions(&mut legal);
-        let view = SeatView::local(g.as_ref(), seat, &legal, Budget::default());
-        let agent = &mut agents[seat.index()];
-        let a = agent.act(&view).map_err(|e| format!("agent {} at {seat} failed: {e}", agent.name()))?;
-        n += 1;
-        if trace {
-            outln!("── move {n}: {seat} to act");
-            for s in 0..g.seats() {
-                out!("{}", g.observation_text(Seat(s as u8)));
-            }
-            let labels: Vec<String> = legal.iter().map(|&l| g.action_label(l)).collect();
-            outln!("  legal: {}", labels.join(" | "));
-            outln!("▶ {seat} ({}): {}", agents[seat.index()].name(), g.action_label(a));
-        }
-        if let Err(e) = g.apply(a) {
-            // An agent chose outside the legal list: a bug in the agent, named here.
-            return Err(format!("agent {} at {seat} chose {a}: {e}", agents[seat.index()].name()));
-        }
-        record.actions.push(a);
+    g.legal_actions(&mut legal);
+    let labels: Vec<String> = legal.iter().map(|&l| g.action_label(l)).collect();
+    outln!("  legal: {}", labels.join(" | "));
+    outln!("▶ {seat} ({agent}): {}", g.action_label(action));
+}
+
+fn trace_end(g: &dyn AnyGame, outcome: &MatchOutcome, verdicts: &[Verdict]) {
+    outln!("── the end");
+    for s in 0..g.seats() {
+        out!("{}", g.observation_text(Seat(s as u8)));
     }
-    if trace {
-        outln!("── the end");
-        for s in 0..g.seats() {
-            out!("{}", g.observation_text(Seat(s as u8)));
-        }
-        if let Some(o) = g.outcome() {
-            outln!("scores {:?}, ranks {:?}", o.scores, o.ranks);
-        }
+    outln!("{}", describe_outcome(outcome, verdicts));
+}
+
+/// An outcome in one line: scores and ranks, and how it ended.
+pub fn describe_outcome(o: &MatchOutcome, verdicts: &[Verdict]) -> String {
+    let mut line = format!("scores {:?}, ranks {:?}", o.result.scores, o.result.ranks);
+    if !o.result.achieved.is_empty() {
+        line += &format!(", achieved {:?}", o.result.achieved);
     }
-    Ok(g)
+    if o.cancelled {
+        line += ", cancelled";
+    }
+    for v in verdicts {
+        let times = if v.count > 1 { format!(" ×{}", v.count) } else { String::new() };
+        line += &format!("; seat {} {}{times} ({}): {}", v.seat, v.kind.name(), v.policy.name(), v.detail);
+    }
+    line
 }
 
 fn new_game(spec: &dyn AnySpec, scenario: Option<&str>, seed: u64) -> Result<Box<dyn AnyGame>, String> {
@@ -143,7 +150,15 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let params = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
     let params_line = params.trim().replace('\n', ", ");
     let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
-    let mut records = Vec::new();
+    let move_time = limit_ms(args.move_time_ms);
+    let policy = if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit };
+    let mut writer = match &args.records {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        )),
+        None => None,
+    };
+    let _quiet = QuietPanics::install();
     let rotations = if args.swap_seats { seats as u64 } else { 1 };
     let total = args.games * rotations;
     let progress = ProgressBar::new(total);
@@ -162,40 +177,64 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             let at_seat: Vec<String> =
                 (0..seats).map(|s| agent_names[(s + rotation as usize) % seats].clone()).collect();
             let g = new_game(spec.as_ref(), scenario.as_deref(), seed)?;
-            let mut agents = at_seat
-                .iter()
-                .enumerate()
-                .map(|(s, n)| bots::agent(n, spec.as_ref(), game_seed(seed, s as u64 + 1)))
-                .collect::<Result<Vec<_>, _>>()?;
-            let mut record = spec.record(seed, scenario.as_deref());
+            let mut agents = Vec::new();
+            for (s, n) in at_seat.iter().enumerate() {
+                let agent = bots::agent(n, spec.as_ref(), game_seed(seed, s as u64 + 1))?;
+                agents.push(SeatAgent::new(agent, move_time));
+            }
             let trace = args.trace && i == 0 && rotation == 0;
             if trace {
                 outln!("══ game 1 of {total}{scenario_name}, seed {seed}");
             }
-            let g = play_one(g, &mut agents, &mut record, trace)?;
-            let o = g.outcome().expect("a finished game has an outcome");
+            let mut n = 0;
+            let referee = Referee::new(move_time, policy, seed);
+            let played = play_game(g, agents, referee, |g, seat, a| {
+                n += 1;
+                if trace {
+                    trace_move(g, seat, a, &at_seat[seat.index()], n);
+                }
+            });
+            if trace {
+                trace_end(played.game.as_ref(), &played.outcome, &played.verdicts);
+            }
+            let o = &played.outcome.result;
+            let metrics = match played.outcome.forfeited_by {
+                None => played.game.metrics(),
+                Some(_) => Vec::new(),
+            };
             summary.add(&GameResult {
-                agents: at_seat,
-                scores: o.scores,
-                ranks: o.ranks,
-                actions: record.actions.len() as u64,
-                metrics: g
-                    .metrics()
-                    .into_iter()
+                agents: at_seat.clone(),
+                scores: o.scores.clone(),
+                ranks: o.ranks.clone(),
+                actions: played.actions.len() as u64,
+                metrics: metrics
+                    .iter()
                     .map(|m| Figure { name: m.name, value: m.value, rate: m.kind == MetricKind::Rate })
                     .collect(),
+                verdicts: played.verdicts.iter().map(|v| format!("{}: {}", at_seat[v.seat], v.kind.name())).collect(),
             });
-            if args.records.is_some() {
-                records.push(record);
+            if let Some(w) = &mut writer {
+                let mut record = spec.record(seed, scenario.as_deref());
+                record.actions = played.actions;
+                let r = MatchRecord {
+                    game: record,
+                    players: at_seat,
+                    outcome: played.outcome,
+                    verdicts: played.verdicts,
+                    metrics: metrics.iter().map(|m| (m.name.to_string(), m.value)).collect(),
+                    move_ms: played.move_ms,
+                    match_id: None,
+                    tournament: None,
+                };
+                w.write_all(r.to_line()?.as_bytes()).map_err(|e| format!("cannot write the records: {e}"))?;
             }
             progress.inc(1);
         }
     }
     progress.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
-    if let Some(path) = &args.records {
-        let text = serde_yaml::to_string(&records).map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    if let Some(w) = &mut writer {
+        w.flush().map_err(|e| format!("cannot write the records: {e}"))?;
     }
     if args.json {
         let mut v = serde_json::to_value(&summary).map_err(|e| e.to_string())?;
@@ -210,36 +249,75 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
 
 #[derive(Args)]
 pub struct ReplayArgs {
-    /// A records file written by `arena play --records`.
+    /// A records file: `arena play --records`, a tournament's `games.jsonl`, `arena serve
+    /// --records`.
     pub file: PathBuf,
-    /// Print every game move by move.
+    /// Only game N of the file (counted from 1, as listed).
+    #[arg(long, value_name = "N")]
+    pub game: Option<usize>,
+    /// Print the game(s) move by move: the mover, who sat there, every action's label.
     #[arg(long)]
-    pub trace: bool,
+    pub text: bool,
+    /// With --text: before every move, what this seat saw (its observation as text).
+    #[arg(long, value_name = "S", requires = "text")]
+    pub seat: Option<u8>,
 }
 
 pub fn replay(args: ReplayArgs) -> Result<(), String> {
     let name = args.file.display().to_string();
-    let text = load_file(&name)?;
-    let records: Vec<Record> = serde_yaml::from_str(&text).map_err(|e| format!("{name}: {e}"))?;
-    for (i, r) in records.iter().enumerate() {
-        let mut moves = 0;
-        let g = r
-            .replay(&load_file, |g| {
-                if args.trace
-                    && let Some(seat) = g.to_move()
-                {
+    let read = record::read(&args.file)?;
+    if read.records.is_empty() {
+        return Err(format!("{name}: no records"));
+    }
+    if read.truncated {
+        outln!("{name}: a last line cut short (a writer killed mid-line) was left out");
+    }
+    let chosen: Vec<(usize, &MatchRecord)> = match args.game {
+        Some(n) if n == 0 || n > read.records.len() => {
+            return Err(format!("--game {n}: {name} holds games 1 to {}", read.records.len()));
+        }
+        Some(n) => vec![(n, &read.records[n - 1])],
+        None => read.records.iter().enumerate().map(|(i, r)| (i + 1, r)).collect(),
+    };
+    for (n, r) in chosen {
+        let g = if args.text {
+            outln!(
+                "══ game {n}: {} (rules version {}), seed {}{}",
+                r.game.game,
+                r.game.rules_version,
+                r.game.seed,
+                r.match_id.as_ref().map(|m| format!(", match {m}")).unwrap_or_default()
+            );
+            for (s, p) in r.players.iter().enumerate() {
+                outln!("   seat {s}: {p}");
+            }
+            let mut moves = 0;
+            let g = r
+                .replay(&refuse_files, |g| {
+                    let Some(seat) = g.to_move() else { return };
+                    let Some(&a) = r.game.actions.get(moves) else { return };
                     moves += 1;
-                    out!("── move {moves}: {seat} to act\n{}", g.observation_text(seat));
-                }
-            })
-            .map_err(|e| format!("{name}: record {i}: {e}"))?;
-        let over = g.outcome().map(|o| format!("scores {:?}, ranks {:?}", o.scores, o.ranks));
+                    if let Some(s) = args.seat.filter(|&s| usize::from(s) < g.seats()) {
+                        out!("{}", g.observation_text(Seat(s)));
+                    }
+                    let who = r.players.get(seat.index()).map(String::as_str).unwrap_or("?");
+                    outln!("{moves:>4}. {seat} ({who}): {}", g.action_label(a));
+                })
+                .map_err(|e| format!("{name}: game {n}: {e}"))?;
+            if let Some(s) = args.seat.filter(|&s| usize::from(s) < g.seats()) {
+                out!("{}", g.observation_text(Seat(s)));
+            }
+            g
+        } else {
+            r.replay(&refuse_files, |_| {}).map_err(|e| format!("{name}: game {n}: {e}"))?
+        };
+        let _ = g;
         outln!(
-            "record {i}: {} seed {}, {} actions: {}",
-            r.game,
-            r.seed,
-            r.actions.len(),
-            over.unwrap_or_else(|| "not finished".into())
+            "game {n}: {} seed {}, {} actions: {}",
+            r.game.game,
+            r.game.seed,
+            r.game.actions.len(),
+            describe_outcome(&r.outcome, &r.verdicts)
         );
     }
     Ok(())

@@ -41,12 +41,12 @@ pub struct ReportArgs {
 fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
     run::RunOptions {
         workers: args.workers.unwrap_or_else(|| t.config.workers()),
-        move_time: (t.config.move_time_ms > 0).then(|| std::time::Duration::from_millis(t.config.move_time_ms)),
+        move_time: arena::referee::limit_ms(t.config.move_time_ms),
         progress: !args.quiet && std::io::stderr().is_terminal(),
     }
 }
 
-fn summary(outcome: &tournament::Outcome) {
+fn summary(outcome: &tournament::RunSummary) {
     let s = &outcome.stats;
     outln!(
         "played {} games ({} were logged before, {} in this share of the schedule) in {:.1} s with {} workers: {:.1} games/s; {:.1}% of the workers' time outside games",
@@ -92,7 +92,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     Ok(())
 }
 
-fn print_report(outcome: &tournament::Outcome) {
+fn print_report(outcome: &tournament::RunSummary) {
     if let Some(report) = &outcome.report
         && let Ok(text) = std::fs::read_to_string(report.join("standings.md"))
     {

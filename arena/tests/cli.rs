@@ -133,18 +133,75 @@ fn bad_input_is_named_and_fails() {
 fn records_replay_to_the_same_outcomes() {
     let dir = std::env::temp_dir().join(format!("arena-records-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("games.yaml");
+    let file = dir.join("games.jsonl");
     let f = file.to_str().unwrap();
     ok(&["play", "expedition", "--games", "3", "--seed", "9", "--records", f]);
     let replayed = ok(&["replay", f]);
     assert_eq!(replayed.lines().count(), 3, "{replayed}");
     assert!(replayed.lines().all(|l| l.contains("scores")), "{replayed}");
-    // Tamper with one action: the replay names the record and the action.
+    // Tamper with one action: the replay names the game and the action.
     let text = std::fs::read_to_string(&file).unwrap();
-    let broken = text.replacen("actions:\n  - ", "actions:\n  - 999999\n  - ", 1);
+    let broken = text.replacen("\"actions\":[", "\"actions\":[999999,", 1);
     std::fs::write(&file, broken).unwrap();
     let e = fails(&["replay", f]);
-    assert!(e.contains("record 0") && e.contains("action #0"), "{e}");
+    assert!(e.contains("game 1") && e.contains("action #0"), "{e}");
+}
+
+/// Every file the project writes replays: `play --records`, a tournament's log, `serve
+/// --records`; a record of other rules is refused naming both versions; a game reads move by
+/// move, with what a seat saw.
+#[test]
+fn arena_replay_reads_every_records_file_and_refuses_other_rules() {
+    let dir = std::env::temp_dir().join(format!("arena-replay-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let played = dir.join("play.jsonl");
+    ok(&["play", "journey", "--games", "2", "--bots", "rules", "--records", played.to_str().unwrap()]);
+    let t = temp(
+        "replay-t.yaml",
+        "seed: 2\ngames_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: rules }\ngames:\n  - { game: expedition, preset: no-dice }\n",
+    );
+    let tdir = dir.join("t");
+    ok(&["tournament", t.to_str().unwrap(), "--out", tdir.to_str().unwrap(), "--quiet"]);
+    let served = dir.join("served.jsonl");
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        use proto::v1;
+        let config = arena::server::ServerConfig { records: Some(served.clone()), ..Default::default() };
+        let running = arena::server::start("127.0.0.1:0".parse().unwrap(), config).await.unwrap();
+        let mut m = arena::client::matches(arena::client::connect(&running.url()).await.unwrap());
+        let bot = |b: &str| v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot(b.into())) };
+        let req = v1::CreateMatchRequest {
+            game: "expedition".into(),
+            seats: vec![bot("random"), bot("rules")],
+            ..Default::default()
+        };
+        m.create_match(req).await.unwrap();
+        while running.hub.active() > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        running.stop().await.unwrap();
+    });
+    for (file, games) in [(played.clone(), 2), (tdir.join("games.jsonl"), 4), (served.clone(), 1)] {
+        let out = ok(&["replay", file.to_str().unwrap()]);
+        assert_eq!(out.lines().filter(|l| l.starts_with("game ")).count(), games, "{}: {out}", file.display());
+    }
+    // Move by move, with the mover, who sat there and every label; with --seat, its view.
+    let text = ok(&["replay", served.to_str().unwrap(), "--game", "1", "--text", "--seat", "1"]);
+    assert!(text.contains("seat 0: random") && text.contains("seat 1: rules"), "{text}");
+    assert!(text.lines().any(|l| l.trim_start().starts_with("1. seat")), "{text}");
+    assert!(text.contains("You are seat 1"), "seat 1's view is shown: {text}");
+    let e = fails(&["replay", served.to_str().unwrap(), "--game", "2"]);
+    assert!(e.contains("--game 2") && e.contains("1 to 1"), "{e}");
+    // Edit the rules version: refused, naming both.
+    let edited = dir.join("edited.jsonl");
+    let line = std::fs::read_to_string(&played).unwrap().lines().next().unwrap().to_string();
+    std::fs::write(&edited, line.replace("\"rules_version\":1", "\"rules_version\":99") + "\n").unwrap();
+    let e = fails(&["replay", edited.to_str().unwrap()]);
+    assert!(e.contains("version 99") && e.contains("version 1"), "{e}");
+    // Not a records file at all.
+    let e = fails(&["replay", t.to_str().unwrap()]);
+    assert!(e.contains("line 1") && e.contains("not a records file"), "{e}");
 }
 
 #[test]
@@ -152,11 +209,11 @@ fn records_of_scenario_games_replay_from_the_scenario() {
     // A late position: a fresh deal could not replay these actions.
     let scenario =
         temp("late.yaml", "journey: [5♥, 2♠, 4♥, A♥]\npassed: [3♥, 7♥]\nwreckage: [9♠, 5♠]\ndiscard: [4♣, 5♣, J♦]\n");
-    let file = temp("scenario-games.yaml", "");
+    let file = temp("scenario-games.jsonl", "");
     let (s, f) = (scenario.to_str().unwrap(), file.to_str().unwrap());
     let played = ok(&["play", "journey", "--games", "5", "--seed", "4", "--scenario", s, "--records", f, "--json"]);
     let text = std::fs::read_to_string(&file).unwrap();
-    assert_eq!(text.matches("scenario:").count(), 5, "every record keeps its scenario:\n{text}");
+    assert_eq!(text.matches("\"scenario\":").count(), 5, "every record keeps its scenario:\n{text}");
     let replayed = ok(&["replay", f]);
     assert_eq!(replayed.lines().count(), 5, "{replayed}");
     // The replayed scores are the played ones.

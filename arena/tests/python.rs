@@ -1,19 +1,20 @@
 //! The Python example agent (`bots/examples/python`) plays a tournament over the Play stream.
-//! Its packages come from `bots/examples/python/requirements.txt`, installed by `.ci/run`;
-//! elsewhere the test says it could not run (and fails where `ARENA_REQUIRE_PYTHON` is set).
+//! Its packages come from `bots/examples/python/requirements.txt`: the test is ignored by a
+//! plain `cargo test` (reported as such, never passed unchecked) and run by `.ci/run`, which
+//! installs them, with `cargo test -- --ignored`; there a missing package fails it.
 
 use arena::tournament::log::read_log;
 use std::path::Path;
 use std::process::Command;
 
 #[test]
+#[ignore = "needs python3 with grpcio: .ci/run installs bots/examples/python/requirements.txt and runs it"]
 fn the_python_agent_plays_a_tournament() {
     let has_grpc = Command::new("python3").args(["-c", "import grpc, grpc_tools"]).status().is_ok_and(|s| s.success());
-    if !has_grpc {
-        assert!(std::env::var_os("ARENA_REQUIRE_PYTHON").is_none(), "python3 with grpcio and grpcio-tools is required");
-        eprintln!("NOTE: python3 with grpcio is not installed: the Python agent was not tried");
-        return;
-    }
+    assert!(
+        has_grpc,
+        "python3 with grpcio and grpcio-tools is required: pip install -r bots/examples/python/requirements.txt"
+    );
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bots/examples/python/arena_bot.py");
     let text = format!(
         "name: python\nseed: 4\ngames_per_pairing: 3\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 20000\nparticipants:\n  - {{ name: rules, bot: rules }}\n  - {{ name: py, command: \"python3 {} --policy eager\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: martian }}\n",
@@ -35,7 +36,7 @@ fn the_python_agent_plays_a_tournament() {
         "{:?}",
         records.iter().flat_map(|r| &r.verdicts).collect::<Vec<_>>()
     );
-    assert!(records.iter().filter(|r| r.participants.iter().any(|p| p == "py")).all(|r| !r.moves.is_empty()));
+    assert!(records.iter().filter(|r| r.players.iter().any(|p| p == "py")).all(|r| !r.game.actions.is_empty()));
     let standings = std::fs::read_to_string(dir.join("report/standings.md")).unwrap();
     assert!(standings.contains("| py |") || standings.contains(" py "), "{standings}");
 }

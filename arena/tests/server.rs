@@ -207,10 +207,7 @@ fn spawn_bot(url: &str, agent: &str, name: &str, seed: u64) -> Child {
 }
 
 async fn wait_connected(running: &Running, name: &str) {
-    let hub = running.hub.clone();
-    let name = name.to_string();
-    let found =
-        tokio::task::spawn_blocking(move || hub.wait_for_session(&name, Duration::from_secs(30))).await.unwrap();
+    let found = running.hub.wait_for_session(name, Duration::from_secs(30)).await;
     assert!(found.is_some(), "the bot process did not connect");
 }
 
@@ -323,8 +320,12 @@ async fn a_stalled_client_gets_the_limits_policy() {
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
     let r = wait_record(&mut m, &id).await;
     let o = r.outcome.unwrap();
-    assert_eq!(o.verdicts.len(), r.actions.len(), "every move was played for it");
-    assert!(o.verdicts.iter().all(|v| v.kind == "timeout" && v.policy == "random move"));
+    // One verdict, counting every move played for it.
+    assert_eq!(o.verdicts.len(), 1, "{:?}", o.verdicts);
+    let v = &o.verdicts[0];
+    assert_eq!((v.kind.as_str(), v.policy.as_str(), v.at_move), ("timeout", "random move", 0));
+    assert_eq!(v.count as usize, r.actions.len(), "every move was played for it");
+    assert_eq!(o.forfeited_by, None);
     running.stop().await.unwrap();
 }
 

@@ -1,11 +1,8 @@
-//! Tournaments: verdicts for misbehaving agents, kill and resume, shards, the report (opened
-//! in headless Chromium).
+//! Tournaments: kill and resume, shards, external participants, secret deals, the report
+//! (opened in headless Chromium). Verdicts are tested with the referee (`tests/referee.rs`).
 
-use arena::tournament::log::{GameRecord, VerdictKind, read_log};
-use arena::tournament::run::RunOptions;
-use arena::tournament::{self, Tournament};
-use bots::{Agent, AgentError, SeatView};
-use engine::core::{ActionId, AnySpec};
+use arena::record::MatchRecord;
+use arena::tournament::log::read_log;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -18,82 +15,6 @@ fn temp_dir(name: &str) -> PathBuf {
 
 fn no_files(_: &str) -> Result<String, String> {
     Err("no files".into())
-}
-
-// ----- agents that misbehave (test-only) -----------------------------------------------------
-
-struct Panics;
-impl Agent for Panics {
-    fn name(&self) -> &str {
-        "panics"
-    }
-    fn act(&mut self, _: &SeatView) -> Result<ActionId, AgentError> {
-        panic!("a test agent that panics")
-    }
-}
-
-struct Stalls;
-impl Agent for Stalls {
-    fn name(&self) -> &str {
-        "stalls"
-    }
-    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
-        std::thread::sleep(Duration::from_millis(120));
-        Ok(view.legal()[0])
-    }
-}
-
-struct Illegal;
-impl Agent for Illegal {
-    fn name(&self) -> &str {
-        "illegal"
-    }
-    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
-        Ok((0..).find(|a| !view.legal().contains(a)).unwrap())
-    }
-}
-
-#[test]
-fn misbehaving_agents_lose_with_their_verdict_and_the_tournament_goes_on() {
-    let text = "name: verdicts\ngames_per_pairing: 2\nmove_time_ms: 60\nparticipants:\n  - { name: good, bot: random }\n  - { name: panics, bot: random }\n  - { name: stalls, bot: random }\n  - { name: illegal, bot: random }\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic }\n";
-    let t = Tournament::load("verdicts.yaml", text, &no_files).unwrap();
-    let factory = |p: usize, spec: &dyn AnySpec, seed: u64| -> Result<Box<dyn Agent>, String> {
-        Ok(match p {
-            1 => Box::new(Panics),
-            2 => Box::new(Stalls),
-            3 => Box::new(Illegal),
-            _ => bots::agent("random", spec, seed)?,
-        })
-    };
-    let dir = temp_dir("verdicts");
-    let opts = RunOptions { workers: 2, move_time: Some(Duration::from_millis(60)), progress: false };
-    let outcome = tournament::start(&t, &dir, None, &factory, &opts).unwrap();
-    assert_eq!(outcome.stats.games, t.jobs.len(), "every game was played");
-    let records = read_log(&dir).unwrap().records;
-    assert_eq!(records.len(), t.jobs.len());
-    let kind_of = |name: &str| match name {
-        "panics" => Some(VerdictKind::Crash),
-        "stalls" => Some(VerdictKind::Timeout),
-        "illegal" => Some(VerdictKind::Illegal),
-        _ => None,
-    };
-    for r in &records {
-        // The first misbehaving seat to move stops the game; `good` never gets a verdict.
-        let misbehaving = r.participants.iter().any(|n| n != "good");
-        assert_eq!(r.verdicts.len(), usize::from(misbehaving), "{:?}: {:?}", r.participants, r.verdicts);
-        for v in &r.verdicts {
-            assert_eq!(r.participants[v.seat], v.participant);
-            assert_eq!(Some(v.kind), kind_of(&v.participant), "{v:?}");
-            assert_eq!(r.ranks[v.seat] as usize, r.seats.len() - 1, "the offender loses: {v:?}");
-        }
-    }
-    let crash = records.iter().flat_map(|r| &r.verdicts).find(|v| v.kind == VerdictKind::Crash).unwrap();
-    assert!(crash.detail.contains("a test agent that panics"), "{}", crash.detail);
-    let timeout = records.iter().flat_map(|r| &r.verdicts).find(|v| v.kind == VerdictKind::Timeout).unwrap();
-    assert!(timeout.detail.contains("limit is 60 ms"), "{}", timeout.detail);
-    // `good` wins every competitive game it plays, by the others' verdicts.
-    let report = std::fs::read_to_string(dir.join("report/standings.md")).unwrap();
-    assert!(report.contains("good") && report.contains("crash"), "{report}");
 }
 
 // ----- kill, resume, shards, report: the binary as a real process ----------------------------
@@ -110,9 +31,9 @@ fn run_ok(cmd: &mut Command) -> String {
     String::from_utf8(o.stdout).unwrap()
 }
 
-fn sorted_records(dir: &Path) -> Vec<GameRecord> {
-    let mut r: Vec<GameRecord> = read_log(dir).unwrap().records.iter().map(GameRecord::without_timings).collect();
-    r.sort_by_key(|r| r.job);
+fn sorted_records(dir: &Path) -> Vec<MatchRecord> {
+    let mut r: Vec<MatchRecord> = read_log(dir).unwrap().records.iter().map(MatchRecord::without_timings).collect();
+    r.sort_by_key(|r| r.place().job);
     r
 }
 
@@ -247,23 +168,16 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
         );
         assert_eq!(sorted_records(&k8s.join(format!("shard-{k}"))), sorted_records(shard));
     }
-
-    browser_shows_the_report(&whole.join("report"));
 }
 
-/// The report page opens from disk in headless Chromium with no console error and shows every
-/// chart. Chromium is installed by `.ci/run`; elsewhere the check says it could not run
-/// (and fails where `ARENA_REQUIRE_BROWSER` is set, as in CI).
-fn browser_shows_the_report(report: &Path) {
-    let html = report.join("index.html");
-    assert!(html.exists());
-    let Some(chromium) = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].iter().find(|p| Path::new(p).exists())
-    else {
-        assert!(std::env::var_os("ARENA_REQUIRE_BROWSER").is_none(), "headless Chromium is required and missing");
-        eprintln!("NOTE: Chromium is not installed: the report page was not opened in a browser");
-        return;
-    };
-    let profile = temp_dir("chromium-profile");
+/// Headless Chromium, as the machine's probe starts it, dumping the DOM of `url` once its
+/// scripts ran; the DOM and any console messages.
+fn chromium_dom(url: &str) -> (String, Vec<String>) {
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        .iter()
+        .find(|p| Path::new(p).exists())
+        .expect("headless Chromium is required (Debian's `chromium`, installed by .ci/run)");
+    let profile = temp_dir(&format!("chromium-profile-{}", url.len()));
     let o = Command::new(chromium)
         .args([
             "--headless",
@@ -279,20 +193,58 @@ fn browser_shows_the_report(report: &Path) {
             "--virtual-time-budget=3000",
             &format!("--user-data-dir={}", profile.display()),
             "--dump-dom",
-            &format!("file://{}", html.display()),
+            url,
         ])
         .output()
         .unwrap();
-    let dom = String::from_utf8_lossy(&o.stdout);
-    let log = String::from_utf8_lossy(&o.stderr);
+    let log = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(o.status.success(), "chromium failed: {log}");
-    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE") || l.contains("Failed to load")).collect();
+    let console =
+        log.lines().filter(|l| l.contains("CONSOLE") || l.contains("Failed to load")).map(str::to_string).collect();
+    (String::from_utf8_lossy(&o.stdout).to_string(), console)
+}
+
+/// The report page opens from disk in headless Chromium with no console message and shows
+/// every chart; a game it links to steps forward with its `next` button.
+#[test]
+#[ignore = "needs headless Chromium: .ci/run installs Debian's chromium and runs it"]
+fn the_report_and_its_game_pages_open_in_a_browser() {
+    let file = small_file();
+    let dir = temp_dir("browser");
+    run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", dir.to_str().unwrap(), "--quiet"]));
+    let report = dir.join("report");
+    let (dom, console) = chromium_dom(&format!("file://{}", report.join("index.html").display()));
     assert!(console.is_empty(), "console messages: {console:?}");
     for chart in ["ratings", "progression", "head_to_head", "variants"] {
         assert!(dom.contains(chart), "the page shows no `{chart}` chart");
     }
     let charts = dom.matches("<svg").count() + dom.matches("data:image/png").count();
     assert!(charts >= 4, "{charts} charts rendered");
+    // Games to watch: every pairing of every entry links its games.
+    assert!(dom.contains("Games to watch"));
+    let link = dom.split("href=\"games/").nth(1).expect("a game linked").split('"').next().unwrap().to_string();
+    let page = report.join("games").join(&link);
+    assert!(page.exists(), "{link}");
+    // Step through it: three presses of `next` show position 3, its mover and move.
+    let job: u64 = link.trim_start_matches("game-").trim_end_matches(".html").parse().unwrap();
+    let record = sorted_records(&dir).into_iter().find(|r| r.place().job == job).unwrap();
+    let mut labels = Vec::new();
+    record
+        .replay(&no_files, |g| {
+            if let Some(&a) = record.game.actions.get(labels.len()) {
+                labels.push(g.action_label(a));
+            }
+        })
+        .unwrap();
+    let (dom, console) = chromium_dom(&format!("file://{}?next=3", page.display()));
+    assert!(console.is_empty(), "console messages: {console:?}");
+    assert!(dom.contains(&format!("position 3 of {}", record.game.actions.len())), "{dom}");
+    assert!(dom.contains(&html_escape(&labels[3])), "the move made from position 3: {}", labels[3]);
+    assert!(dom.contains("sees") && dom.matches("<pre>").count() == record.players.len(), "every seat's view");
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 #[test]
@@ -337,7 +289,7 @@ fn external_participants_play_over_the_play_stream() {
     assert_eq!(records.len(), 2 * 3 * 4 + 3 * 4, "every game played");
     assert!(records.iter().all(|r| r.verdicts.is_empty()), "no verdicts");
     for name in ["launched", "visitor"] {
-        assert!(records.iter().any(|r| r.participants.iter().any(|p| p == name)));
+        assert!(records.iter().any(|r| r.players.iter().any(|p| p == name)));
     }
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
     assert!(standings.contains("launched") && standings.contains("visitor"), "{standings}");
@@ -345,7 +297,7 @@ fn external_participants_play_over_the_play_stream() {
 
 /// The deal seeds of a tournament directory, by game id.
 fn seeds(dir: &Path) -> Vec<(u64, u64)> {
-    sorted_records(dir).iter().map(|r| (r.job, r.seed)).collect()
+    sorted_records(dir).iter().map(|r| (r.place().job, r.game.seed)).collect()
 }
 
 #[test]

@@ -86,7 +86,7 @@ impl<G: Heuristics> Agent for Greedy<G> {
         if legal.len() == 1 {
             return Ok(legal[0]);
         }
-        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError)?;
+        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
         let states: Vec<G> = (0..self.samples).map(|_| sampler.sample(&mut self.rng)).collect();
         // Shuffle first so that ties do not always go to the first listed action.
         let mut order = legal.to_vec();

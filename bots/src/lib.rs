@@ -24,19 +24,28 @@ pub use policy::Policy;
 pub use spec::{BotLimits, BotSpec, GreedyConfig, MctsConfig, Rollout};
 pub use view::{Budget, Sampler, SeatView, WireView};
 
-use engine::core::{ActionId, AnySpec, Game, SmallRng, Spec};
+use engine::core::{ActionId, AnySpec, Game, Outcome, Seat, SmallRng, Spec};
 use engine::expedition::Expedition;
 use engine::journey::Journey;
 use rand::{RngExt, SeedableRng};
 use std::fmt;
 
-/// Why an agent could not choose (its verdict in a tournament is a crash).
+/// Why an agent could not choose: the referee's verdict follows from it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentError(pub String);
+pub enum AgentError {
+    /// It could not choose (a bug, a view it cannot read): a crash.
+    Failed(String),
+    /// It plays across a wire, and its connection is gone.
+    Disconnected(String),
+    /// It plays across a wire, and nothing came within the limit.
+    TimedOut(String),
+}
 
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            AgentError::Failed(m) | AgentError::Disconnected(m) | AgentError::TimedOut(m) => f.write_str(m),
+        }
     }
 }
 
@@ -47,6 +56,8 @@ pub trait Agent: Send {
     fn name(&self) -> &str;
     /// Choose one of `view.legal()` (never empty) for `view.seat()`.
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError>;
+    /// The game this agent sat in at `seat` is over (played out, or ended by a verdict).
+    fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
 }
 
 /// Uniformly random among the legal actions, seeded.

@@ -280,7 +280,7 @@ impl<G: Heuristics> Agent for Mcts<G> {
         if legal.len() == 1 {
             return Ok(legal[0]);
         }
-        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError)?;
+        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
         let mut cfg = self.cfg.clone();
         // Keep within the time the arena allows for the move (with a margin for the answer).
         if let Some(limit) = view.budget().per_move {

@@ -264,7 +264,7 @@ impl<G: Policy> Agent for Rules<G> {
         if legal.len() == 1 {
             return Ok(legal[0]);
         }
-        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError)?;
+        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
         Ok(sampler.sample(&mut self.rng).policy(legal, &mut self.rng))
     }
 }

@@ -9,6 +9,7 @@ pub mod ratings;
 pub mod report;
 pub mod stats;
 pub mod summary;
+pub mod viewer;
 
 pub use ratings::{
     Bound, HeadToHead, Pairwise, Progression, Rated, RatedGame, RatingList, RatingOptions, Unrated, fit_elo,

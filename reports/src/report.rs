@@ -27,6 +27,17 @@ pub struct ReportInput {
     pub side_by_side: Vec<(usize, usize, String)>,
     /// Lines to print under the standings (verdicts, missing games...).
     pub notes: Vec<String>,
+    /// Games to step through, linked from the page, by pairing.
+    pub to_watch: Vec<Watch>,
+}
+
+/// The games of one pairing linked from the report.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Watch {
+    /// The game entry and who met.
+    pub heading: String,
+    /// (what it is, the page relative to the report).
+    pub links: Vec<(String, String)>,
 }
 
 /// What [`write_report`] wrote.
@@ -386,6 +397,18 @@ fn html(
     for list in groups {
         html_list(&mut out, &list.label, list);
     }
+    if !input.to_watch.is_empty() {
+        let _ = writeln!(out, "<h2>Games to watch</h2>\n<p>{}</p>\n<ul class=\"notes\">", html_escape(WATCH_LEGEND));
+        for Watch { heading, links } in &input.to_watch {
+            let _ = write!(out, "<li>{}: ", html_escape(heading));
+            let shown: Vec<String> = links
+                .iter()
+                .map(|(label, href)| format!("<a href=\"{}\">{}</a>", html_escape(href), html_escape(label)))
+                .collect();
+            let _ = writeln!(out, "{}</li>", shown.join(", "));
+        }
+        let _ = writeln!(out, "</ul>");
+    }
     if !notes.is_empty() {
         let _ = writeln!(out, "<h2>Notes</h2>\n<ul class=\"notes\">");
         for n in notes {
@@ -396,6 +419,9 @@ fn html(
     let _ = writeln!(out, "</main>\n</body>\n</html>");
     out
 }
+
+const WATCH_LEGEND: &str = "For every pairing, its longest and shortest game and an upset (a win of the lower-rated \
+participant), each on a page to step through move by move with every seat's view.";
 
 fn file_names(c: &ChartFiles) -> String {
     let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();

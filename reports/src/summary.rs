@@ -15,6 +15,8 @@ pub struct GameResult {
     pub ranks: Vec<u8>,
     pub actions: u64,
     pub metrics: Vec<Figure>,
+    /// Verdicts against its agents, as `agent: kind` (one per seat and kind).
+    pub verdicts: Vec<String>,
 }
 
 /// One of a game's own figures, as the game declares it.
@@ -82,6 +84,8 @@ pub struct PlaySummary {
     pub rates: BTreeMap<String, (f64, f64)>,
     /// Each agent's results, over every seat it took.
     pub by_agent: BTreeMap<String, AgentSummary>,
+    /// Games with each verdict (`agent: kind`).
+    pub verdicts: BTreeMap<String, u64>,
 }
 
 impl PlaySummary {
@@ -105,6 +109,7 @@ impl PlaySummary {
                 .collect(),
             length: Stats::default(),
             metrics: BTreeMap::new(),
+            verdicts: BTreeMap::new(),
             competitive: false,
             rates: BTreeMap::new(),
             by_agent: BTreeMap::new(),
@@ -133,6 +138,9 @@ impl PlaySummary {
             s.win_share_ci95 = wilson(won, g);
         }
         self.length.add(r.actions as f64);
+        for v in &r.verdicts {
+            *self.verdicts.entry(v.clone()).or_default() += 1;
+        }
         for f in &r.metrics {
             let s = self.metrics.entry(f.name.to_string()).or_default();
             s.add(f.value);
@@ -185,6 +193,10 @@ impl PlaySummary {
                     let _ = writeln!(t, "{:<13} {:.3} ± {:.3}", format!("{name}:"), s.mean, s.ci95);
                 }
             }
+        }
+        if !self.verdicts.is_empty() {
+            let list: Vec<String> = self.verdicts.iter().map(|(v, n)| format!("{v} in {n} games")).collect();
+            let _ = writeln!(t, "verdicts:     {}", list.join(", "));
         }
         if self.by_agent.len() > 1 {
             let _ = writeln!(t, "agent                          seats  mean score (95% CI)     win share (95% CI)");
@@ -244,6 +256,7 @@ mod tests {
             ranks: vec![0, 1],
             actions: 10,
             metrics: vec![fig("x", 1.0, true), fig("n", 1.0, false)],
+            verdicts: vec![],
         });
         s.add(&GameResult {
             agents: vec!["b".into(), "a".into()],
@@ -251,6 +264,7 @@ mod tests {
             ranks: vec![0, 0],
             actions: 20,
             metrics: vec![fig("x", 0.0, true), fig("n", 1.0, false)],
+            verdicts: vec!["b: timeout".into()],
         });
         assert_eq!(s.games, 2);
         assert!((s.seats[0].win_share - 0.75).abs() < 1e-12);
@@ -259,6 +273,7 @@ mod tests {
         assert!((s.metrics["x"].mean - 0.5).abs() < 1e-12);
         assert!(s.competitive);
         assert!(s.render().contains("75.0%"));
+        assert!(s.render().contains("verdicts:     b: timeout in 1 games"), "{}", s.render());
         assert!(s.rates.contains_key("x"), "a figure declared a rate is shown as one");
         assert!(!s.rates.contains_key("n"), "a count that happened to be 1 every time is not a rate");
         assert!(s.render().contains("n:            1.000"), "{}", s.render());

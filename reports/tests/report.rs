@@ -57,6 +57,7 @@ fn input(side_by_side: bool) -> ReportInput {
         options: RatingOptions { anchor: None, bootstrap: 200, seed: 3 },
         side_by_side: if side_by_side { vec![(0, 1, "Dice against no dice".into())] } else { vec![] },
         notes: vec!["Verdict: mcts is stronger than greedy.".into(), "12 games were missing.".into()],
+        to_watch: vec![],
     }
 }
 
@@ -165,6 +166,7 @@ fn an_empty_tournament_still_writes_a_report() {
         options: RatingOptions::default(),
         side_by_side: vec![(0, 0, "g against itself".into())],
         notes: vec![],
+        to_watch: vec![],
     };
     let out = write_report(&dir, &input).unwrap();
     assert!(out.overall.entries.is_empty());

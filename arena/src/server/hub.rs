@@ -8,8 +8,9 @@
 
 use super::content::{ContentDir, shown};
 use super::session::Session;
-use super::table::{Limits, Policy, SeatBinding, Table, TableState};
-use bots::{BotLimits, BotSpec};
+use super::table::{Limits, NewTable, SeatBinding, Table};
+use crate::referee::{Policy, as_ms, limit_ms};
+use bots::{Agent, BotLimits, BotSpec};
 use engine::core::{AnySpec, ParamSource, find_game};
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
@@ -19,6 +20,20 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tonic::Status;
+
+/// Agents of the embedding program, by the name a seat gives (`seats { bot: NAME }`), tried
+/// before the built-in ones: `None` for a name it does not know. Their work is theirs to
+/// bound (the bot caps apply to the built-in agents); the per-move limit applies to all.
+#[derive(Clone)]
+pub struct AgentMaker(pub Arc<MakeAgent>);
+
+pub type MakeAgent = dyn Fn(&str, &dyn AnySpec, u64) -> Option<Result<Box<dyn Agent>, String>> + Send + Sync;
+
+impl std::fmt::Debug for AgentMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentMaker")
+    }
+}
 
 /// How the server behaves, and its limits.
 #[derive(Clone, Debug)]
@@ -57,6 +72,8 @@ pub struct ServerConfig {
     pub records: Option<PathBuf>,
     /// Note the time of every Play round trip (for `arena bench-wire`).
     pub measure_latency: bool,
+    /// Agents of the embedding program (none for `arena serve`).
+    pub agents: Option<AgentMaker>,
 }
 
 impl Default for ServerConfig {
@@ -79,6 +96,7 @@ impl Default for ServerConfig {
             content_dir: None,
             records: None,
             measure_latency: false,
+            agents: None,
         }
     }
 }
@@ -86,18 +104,18 @@ impl Default for ServerConfig {
 impl ServerConfig {
     /// The limits as the catalogue tells them.
     pub fn limits(&self) -> v1::ServerLimits {
-        let ms = |d: Duration| d.as_millis().min(u32::MAX as u128) as u32;
+        let ms = |d: Option<Duration>| as_ms(d).min(u64::from(u32::MAX)) as u32;
         v1::ServerLimits {
-            default_move_time_ms: self.move_time.map_or(0, ms),
-            max_move_time_ms: ms(self.max_move_time),
-            idle_ms: self.idle.map_or(0, ms),
+            default_move_time_ms: ms(self.move_time),
+            max_move_time_ms: ms(Some(self.max_move_time)),
+            idle_ms: ms(self.idle),
             max_matches: self.max_matches as u32,
-            keep_finished_ms: ms(self.keep_finished_for),
+            keep_finished_ms: ms(Some(self.keep_finished_for)),
             keep_finished: self.keep_finished as u32,
             max_bot_iterations: self.bot_limits.iterations,
             max_bot_samples: self.bot_limits.samples,
             max_bot_threads: self.bot_limits.threads,
-            max_bot_ms: ms(self.bot_limits.time),
+            max_bot_ms: ms(Some(self.bot_limits.time)),
             max_message_bytes: self.max_message_bytes as u32,
         }
     }
@@ -152,6 +170,8 @@ pub struct Hub {
     tokens: Mutex<HashMap<String, (String, usize)>>,
     /// Live Play clients by the name each holds.
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Woken when a Play client takes a name.
+    registered: tokio::sync::Notify,
     pub next_request: Arc<AtomicU64>,
     records: Option<Mutex<std::fs::File>>,
     /// Set when the server stops: long-lived streams (Play, Spectate) end.
@@ -210,6 +230,7 @@ impl Hub {
             finished: Mutex::new(VecDeque::new()),
             tokens: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
+            registered: tokio::sync::Notify::new(),
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
@@ -314,6 +335,7 @@ impl Hub {
             old.end_with(Status::already_exists("a newer stream with this name's key took the name over"));
         }
         sessions.insert(session.name.clone(), session);
+        self.registered.notify_waiters();
         Ok(())
     }
 
@@ -330,17 +352,19 @@ impl Hub {
         self.sessions.lock().expect("sessions").get(name).filter(|s| s.is_alive()).cloned()
     }
 
-    /// Wait until a Play client with this name is connected.
-    pub fn wait_for_session(&self, name: &str, timeout: Duration) -> Option<Arc<Session>> {
-        let end = Instant::now() + timeout;
+    /// Wait until a Play client with this name is connected (woken by each new one).
+    pub async fn wait_for_session(&self, name: &str, timeout: Duration) -> Option<Arc<Session>> {
+        let end = tokio::time::Instant::now() + timeout;
         loop {
+            let registered = self.registered.notified();
+            tokio::pin!(registered);
+            registered.as_mut().enable();
             if let Some(s) = self.session(name) {
                 return Some(s);
             }
-            if Instant::now() >= end {
+            if tokio::time::timeout_at(end, registered).await.is_err() {
                 return None;
             }
-            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -370,18 +394,17 @@ impl Hub {
             Ok(v1::TimeoutPolicy::RandomMove) => Policy::RandomMove,
             Err(_) => return Err(Status::invalid_argument(format!("on_timeout: unknown policy {}", req.on_timeout))),
         };
-        let move_time = if req.move_time_ms > 0 {
-            let asked = Duration::from_millis(req.move_time_ms.into());
-            if asked > self.config.max_move_time {
+        // 0 here is the server's default, not "no limit".
+        let move_time = match limit_ms(req.move_time_ms.into()) {
+            Some(asked) if asked > self.config.max_move_time => {
                 return Err(Status::invalid_argument(format!(
                     "move_time_ms: {} ms is over this server's cap of {} ms",
                     req.move_time_ms,
                     self.config.max_move_time.as_millis()
                 )));
             }
-            Some(asked)
-        } else {
-            self.config.move_time
+            Some(asked) => Some(asked),
+            None => self.config.move_time,
         };
         Ok(Limits { move_time, policy, idle: self.config.idle })
     }
@@ -436,11 +459,13 @@ impl Hub {
         let id = secret()?[..16].to_string();
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
+        let mut players = Vec::new();
         for s in 0..n {
             let player = req.seats.get(s).and_then(|x| x.player.clone());
             let binding = match player {
                 None | Some(v1::seat_spec::Player::Token(_)) => {
                     tokens.push(Some(secret()?));
+                    players.push("token".to_string());
                     SeatBinding::Token
                 }
                 Some(v1::seat_spec::Player::Bot(text)) => {
@@ -448,11 +473,18 @@ impl Hub {
                     if text.len() > MAX_BOT_SPEC {
                         return Err(bad(format!("over {MAX_BOT_SPEC} characters")));
                     }
-                    let bot = BotSpec::parse(&text).map_err(bad)?;
-                    bot.check_limits(&self.config.bot_limits).map_err(bad)?;
-                    let agent = bots::make_agent(&bot, spec.as_ref(), engine::core::game_seed(seed, 1 + s as u64))
-                        .map_err(bad)?;
+                    let agent_seed = engine::core::game_seed(seed, 1 + s as u64);
+                    let own = self.config.agents.as_ref().and_then(|m| (m.0)(&text, spec.as_ref(), agent_seed));
+                    let (agent, name) = match own {
+                        Some(made) => (made.map_err(bad)?, text.clone()),
+                        None => {
+                            let bot = BotSpec::parse(&text).map_err(bad)?;
+                            bot.check_limits(&self.config.bot_limits).map_err(bad)?;
+                            (bots::make_agent(&bot, spec.as_ref(), agent_seed).map_err(bad)?, bot.to_string())
+                        }
+                    };
                     tokens.push(None);
+                    players.push(name);
                     SeatBinding::Bot(Mutex::new(Some(agent)))
                 }
                 Some(v1::seat_spec::Player::Play(name)) => {
@@ -469,47 +501,35 @@ impl Hub {
                         )));
                     }
                     tokens.push(None);
+                    players.push(name.clone());
                     SeatBinding::Play(session)
                 }
             };
             seats.push(binding);
         }
-        let params_yaml = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let game = if req.scenario.trim().is_empty() {
             spec.new_game(seed)
         } else {
             spec.scenario(seed, &req.scenario).map_err(Status::invalid_argument)?
         };
-        let now = Instant::now();
         let creator = secret()?;
-        let table = Arc::new(Table {
+        let table = Table::new(NewTable {
             id: id.clone(),
             game_name: req.game.clone(),
-            params_yaml,
+            cooperative: engine::core::find_game(&req.game).is_ok_and(|e| e.cooperative),
+            spec,
+            game,
             seed,
             scenario: req.scenario.clone(),
             seats,
+            players,
             tokens: tokens.clone(),
             creator: creator.clone(),
             limits,
-            state: Mutex::new(TableState {
-                game,
-                version: 0,
-                actions: Vec::new(),
-                turn_started: now,
-                last_acted: now,
-                verdicts: Vec::new(),
-                ended: None,
-                events: Vec::new(),
-            }),
-            changed: tokio::sync::Notify::new(),
-            over: tokio::sync::Notify::new(),
             next_request: self.next_request.clone(),
-            spec,
             bot_slots: self.bot_slots.clone(),
             latencies: self.latencies.clone(),
-        });
-        table.started();
+        })?;
         {
             let mut t = self.tokens.lock().expect("tokens");
             for (s, tok) in tokens.iter().enumerate() {
@@ -538,24 +558,11 @@ impl Hub {
         self.active.fetch_sub(1, Ordering::AcqRel);
         table.release();
         if let (Some(file), Ok(record)) = (&self.records, table.record()) {
-            let outcome = record.outcome.as_ref();
-            let line = format!(
-                "{}\n",
-                serde_json::json!({
-                    "match_id": table.id,
-                    "game": record.game,
-                    "params_yaml": record.params_yaml,
-                    "seed": record.seed,
-                    "scenario": record.scenario,
-                    "actions": record.actions,
-                    "scores": outcome.map(|o| o.scores.clone()),
-                    "ranks": outcome.map(|o| o.ranks.clone()),
-                    "cancelled": outcome.is_some_and(|o| o.cancelled),
-                    "verdicts": outcome.map(|o| o.verdicts.iter().map(|v| serde_json::json!({"seat": v.seat, "kind": v.kind, "detail": v.detail, "policy": v.policy})).collect::<Vec<_>>()),
-                })
-            );
             let mut f = file.lock().expect("records");
-            if let Err(e) = f.write_all(line.as_bytes()).and_then(|_| f.flush()) {
+            if let Err(e) = record
+                .to_line()
+                .and_then(|l| f.write_all(l.as_bytes()).and_then(|_| f.flush()).map_err(|e| e.to_string()))
+            {
                 tracing::error!("cannot write the record of match {}: {e}", table.id);
             }
         }

@@ -17,8 +17,8 @@ pub mod session;
 pub mod table;
 pub mod wire;
 
-pub use hub::{Hub, ServerConfig};
-pub use table::Policy;
+pub use crate::referee::Policy;
+pub use hub::{AgentMaker, Hub, ServerConfig};
 
 use proto::v1;
 use std::net::SocketAddr;

@@ -1,17 +1,19 @@
 //! A connected Play client: one bot process that serves any number of seats, in any number of
 //! matches, under a name that is its own while its stream lives. The server sends it a
-//! DecisionRequest at each decision of a seat it plays and waits for the Decision that
-//! answers it, up to the per-move limit. Whatever else the client sends — a second Hello, a
+//! DecisionRequest at each decision of a seat it plays and waits (a task, no thread) for the
+//! Decision that answers it, up to the per-move limit. Whatever else the client sends — a second Hello, a
 //! Decision for a request that is not its open one, a duplicate — is answered with a
 //! StreamError and counted.
 
+use super::wire;
+use crate::referee::{MatchOutcome, as_ms};
 use bots::{Agent, AgentError, SeatView};
-use engine::core::ActionId;
+use engine::core::{ActionId, AnySpec, Outcome, Seat};
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
-use std::time::{Duration, Instant};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 use tonic::Status;
 
 pub type Outbound = tokio::sync::mpsc::Sender<Result<v1::ServerMessage, Status>>;
@@ -72,12 +74,6 @@ impl StreamFault {
     }
 }
 
-/// Who waits for a decision: a plain thread (tournaments), or the match's task.
-enum Waiter {
-    Blocking(mpsc::SyncSender<ActionId>),
-    Async(tokio::sync::oneshot::Sender<ActionId>),
-}
-
 /// How a request of this stream was closed (kept for the last few, to tell a duplicate or a
 /// late Decision from one for a request this stream never had).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,7 +86,7 @@ const CLOSED_KEPT: usize = 1024;
 
 #[derive(Default)]
 struct Requests {
-    open: HashMap<u64, Waiter>,
+    open: HashMap<u64, tokio::sync::oneshot::Sender<ActionId>>,
     closed: VecDeque<(u64, Closed)>,
 }
 
@@ -150,35 +146,14 @@ impl Session {
         self.games.is_empty() || self.games.iter().any(|g| g == game)
     }
 
-    fn open(&self, id: u64, waiter: Waiter) -> OpenRequest<'_> {
+    fn open(&self, id: u64, waiter: tokio::sync::oneshot::Sender<ActionId>) -> OpenRequest<'_> {
         self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.insert(id, waiter);
         OpenRequest { session: self, id }
     }
 
-    /// Send a request and wait for its answer until `deadline` (blocking: call it from a
-    /// plain thread, never from async code).
-    pub fn decide(&self, request: v1::DecisionRequest, deadline: Option<Instant>) -> Result<ActionId, NoDecision> {
-        if !self.is_alive() {
-            return Err(NoDecision::Disconnected);
-        }
-        let (answer, wait) = mpsc::sync_channel(1);
-        let _open = self.open(request.request_id, Waiter::Blocking(answer));
-        let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
-        if self.tx.blocking_send(Ok(message)).is_err() {
-            return Err(NoDecision::Disconnected);
-        }
-        match deadline {
-            Some(d) => wait.recv_timeout(d.saturating_duration_since(Instant::now())).map_err(|e| match e {
-                mpsc::RecvTimeoutError::Timeout => NoDecision::Timeout(Duration::ZERO),
-                mpsc::RecvTimeoutError::Disconnected => NoDecision::Disconnected,
-            }),
-            None => wait.recv().map_err(|_| NoDecision::Disconnected),
-        }
-    }
-
-    /// [`Session::decide`] for async callers (the match driver): no thread waits. Dropping the
-    /// future (the match ended meanwhile) closes the request.
-    pub async fn decide_async(
+    /// Send a request and wait for its answer until `deadline`. Dropping the future (the match
+    /// ended meanwhile) closes the request.
+    pub async fn decide(
         &self,
         request: v1::DecisionRequest,
         deadline: Option<tokio::time::Instant>,
@@ -187,7 +162,7 @@ impl Session {
             return Err(NoDecision::Disconnected);
         }
         let (answer, wait) = tokio::sync::oneshot::channel();
-        let _open = self.open(request.request_id, Waiter::Async(answer));
+        let _open = self.open(request.request_id, answer);
         let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
         if self.tx.send(Ok(message)).await.is_err() {
             return Err(NoDecision::Disconnected);
@@ -208,14 +183,7 @@ impl Session {
         match r.open.remove(&decision.request_id) {
             Some(waiter) => {
                 r.close(decision.request_id, Closed::Answered);
-                match waiter {
-                    Waiter::Blocking(tx) => {
-                        let _ = tx.try_send(decision.action);
-                    }
-                    Waiter::Async(tx) => {
-                        let _ = tx.send(decision.action);
-                    }
-                }
+                let _ = waiter.send(decision.action);
                 Ok(())
             }
             None => Err(match r.closed.iter().rev().find(|(id, _)| *id == decision.request_id) {
@@ -260,27 +228,50 @@ impl Session {
     }
 }
 
-/// A seat played by a Play client, as an [`Agent`] of the tournament runner: each decision
-/// becomes a DecisionRequest built from the seat's view alone.
+/// A seat played by a Play client, as an [`Agent`] of the tournament runner (which runs on plain
+/// threads): each decision becomes a DecisionRequest built from the seat's view alone, waited
+/// for on the server's runtime; the game's end becomes a MatchEnded.
 pub struct RemoteAgent {
-    pub session: Arc<Session>,
-    pub name: String,
-    pub match_id: String,
-    pub game: String,
-    pub params_yaml: String,
-    pub next_request: Arc<std::sync::atomic::AtomicU64>,
-    pub version: u64,
+    session: Arc<Session>,
+    match_id: String,
+    game: String,
+    params_yaml: String,
+    cooperative: bool,
+    next_request: Arc<AtomicU64>,
+    runtime: tokio::runtime::Handle,
+    version: u64,
+}
+
+impl RemoteAgent {
+    pub fn new(
+        session: Arc<Session>,
+        match_id: String,
+        spec: &dyn AnySpec,
+        next_request: Arc<AtomicU64>,
+        runtime: tokio::runtime::Handle,
+    ) -> Result<RemoteAgent, String> {
+        Ok(RemoteAgent {
+            session,
+            match_id,
+            game: spec.game().to_string(),
+            params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
+            cooperative: engine::core::find_game(spec.game()).is_ok_and(|g| g.cooperative),
+            next_request,
+            runtime,
+            version: 0,
+        })
+    }
 }
 
 impl Agent for RemoteAgent {
     fn name(&self) -> &str {
-        &self.name
+        &self.session.name
     }
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let observation =
             proto::convert::observation_to_proto(&self.game, &view.observation_json(), &view.observation_text())
-                .map_err(AgentError)?;
+                .map_err(AgentError::Failed)?;
         let legal = view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect();
         let limit = view.budget().per_move;
         self.version += 1;
@@ -292,13 +283,22 @@ impl Agent for RemoteAgent {
             params_yaml: self.params_yaml.clone(),
             observation: Some(observation),
             legal,
-            time_left_ms: limit.map_or(0, |d| d.as_millis() as u32),
+            time_left_ms: as_ms(limit) as u32,
             version: self.version,
         };
-        let action = self
-            .session
-            .decide(request, limit.map(|d| Instant::now() + d))
-            .map_err(|e| AgentError(format!("{}: {e}", self.session.name)))?;
-        Ok(action)
+        let deadline = limit.map(|d| tokio::time::Instant::now() + d);
+        self.runtime.block_on(self.session.decide(request, deadline)).map_err(|e| match e {
+            NoDecision::Timeout(_) => AgentError::TimedOut(format!("{}: {e}", self.session.name)),
+            NoDecision::Disconnected => AgentError::Disconnected(format!("{}: {e}", self.session.name)),
+        })
+    }
+
+    fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
+        let outcome = wire::outcome(&MatchOutcome::played(outcome.clone()), &[], self.cooperative);
+        self.session.ended(v1::MatchEnded {
+            match_id: self.match_id.clone(),
+            seat: u32::from(seat.0),
+            outcome: Some(outcome),
+        });
     }
 }

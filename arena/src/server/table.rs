@@ -3,39 +3,23 @@
 //! A token seat moves when its holder calls Act (checked and applied at once, under the
 //! match's lock), and may resign at any time; the creator may cancel. A built-in agent or a
 //! Play client is asked by the match's driver task, which also enforces the per-move limit on
-//! every seat: when a seat does not move in time, disconnects or answers with an illegal
-//! action, the match's policy applies — it forfeits (the match ends, the seat last) or a
-//! random legal action is played for it — and the verdict is recorded. A match in which no
-//! seat acts for the server's idle limit ends (verdict `idle`, the seat to move losing).
-//! Nothing reaches a seat but its own view.
+//! every seat. Every answer and every fault is judged by the match's [`Referee`] — the same
+//! one `arena play` and tournaments use: a seat that does not move in time, disconnects or
+//! answers with an illegal action forfeits or has a random legal action played for it, and the
+//! verdict is kept. A match in which no seat acts for the server's idle limit ends (verdict
+//! `idle`, the seat to move losing). Nothing reaches a seat but its own view.
 
 use super::session::{NoDecision, Session};
 use super::wire;
-use bots::{Agent, Budget, SeatView};
-use engine::core::{ActionError, ActionId, AnyGame, AnySpec, Seat, SmallRng};
+use crate::record::MatchRecord;
+use crate::referee::{Fault, MatchOutcome, NoAnswer, Policy, Referee, Ruling, ask, grace};
+use bots::{Agent, Budget};
+use engine::core::{ActionId, AnyGame, AnySpec, Seat};
 use proto::v1;
-use rand::{RngExt, SeedableRng};
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tonic::Status;
-
-/// What happens to a seat that does not move in time (or disconnects, or answers garbage).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Policy {
-    Forfeit,
-    RandomMove,
-}
-
-impl Policy {
-    pub fn name(self) -> &'static str {
-        match self {
-            Policy::Forfeit => "forfeit",
-            Policy::RandomMove => "random move",
-        }
-    }
-}
 
 pub enum SeatBinding {
     Token,
@@ -51,10 +35,18 @@ pub struct TableState {
     pub turn_started: Instant,
     /// When a seat last acted itself (a move played for it by the policy does not count).
     pub last_acted: Instant,
-    pub verdicts: Vec<v1::Verdict>,
-    pub ended: Option<v1::Outcome>,
+    /// Judges every answer and fault; keeps the verdicts.
+    pub referee: Referee,
+    pub ended: Option<MatchOutcome>,
     /// Every public event so far (spectators read them from here, from any version).
     pub events: Vec<v1::MatchEvent>,
+}
+
+impl TableState {
+    /// The outcome as it crosses the wire, once over.
+    pub fn outcome(&self, cooperative: bool) -> Option<v1::MatchOutcome> {
+        self.ended.as_ref().map(|o| wire::outcome(o, self.referee.verdicts(), cooperative))
+    }
 }
 
 /// The limits a match runs under.
@@ -75,10 +67,13 @@ pub struct Table {
     /// The scenario it started from (empty: a fresh deal).
     pub scenario: String,
     pub seats: Vec<SeatBinding>,
+    /// Who sits at each seat, for the record.
+    pub players: Vec<String>,
     pub tokens: Vec<Option<String>>,
     /// The creator's token (CancelMatch).
     pub creator: String,
     pub limits: Limits,
+    pub cooperative: bool,
     pub state: Mutex<TableState>,
     /// Woken whenever the match changes (an Act, an event, the end).
     pub changed: tokio::sync::Notify,
@@ -92,19 +87,10 @@ pub struct Table {
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
 }
 
-fn random_index(seed: u64, version: u64, n: usize) -> usize {
-    SmallRng::seed_from_u64(seed ^ version.wrapping_mul(0x9E37_79B9_7F4A_7C15)).random_range(0..n)
-}
-
-/// The outcome of a match that `seat` lost by a verdict: it last, every other seat first.
-fn forfeit(n: usize, seat: usize, verdicts: &[v1::Verdict]) -> v1::Outcome {
-    let ranks = (0..n).map(|i| if i == seat { (n - 1) as u32 } else { 0 }).collect();
-    v1::Outcome { scores: vec![0; n], ranks, verdicts: verdicts.to_vec(), cancelled: false }
-}
-
 /// What the driver waits for, and what ends the wait.
 enum Waited {
-    Chosen(Result<ActionId, (String, String)>),
+    /// An answer, and the time it took.
+    Chosen(Result<ActionId, NoAnswer>, Duration),
     /// The per-move limit passed.
     Timeout,
     /// No seat acted for the idle limit.
@@ -113,7 +99,63 @@ enum Waited {
     Changed,
 }
 
+/// Everything a new match is made of.
+pub struct NewTable {
+    pub id: String,
+    pub game_name: String,
+    pub spec: Arc<dyn AnySpec>,
+    pub game: Box<dyn AnyGame>,
+    pub seed: u64,
+    pub scenario: String,
+    pub seats: Vec<SeatBinding>,
+    pub players: Vec<String>,
+    pub tokens: Vec<Option<String>>,
+    pub creator: String,
+    pub limits: Limits,
+    pub cooperative: bool,
+    pub next_request: Arc<AtomicU64>,
+    pub bot_slots: Arc<tokio::sync::Semaphore>,
+    pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
+}
+
 impl Table {
+    /// A match ready to be driven; its Started event is the first.
+    pub fn new(t: NewTable) -> Result<Arc<Table>, Status> {
+        let params_yaml = serde_yaml::to_string(&t.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
+        let now = Instant::now();
+        let table = Arc::new(Table {
+            id: t.id,
+            game_name: t.game_name,
+            params_yaml,
+            seed: t.seed,
+            scenario: t.scenario,
+            seats: t.seats,
+            players: t.players,
+            tokens: t.tokens,
+            creator: t.creator,
+            limits: t.limits,
+            cooperative: t.cooperative,
+            state: Mutex::new(TableState {
+                game: t.game,
+                version: 0,
+                actions: Vec::new(),
+                turn_started: now,
+                last_acted: now,
+                referee: Referee::new(t.limits.move_time, t.limits.policy, t.seed),
+                ended: None,
+                events: Vec::new(),
+            }),
+            changed: tokio::sync::Notify::new(),
+            over: tokio::sync::Notify::new(),
+            next_request: t.next_request,
+            spec: t.spec,
+            bot_slots: t.bot_slots,
+            latencies: t.latencies,
+        });
+        table.started();
+        Ok(table)
+    }
+
     pub fn lock(&self) -> std::sync::MutexGuard<'_, TableState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -123,7 +165,7 @@ impl Table {
         self.changed.notify_waiters();
     }
 
-    pub fn started(&self) {
+    fn started(&self) {
         let mut s = self.lock();
         let seats = self.seats.len() as u32;
         let started = v1::Started { game: self.game_name.clone(), params_yaml: self.params_yaml.clone(), seats };
@@ -147,21 +189,15 @@ impl Table {
             observation: Some(wire::observation(s.game.as_ref(), Seat(seat as u8)).map_err(Status::internal)?),
             legal,
             time_left_ms,
-            outcome: s.ended.clone(),
+            outcome: s.outcome(self.cooperative),
         })
     }
 
-    /// Apply a checked action (the lock held); ends the match if the game is over. `by_seat`:
+    /// Apply a legal action (the lock held); ends the match if the game is over. `by_seat`:
     /// the seat chose it (not the policy).
-    fn apply_locked(
-        &self,
-        s: &mut TableState,
-        seat: usize,
-        action: ActionId,
-        by_seat: bool,
-    ) -> Result<(), ActionError> {
+    fn apply_locked(&self, s: &mut TableState, seat: usize, action: ActionId, by_seat: bool) {
         let label = s.game.action_label(action);
-        s.game.apply(action)?;
+        s.game.apply(action).expect("only legal actions are applied");
         s.actions.push(action);
         s.version += 1;
         s.turn_started = Instant::now();
@@ -171,23 +207,36 @@ impl Table {
         let to_move = s.game.to_move().map(|m| u32::from(m.0));
         self.event(s, v1::match_event::Event::Moved(v1::Moved { seat: seat as u32, action, label, to_move }));
         if s.game.is_terminal() {
-            let o = s.game.outcome().expect("a finished game has an outcome");
-            self.finish(s, wire::outcome(&o, &s.verdicts));
+            let o = Referee::outcome(s.game.as_ref(), None);
+            self.finish(s, o);
         }
-        Ok(())
     }
 
-    fn finish(&self, s: &mut TableState, outcome: v1::Outcome) {
-        s.ended = Some(outcome.clone());
+    /// Carry out the referee's ruling (the lock held).
+    fn rule(&self, s: &mut TableState, seat: usize, ruling: Ruling) {
+        match ruling {
+            Ruling::Play(a) => self.apply_locked(s, seat, a, true),
+            Ruling::Substitute(a) => self.apply_locked(s, seat, a, false),
+            Ruling::Forfeit(loser) => self.finish(s, MatchOutcome::forfeit(self.seats.len(), loser)),
+        }
+    }
+
+    /// `seat` is at fault (the lock held): the referee rules.
+    fn fault(&self, s: &mut TableState, seat: usize, kind: Fault, detail: String) {
+        tracing::info!(match_id = %self.id, seat, kind = kind.name(), "verdict: {detail}");
+        let at = s.actions.len();
+        let ruling = s.referee.fault(s.game.as_ref(), seat, at, kind, detail);
+        self.rule(s, seat, ruling);
+    }
+
+    fn finish(&self, s: &mut TableState, outcome: MatchOutcome) {
+        s.ended = Some(outcome);
+        let wire = s.outcome(self.cooperative);
         self.over.notify_one();
-        self.event(s, v1::match_event::Event::Ended(v1::Ended { outcome: Some(outcome.clone()) }));
+        self.event(s, v1::match_event::Event::Ended(v1::Ended { outcome: wire.clone() }));
         for (seat, b) in self.seats.iter().enumerate() {
             if let SeatBinding::Play(session) = b {
-                session.ended(v1::MatchEnded {
-                    match_id: self.id.clone(),
-                    seat: seat as u32,
-                    outcome: Some(outcome.clone()),
-                });
+                session.ended(v1::MatchEnded { match_id: self.id.clone(), seat: seat as u32, outcome: wire.clone() });
             }
         }
     }
@@ -209,7 +258,7 @@ impl Table {
     }
 
     /// A token seat's move (Act): every check under the lock, then applied; an error changes
-    /// nothing.
+    /// nothing (an illegal Act is refused, not a verdict: the seat may try again in time).
     pub fn act(&self, seat: usize, action: ActionId, version: Option<u64>) -> Result<v1::SeatState, Status> {
         let mut s = self.lock();
         if s.ended.is_some() {
@@ -236,7 +285,7 @@ impl Table {
                 s.game.action_label(action)
             )));
         }
-        self.apply_locked(&mut s, seat, action, true).map_err(|e| Status::internal(e.to_string()))?;
+        self.apply_locked(&mut s, seat, action, true);
         self.seat_state(&s, seat)
     }
 
@@ -247,15 +296,7 @@ impl Table {
             return Err(Status::failed_precondition(format!("match {}: the match is over", self.id)));
         }
         let detail = format!("seat {seat} resigned at version {}", s.version);
-        tracing::info!(match_id = %self.id, seat, "resigned");
-        s.verdicts.push(v1::Verdict {
-            seat: seat as u32,
-            kind: "resigned".into(),
-            detail,
-            policy: Policy::Forfeit.name().into(),
-        });
-        let outcome = forfeit(self.seats.len(), seat, &s.verdicts);
-        self.finish(&mut s, outcome);
+        self.fault(&mut s, seat, Fault::Resigned, detail);
         self.seat_state(&s, seat)
     }
 
@@ -266,40 +307,8 @@ impl Table {
             return Err(Status::failed_precondition(format!("match {}: the match is over", self.id)));
         }
         tracing::info!(match_id = %self.id, "cancelled by its creator");
-        let n = self.seats.len();
-        let outcome =
-            v1::Outcome { scores: vec![0; n], ranks: vec![0; n], verdicts: s.verdicts.clone(), cancelled: true };
-        self.finish(&mut s, outcome);
+        self.finish(&mut s, MatchOutcome::cancelled(self.seats.len()));
         Ok(())
-    }
-
-    /// The policy for a seat that did not move properly (the lock held).
-    fn penalise(&self, s: &mut TableState, seat: usize, kind: &str, detail: String) {
-        let policy = self.limits.policy;
-        let verdict = v1::Verdict { seat: seat as u32, kind: kind.into(), detail, policy: policy.name().into() };
-        tracing::info!(match_id = %self.id, seat, kind, policy = policy.name(), "verdict: {}", verdict.detail);
-        s.verdicts.push(verdict);
-        match policy {
-            Policy::RandomMove => {
-                let (legal, _) = wire::legal(s.game.as_ref());
-                let a = legal[random_index(self.seed, s.version, legal.len())];
-                self.apply_locked(s, seat, a, false).expect("a listed action is legal");
-            }
-            Policy::Forfeit => {
-                let outcome = forfeit(self.seats.len(), seat, &s.verdicts);
-                self.finish(s, outcome);
-            }
-        }
-    }
-
-    /// No seat acted for the idle limit: the seat to move loses, whatever the policy.
-    fn end_idle(&self, s: &mut TableState, seat: usize) {
-        let idle = self.limits.idle.unwrap_or_default().as_secs_f64();
-        let detail = format!("no seat acted for {idle:.0} s (the server's idle limit)");
-        tracing::info!(match_id = %self.id, seat, "verdict: {detail}");
-        s.verdicts.push(v1::Verdict { seat: seat as u32, kind: "idle".into(), detail, policy: "forfeit".into() });
-        let outcome = forfeit(self.seats.len(), seat, &s.verdicts);
-        self.finish(s, outcome);
     }
 
     /// Drive the match to its end (a task on the server's runtime): ask agents and Play
@@ -349,7 +358,7 @@ impl Table {
                     let snapshot = snapshot.expect("a copy for the agent");
                     let think = self.clone().think(seat, snapshot);
                     tokio::select! {
-                        chosen = think => Waited::Chosen(chosen),
+                        (chosen, took) = think => Waited::Chosen(chosen, took),
                         _ = self.over.notified() => return,
                         _ = idle => Waited::Idle,
                     }
@@ -357,11 +366,12 @@ impl Table {
                 SeatBinding::Play(session) => {
                     let snapshot = snapshot.expect("a copy for the client");
                     let deadline = move_time.map(|d| tokio::time::Instant::now() + d);
+                    let asked = Instant::now();
                     let ask = self.ask(session, seat, version, snapshot, deadline);
                     tokio::select! {
                         chosen = ask => match chosen {
-                            Err((kind, _)) if kind == "timeout" => Waited::Timeout,
-                            chosen => Waited::Chosen(chosen),
+                            Err((Fault::Timeout, _)) => Waited::Timeout,
+                            chosen => Waited::Chosen(chosen, asked.elapsed()),
                         },
                         _ = self.over.notified() => return,
                         _ = idle => Waited::Idle,
@@ -374,52 +384,55 @@ impl Table {
             }
             match waited {
                 Waited::Changed => {}
-                Waited::Idle => self.end_idle(&mut s, seat),
-                Waited::Timeout => self.penalise(&mut s, seat, "timeout", format!("no action within {limit_ms} ms")),
-                Waited::Chosen(Ok(a)) => {
-                    let (legal, _) = wire::legal(s.game.as_ref());
-                    if legal.contains(&a) {
-                        self.apply_locked(&mut s, seat, a, true).expect("checked legal");
-                    } else {
-                        self.penalise(&mut s, seat, "illegal", format!("action {a} is not legal; legal: {legal:?}"));
-                    }
+                Waited::Idle => {
+                    let idle = self.limits.idle.unwrap_or_default().as_secs_f64();
+                    self.fault(&mut s, seat, Fault::Idle, format!("no seat acted for {idle:.0} s (the idle limit)"));
                 }
-                Waited::Chosen(Err((kind, detail))) => self.penalise(&mut s, seat, &kind, detail),
+                Waited::Timeout => self.fault(&mut s, seat, Fault::Timeout, format!("no action within {limit_ms} ms")),
+                Waited::Chosen(answer, took) => {
+                    if let Err((kind, detail)) = &answer {
+                        tracing::info!(match_id = %self.id, seat, kind = kind.name(), "verdict: {detail}");
+                    }
+                    let st = &mut *s;
+                    let ruling = st.referee.judge(st.game.as_ref(), seat, st.actions.len(), answer, took);
+                    self.rule(st, seat, ruling);
+                }
             }
         }
     }
 
-    /// A server-run agent's move: it waits for a thinking slot, then thinks on a blocking
-    /// thread within the per-move limit (judged when it returns: the caps bound its work).
-    async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> Result<ActionId, (String, String)> {
-        let slot = self.bot_slots.clone().acquire_owned().await.map_err(|e| ("crash".to_string(), e.to_string()))?;
+    /// A server-run agent's move and the time it took: it waits for a thinking slot, then
+    /// thinks on a blocking thread (its clock starts with the slot). One that runs past the
+    /// limit and a grace is cut off (the thread is left to finish on its own).
+    async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> (Result<ActionId, NoAnswer>, Duration) {
+        let slot = match self.bot_slots.clone().acquire_owned().await {
+            Ok(slot) => slot,
+            Err(e) => return (Err((Fault::Crash, e.to_string())), Duration::ZERO),
+        };
         let started = Instant::now();
         let table = self.clone();
         let work = tokio::task::spawn_blocking(move || {
             // The slot is held while the agent thinks, even if the match ends meanwhile.
             let _slot = slot;
             let SeatBinding::Bot(agent) = &table.seats[seat] else { unreachable!("a bot seat") };
-            let mut legal = Vec::new();
-            snapshot.legal_actions(&mut legal);
             let budget = Budget { per_move: table.limits.move_time };
-            let view = SeatView::local(snapshot.as_ref(), Seat(seat as u8), &legal, budget);
             let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
-            let Some(agent) = agent.as_mut() else {
-                return Err(("crash".to_string(), "the match is over".to_string()));
-            };
-            match catch_unwind(AssertUnwindSafe(|| agent.act(&view))) {
-                Ok(Ok(a)) => Ok(a),
-                Ok(Err(e)) => Err(("crash".to_string(), e.to_string())),
-                Err(_) => Err(("crash".to_string(), "the agent panicked".to_string())),
+            match agent.as_mut() {
+                Some(agent) => ask(agent.as_mut(), snapshot.as_ref(), Seat(seat as u8), budget),
+                None => Err((Fault::Crash, "the match is over".to_string())),
             }
         });
-        let chosen = work.await.unwrap_or_else(|e| Err(("crash".into(), e.to_string())))?;
-        match self.limits.move_time {
-            Some(limit) if started.elapsed() > limit => {
-                Err(("timeout".into(), format!("answered after the {} ms limit", limit.as_millis())))
-            }
-            _ => Ok(chosen),
-        }
+        let chosen = match self.limits.move_time {
+            Some(limit) => match tokio::time::timeout(limit.saturating_add(grace(limit)), work).await {
+                Ok(done) => done.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
+                Err(_) => Err((
+                    Fault::Timeout,
+                    format!("no answer within the {} ms limit: cut off and left behind", limit.as_millis()),
+                )),
+            },
+            None => work.await.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
+        };
+        (chosen, started.elapsed())
     }
 
     /// A Play client's move, within the limit.
@@ -430,9 +443,9 @@ impl Table {
         version: u64,
         snapshot: Box<dyn AnyGame>,
         deadline: Option<tokio::time::Instant>,
-    ) -> Result<ActionId, (String, String)> {
+    ) -> Result<ActionId, NoAnswer> {
         let (_, legal) = wire::legal(snapshot.as_ref());
-        let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| ("crash".into(), e))?;
+        let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| (Fault::Crash, e))?;
         let limit_ms = self.limits.move_time.unwrap_or_default().as_millis();
         let request = v1::DecisionRequest {
             request_id: self.next_request.fetch_add(1, Ordering::Relaxed),
@@ -446,18 +459,18 @@ impl Table {
             version,
         };
         let asked = Instant::now();
-        let answer = session.decide_async(request, deadline).await;
+        let answer = session.decide(request, deadline).await;
         if let Some(l) = &self.latencies {
             l.lock().unwrap_or_else(|p| p.into_inner()).push(asked.elapsed());
         }
         answer.map_err(|e| match e {
-            NoDecision::Timeout(_) => ("timeout".into(), format!("no decision within {limit_ms} ms")),
-            NoDecision::Disconnected => ("disconnected".into(), e.to_string()),
+            NoDecision::Timeout(_) => (Fault::Timeout, format!("no decision within {limit_ms} ms")),
+            NoDecision::Disconnected => (Fault::Disconnected, e.to_string()),
         })
     }
 
     /// The record of a finished match.
-    pub fn record(&self) -> Result<v1::MatchRecord, Status> {
+    pub fn record(&self) -> Result<MatchRecord, Status> {
         let s = self.lock();
         let Some(outcome) = &s.ended else {
             return Err(Status::failed_precondition(format!(
@@ -465,13 +478,22 @@ impl Table {
                 self.id
             )));
         };
-        Ok(v1::MatchRecord {
-            game: self.game_name.clone(),
-            params_yaml: self.params_yaml.clone(),
-            seed: self.seed,
-            actions: s.actions.clone(),
-            outcome: Some(outcome.clone()),
-            scenario: self.scenario.clone(),
+        let scenario = (!self.scenario.trim().is_empty()).then_some(self.scenario.as_str());
+        let mut game = self.spec.record(self.seed, scenario);
+        game.actions = s.actions.clone();
+        let metrics = match outcome.forfeited_by {
+            None if !outcome.cancelled => s.game.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect(),
+            _ => Default::default(),
+        };
+        Ok(MatchRecord {
+            game,
+            players: self.players.clone(),
+            outcome: outcome.clone(),
+            verdicts: s.referee.verdicts().to_vec(),
+            metrics,
+            move_ms: Vec::new(),
+            match_id: Some(self.id.clone()),
+            tournament: None,
         })
     }
 }

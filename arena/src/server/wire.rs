@@ -1,7 +1,9 @@
 //! What crosses the wire for a seat: its typed observation and text, the legal actions with
 //! their labels, an outcome. Built from the game only through the seat's own view.
 
-use engine::core::{ActionId, AnyGame, Dyn, Outcome, Seat};
+use crate::record::MatchRecord;
+use crate::referee::{MatchOutcome, Verdict};
+use engine::core::{ActionId, AnyGame, Dyn, Seat};
 use engine::expedition::Expedition;
 use engine::journey::Journey;
 use proto::convert;
@@ -29,11 +31,41 @@ pub fn legal(game: &dyn AnyGame) -> (Vec<ActionId>, Vec<v1::LegalAction>) {
     (ids, labelled)
 }
 
-pub fn outcome(o: &Outcome, verdicts: &[v1::Verdict]) -> v1::Outcome {
-    v1::Outcome {
-        scores: o.scores.clone(),
-        ranks: o.ranks.iter().map(|&r| u32::from(r)).collect(),
-        verdicts: verdicts.to_vec(),
-        cancelled: false,
+/// A match's outcome as it crosses the wire, with the referee's verdicts; a cooperative
+/// game's also carries the team's score.
+pub fn outcome(o: &MatchOutcome, verdicts: &[Verdict], cooperative: bool) -> v1::MatchOutcome {
+    v1::MatchOutcome {
+        scores: o.result.scores.clone(),
+        ranks: o.result.ranks.iter().map(|&r| u32::from(r)).collect(),
+        verdicts: verdicts.iter().map(verdict).collect(),
+        cancelled: o.cancelled,
+        team_score: if cooperative { o.result.scores.first().copied() } else { None },
+        achieved: o.result.achieved.clone(),
+        forfeited_by: o.forfeited_by.map(|s| s as u32),
     }
+}
+
+pub fn verdict(v: &Verdict) -> v1::Verdict {
+    v1::Verdict {
+        seat: v.seat as u32,
+        kind: v.kind.name().into(),
+        detail: v.detail.clone(),
+        policy: v.policy.name().into(),
+        count: v.count,
+        at_move: v.at_move as u32,
+    }
+}
+
+/// A record as GetRecord and CancelMatch return it.
+pub fn record(r: &MatchRecord, cooperative: bool) -> Result<v1::MatchRecord, String> {
+    Ok(v1::MatchRecord {
+        game: r.game.game.clone(),
+        rules_version: r.game.rules_version,
+        players: r.players.clone(),
+        params_yaml: serde_yaml::to_string(&r.game.params).map_err(|e| e.to_string())?,
+        seed: r.game.seed,
+        actions: r.game.actions.clone(),
+        outcome: Some(outcome(&r.outcome, &r.verdicts, cooperative)),
+        scenario: r.game.scenario.clone().unwrap_or_default(),
+    })
 }

@@ -68,8 +68,9 @@ impl Externals {
         let timeout = Duration::from_secs(t.config.connect_timeout_s);
         for &p in &external {
             let name = &t.config.participants[p].name;
-            let session = hub
-                .wait_for_session(name, timeout)
+            let session = ext
+                .runtime
+                .block_on(hub.wait_for_session(name, timeout))
                 .ok_or_else(|| format!("participant `{name}` did not connect to {url} within {} s", timeout.as_secs()));
             match session {
                 Ok(s) => {
@@ -94,15 +95,9 @@ impl Externals {
             (None, Some(ext)) => {
                 let session = ext.sessions.get(&p).ok_or_else(|| format!("participant {p} is not connected"))?;
                 let hub = &ext.server.as_ref().expect("running").hub;
-                Ok(Box::new(RemoteAgent {
-                    session: session.clone(),
-                    name: session.name.clone(),
-                    match_id: format!("tournament-{}", ext.next_match.fetch_add(1, Ordering::Relaxed)),
-                    game: spec.game().to_string(),
-                    params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
-                    next_request: hub.next_request.clone(),
-                    version: 0,
-                }))
+                let match_id = format!("tournament-{}", ext.next_match.fetch_add(1, Ordering::Relaxed));
+                let handle = ext.runtime.handle().clone();
+                Ok(Box::new(RemoteAgent::new(session.clone(), match_id, spec, hub.next_request.clone(), handle)?))
             }
             (None, None) => Err(format!("participant {p} plays over the Play stream, and no server is running")),
         }

@@ -6,84 +6,23 @@
 //! ```text
 //! DIR/tournament.yaml   the tournament file as played (the schedule follows from it)
 //! DIR/run.json          the shard this directory plays, and the schedule's size and hash
-//! DIR/games.jsonl       one line per finished game
+//! DIR/games.jsonl       one line per finished game (a [`MatchRecord`]: it replays)
 //! DIR/deal-secret       with external participants: the secret the deals are drawn from
 //!                       (readable by its owner only; keep it from the participants)
 //! DIR/report/           ratings, charts, standings (rebuilt by `arena report DIR`)
 //! ```
 
 use super::schedule::{Job, Shard};
-use engine::core::ActionId;
+use crate::record::{self, MatchRecord, Records};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const CONFIG_FILE: &str = "tournament.yaml";
 pub const RUN_FILE: &str = "run.json";
 pub const LOG_FILE: &str = "games.jsonl";
 pub const SECRET_FILE: &str = "deal-secret";
-
-/// Why a game ended early for one seat: the participant there loses it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum VerdictKind {
-    /// The agent panicked or reported an error.
-    Crash,
-    /// The agent took longer than the per-move limit.
-    Timeout,
-    /// The agent chose an action that is not legal.
-    Illegal,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub seat: usize,
-    pub participant: String,
-    pub kind: VerdictKind,
-    /// At which decision (counted from 0).
-    pub at_move: usize,
-    pub detail: String,
-}
-
-/// One finished game, as logged.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct GameRecord {
-    /// The game's id in the schedule.
-    pub job: u64,
-    /// The game entry of the tournament file, and its label.
-    pub group: usize,
-    pub label: String,
-    pub game: String,
-    /// Every parameter of the game, explicitly.
-    pub params: serde_json::Value,
-    pub deal: u32,
-    pub seed: u64,
-    /// The participant at each seat (index in the file, and name).
-    pub seats: Vec<usize>,
-    pub participants: Vec<String>,
-    pub scores: Vec<i32>,
-    /// Rank per seat, 0 first (equal ranks tie).
-    pub ranks: Vec<u8>,
-    /// The game's own figures (e.g. `arrived`).
-    pub metrics: BTreeMap<String, f64>,
-    /// Every action, in order (with the seed, the game replays exactly).
-    pub moves: Vec<ActionId>,
-    /// The time each decision took, in milliseconds.
-    pub move_ms: Vec<f32>,
-    /// Seats that lost by crash, timeout or illegal action (the game stopped there).
-    pub verdicts: Vec<Verdict>,
-    /// Time spent playing (agents and engine), in milliseconds.
-    pub play_ms: f64,
-}
-
-impl GameRecord {
-    /// The record with every timing zeroed (timings differ from run to run).
-    pub fn without_timings(&self) -> GameRecord {
-        GameRecord { move_ms: vec![0.0; self.move_ms.len()], play_ms: 0.0, ..self.clone() }
-    }
-}
 
 /// What a directory plays: the shard (if any), and the schedule it was made for.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -109,37 +48,18 @@ fn io(path: &Path, what: &str, e: std::io::Error) -> String {
     format!("cannot {what} {}: {e}", path.display())
 }
 
-/// The log of one directory, read back.
-pub struct Log {
-    pub records: Vec<GameRecord>,
-    /// A last line cut short (a kill mid-write), dropped.
-    pub truncated: bool,
-}
-
-/// Read `DIR/games.jsonl`. A last line that does not parse was cut short and is dropped; any
-/// other line that does not parse is an error naming it.
-pub fn read_log(dir: &Path) -> Result<Log, String> {
+/// Read `DIR/games.jsonl` (see [`record::read`]): every line a game of the tournament.
+pub fn read_log(dir: &Path) -> Result<Records, String> {
     let path = dir.join(LOG_FILE);
-    let file = match File::open(&path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Log { records: vec![], truncated: false }),
-        Err(e) => return Err(io(&path, "read", e)),
-    };
-    let lines: Vec<String> =
-        BufReader::new(file).lines().collect::<Result<_, _>>().map_err(|e| io(&path, "read", e))?;
-    let mut records = Vec::new();
-    let mut truncated = false;
-    for (i, line) in lines.iter().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str::<GameRecord>(line) {
-            Ok(r) => records.push(r),
-            Err(_) if i + 1 == lines.len() => truncated = true,
-            Err(e) => return Err(format!("{} line {}: not a game record: {e}", path.display(), i + 1)),
-        }
+    let log = record::read(&path)?;
+    if let Some(r) = log.records.iter().find(|r| r.tournament.is_none()) {
+        return Err(format!(
+            "{}: a record with no tournament place ({}): not this tournament's log",
+            path.display(),
+            r.game.game
+        ));
     }
-    Ok(Log { records, truncated })
+    Ok(log)
 }
 
 /// Rewrite the log without a cut-short last line (before appending to it again).
@@ -166,9 +86,8 @@ impl LogWriter {
         Ok(LogWriter { file, path })
     }
 
-    pub fn append(&mut self, record: &GameRecord) -> Result<(), String> {
-        let mut line = serde_json::to_string(record).map_err(|e| e.to_string())?;
-        line.push('\n');
+    pub fn append(&mut self, record: &MatchRecord) -> Result<(), String> {
+        let line = record.to_line()?;
         self.file.write_all(line.as_bytes()).map_err(|e| io(&self.path, "write", e))?;
         self.file.flush().map_err(|e| io(&self.path, "write", e))?;
         self.file.sync_data().map_err(|e| io(&self.path, "sync", e))

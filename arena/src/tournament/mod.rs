@@ -16,8 +16,10 @@ pub mod rate;
 pub mod run;
 pub mod schedule;
 
+use crate::record::MatchRecord;
+use crate::referee::Fault;
 use config::{ResolvedGame, TournamentConfig};
-use log::{GameRecord, RunInfo};
+use log::RunInfo;
 use run::{AgentFactory, RunOptions, RunStats};
 use schedule::{Job, Shard};
 use std::collections::BTreeMap;
@@ -110,7 +112,7 @@ impl Tournament {
 }
 
 /// What `start` and `resume` report back.
-pub struct Outcome {
+pub struct RunSummary {
     pub stats: RunStats,
     /// Games of this directory's share of the schedule, and how many were logged before.
     pub scheduled: usize,
@@ -126,7 +128,12 @@ pub fn start(
     shard: Option<Shard>,
     factory: &AgentFactory,
     opts: &RunOptions,
-) -> Result<Outcome, String> {
+) -> Result<RunSummary, String> {
+    if t.has_external() && t.deal_secret.is_none() {
+        return Err("a tournament with external participants deals from a secret: seal its deals first \
+                    (Tournament::seal_for_new_run)"
+            .into());
+    }
     if dir.join(log::LOG_FILE).exists() || dir.join(log::SECRET_FILE).exists() {
         return Err(format!(
             "{} already holds a tournament: resume it with `arena tournament --resume {}`, or choose another --out",
@@ -180,7 +187,7 @@ pub fn resume(
     dir: &Path,
     factory: &AgentFactory,
     opts: &RunOptions,
-) -> Result<Outcome, String> {
+) -> Result<RunSummary, String> {
     run_remaining(t, dir, info.shard, factory, opts)
 }
 
@@ -190,13 +197,13 @@ fn run_remaining(
     shard: Option<Shard>,
     factory: &AgentFactory,
     opts: &RunOptions,
-) -> Result<Outcome, String> {
+) -> Result<RunSummary, String> {
     let read = log::read_log(dir)?;
     if read.truncated {
         log::drop_truncated_line(dir)?;
     }
-    let mut done: Vec<GameRecord> = read.records;
-    let logged: std::collections::BTreeSet<u64> = done.iter().map(|r| r.job).collect();
+    let mut done: Vec<MatchRecord> = read.records;
+    let logged: std::collections::BTreeSet<u64> = done.iter().map(|r| r.place().job).collect();
     let mine: Vec<Job> = t.jobs.iter().filter(|j| shard.is_none_or(|s| s.holds(j))).cloned().collect();
     let todo: Vec<Job> = mine.iter().filter(|j| !logged.contains(&j.id)).cloned().collect();
     let mut writer = log::LogWriter::open(dir)?;
@@ -206,7 +213,7 @@ fn run_remaining(
         None => Some(write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?.0),
         Some(_) => None,
     };
-    Ok(Outcome { stats, scheduled: mine.len(), already_done, report })
+    Ok(RunSummary { stats, scheduled: mine.len(), already_done, report })
 }
 
 /// The records of several directories (shards of one tournament, or one whole run), merged:
@@ -214,11 +221,11 @@ fn run_remaining(
 pub fn merge_logs(
     dirs: &[PathBuf],
     load: &dyn Fn(&str) -> Result<String, String>,
-) -> Result<(Tournament, Vec<GameRecord>, Vec<String>), String> {
+) -> Result<(Tournament, Vec<MatchRecord>, Vec<String>), String> {
     let first = dirs.first().ok_or("name at least one tournament directory")?;
     let (t, info) = load_dir(first, load)?;
     let mut notes = Vec::new();
-    let mut by_job: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    let mut by_job: BTreeMap<u64, MatchRecord> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for dir in dirs {
         let other = log::read_run_info(dir)?;
@@ -234,13 +241,14 @@ pub fn merge_logs(
             notes.push(format!("{}: a last line cut short (a run killed mid-write) was left out", dir.display()));
         }
         for r in read.records {
-            if r.job >= info.schedule_games {
-                return Err(format!("{}: game {} is not in the schedule", dir.display(), r.job));
+            let job = r.place().job;
+            if job >= info.schedule_games {
+                return Err(format!("{}: game {job} is not in the schedule", dir.display()));
             }
-            match by_job.get(&r.job) {
-                Some(_) => duplicates.push(r.job),
+            match by_job.get(&job) {
+                Some(_) => duplicates.push(job),
                 None => {
-                    by_job.insert(r.job, r);
+                    by_job.insert(job, r);
                 }
             }
         }
@@ -268,18 +276,22 @@ pub fn write_report(
 ) -> Result<(PathBuf, reports::ratings::RatingList, Vec<String>), String> {
     let (t, records, mut notes) = merge_logs(dirs, load)?;
     let names = t.names();
-    let verdicts: Vec<&log::Verdict> = records.iter().flat_map(|r| &r.verdicts).collect();
-    for kind in [log::VerdictKind::Crash, log::VerdictKind::Timeout, log::VerdictKind::Illegal] {
+    for kind in Fault::ALL {
         let mut who: BTreeMap<&str, usize> = BTreeMap::new();
-        verdicts.iter().filter(|v| v.kind == kind).for_each(|v| *who.entry(&v.participant).or_default() += 1);
+        for r in &records {
+            for v in r.verdicts.iter().filter(|v| v.kind == kind) {
+                *who.entry(&r.players[v.seat]).or_default() += 1;
+            }
+        }
         if !who.is_empty() {
             let parts: Vec<String> = who.iter().map(|(p, n)| format!("{p} {n}")).collect();
-            notes.push(format!("games lost by {kind:?} (verdict): {}", parts.join(", ")).to_lowercase());
+            notes.push(format!("games lost by a {} verdict: {}", kind.name(), parts.join(", ")));
         }
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
     let games = rate::rated_games(&records, &t.cooperative());
     let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
+    let to_watch = games_to_watch(&t, &records, &rate::score_shares(&games, names.len()), out)?;
     let input = reports::report::ReportInput {
         title: format!("Tournament: {}", t.config.name),
         participants: names,
@@ -288,9 +300,79 @@ pub fn write_report(
         options: reports::ratings::RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed },
         side_by_side: side_by_side(&t),
         notes: notes.clone(),
+        to_watch,
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((out.to_path_buf(), written.overall, notes))
+}
+
+/// For every pairing of every game entry (every participant, in a cooperative one): its
+/// longest and shortest game and an upset (a win of the participant with the smaller share of
+/// points overall; in a cooperative entry, its best play instead), each written as a page to
+/// step through into `out/games/`. Returns the links, by pairing.
+fn games_to_watch(
+    t: &Tournament,
+    records: &[MatchRecord],
+    shares: &[(f64, f64)],
+    out: &Path,
+) -> Result<Vec<reports::report::Watch>, String> {
+    let strength = |p: usize| shares.get(p).map_or(0.0, |(won, of)| if *of > 0.0 { won / of } else { 0.0 });
+    let mut pairings: BTreeMap<(usize, Vec<usize>), Vec<&MatchRecord>> = BTreeMap::new();
+    for r in records {
+        let place = r.place();
+        let mut who = place.seats.clone();
+        who.sort_unstable();
+        who.dedup();
+        pairings.entry((place.group, who)).or_default().push(r);
+    }
+    let dir = out.join("games");
+    let mut watch = Vec::new();
+    for ((group, who), games) in pairings {
+        let cooperative = t.games.get(group).is_some_and(|g| g.cooperative);
+        let length = |r: &&&MatchRecord| (r.game.actions.len(), r.place().job);
+        let mut picks: Vec<(&str, &MatchRecord)> = Vec::new();
+        if let Some(r) = games.iter().max_by_key(length) {
+            picks.push(("longest", r));
+        }
+        if let Some(r) = games.iter().min_by_key(length) {
+            picks.push(("shortest", r));
+        }
+        let special = if cooperative {
+            games.iter().max_by_key(|r| (r.outcome.result.scores.first().copied(), r.place().job)).map(|r| ("best", *r))
+        } else {
+            // A game won outright by the seat whose participant is the weaker overall.
+            games
+                .iter()
+                .find(|r| {
+                    let seats = &r.place().seats;
+                    let ranks = &r.outcome.result.ranks;
+                    let winners: Vec<usize> = (0..seats.len()).filter(|&s| ranks[s] == 0).collect();
+                    winners.len() == 1
+                        && seats.iter().any(|&p| p != seats[winners[0]] && strength(p) > strength(seats[winners[0]]))
+                })
+                .map(|r| ("an upset", *r))
+        };
+        picks.extend(special);
+        let mut links = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for (what, r) in picks {
+            let job = r.place().job;
+            let file = format!("game-{job}.html");
+            if seen.insert(job) {
+                std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                let title = format!("{}: {} (game {job})", r.place().label, r.players.join(" vs "));
+                let view = crate::record::game_view(r, &title)?;
+                let path = dir.join(&file);
+                std::fs::write(&path, reports::viewer::viewer_html(&view))
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            links.push((format!("{what} ({} moves)", r.game.actions.len()), format!("games/{file}")));
+        }
+        let names: Vec<&str> = who.iter().map(|&p| t.config.participants[p].name.as_str()).collect();
+        let label = t.games.get(group).map_or("?", |g| g.label.as_str());
+        watch.push(reports::report::Watch { heading: format!("{label} — {}", names.join(" vs ")), links });
+    }
+    Ok(watch)
 }
 
 /// Game entries to chart side by side: the same game and table with and without dice.

@@ -8,7 +8,7 @@
 //! Every deal is one bootstrap unit: the games played on it (every pairing, every seat
 //! order) are resampled together, since they share the cards.
 
-use super::log::GameRecord;
+use crate::record::MatchRecord;
 use reports::ratings::{Pairwise, RatedGame};
 use std::collections::BTreeMap;
 
@@ -18,12 +18,12 @@ pub fn unit(group: usize, deal: u32) -> u64 {
 }
 
 /// How a cooperative play ranks against others of the same deal.
-fn play_key(r: &GameRecord) -> (f64, f64) {
-    if !r.verdicts.is_empty() {
+fn play_key(r: &MatchRecord) -> (f64, f64) {
+    if r.outcome.forfeited_by.is_some() {
         return (-1.0, f64::NEG_INFINITY);
     }
     let arrived = r.metrics.get("travellers_arrived").copied().unwrap_or(0.0);
-    (arrived, f64::from(r.scores.first().copied().unwrap_or(0)))
+    (arrived, f64::from(r.outcome.result.scores.first().copied().unwrap_or(0)))
 }
 
 fn score(a: (f64, f64), b: (f64, f64)) -> f64 {
@@ -37,18 +37,20 @@ fn score(a: (f64, f64), b: (f64, f64)) -> f64 {
 /// The rated games of a set of records (any order), in the order they completed the schedule
 /// (a cooperative deal counts when its last play is in). `cooperative[group]` says how each
 /// game entry is compared.
-pub fn rated_games(records: &[GameRecord], cooperative: &[bool]) -> Vec<RatedGame> {
+pub fn rated_games(records: &[MatchRecord], cooperative: &[bool]) -> Vec<RatedGame> {
     let mut keyed: Vec<(u64, RatedGame)> = Vec::new();
-    let mut deals: BTreeMap<(usize, u32), Vec<&GameRecord>> = BTreeMap::new();
-    for r in records {
+    let mut deals: BTreeMap<(usize, u32), Vec<&MatchRecord>> = BTreeMap::new();
+    for rec in records {
+        let r = rec.place();
         if cooperative.get(r.group).copied().unwrap_or(false) {
-            deals.entry((r.group, r.deal)).or_default().push(r);
+            deals.entry((r.group, r.deal)).or_default().push(rec);
             continue;
         }
+        let ranks = &rec.outcome.result.ranks;
         let mut results = Vec::new();
         for i in 0..r.seats.len() {
             for j in i + 1..r.seats.len() {
-                let s = match r.ranks[i].cmp(&r.ranks[j]) {
+                let s = match ranks[i].cmp(&ranks[j]) {
                     std::cmp::Ordering::Less => 1.0,
                     std::cmp::Ordering::Greater => 0.0,
                     std::cmp::Ordering::Equal => 0.5,
@@ -64,12 +66,13 @@ pub fn rated_games(records: &[GameRecord], cooperative: &[bool]) -> Vec<RatedGam
         let mut results = Vec::new();
         for (i, a) in plays.iter().enumerate() {
             for b in &plays[i + 1..] {
-                if a.seats[0] != b.seats[0] {
-                    results.push(Pairwise { a: a.seats[0], b: b.seats[0], score: score(play_key(a), play_key(b)) });
+                let (pa, pb) = (a.place().seats[0], b.place().seats[0]);
+                if pa != pb {
+                    results.push(Pairwise { a: pa, b: pb, score: score(play_key(a), play_key(b)) });
                 }
             }
         }
-        let last = plays.iter().map(|p| p.job).max().unwrap_or(0);
+        let last = plays.iter().map(|p| p.place().job).max().unwrap_or(0);
         if !results.is_empty() {
             keyed.push((last, RatedGame { group, unit: unit(group, deal), results }));
         }

@@ -1,21 +1,20 @@
 //! Running games on a pool of worker threads (the engine stays synchronous: one game per
 //! worker at a time), logging each as it finishes, with a progress bar.
 //!
-//! Every agent is asked through a [`SeatView`] with the per-move limit as its budget. An agent
-//! that panics or reports an error (crash), takes longer than the limit (timeout) or chooses
-//! an action that is not legal (illegal) loses that game: it stops there, the verdict is
-//! logged, and the tournament goes on. In-process agents cannot be stopped mid-move, so a
-//! timeout is judged when the move returns; agents across the wire are stopped by the server.
+//! Every game is played by [`play_game`] under the [`Referee`]: an agent that panics or
+//! reports an error (crash), runs past the per-move limit (timeout: one that never answers is
+//! cut off and left behind) or chooses an action that is not legal (illegal) loses that game,
+//! the verdict is logged, and the tournament goes on.
 
 use super::config::ResolvedGame;
-use super::log::{GameRecord, LogWriter, Verdict, VerdictKind};
+use super::log::LogWriter;
 use super::rate::{rated_games, score_shares};
 use super::schedule::Job;
-use bots::{Agent, Budget, SeatView};
+use crate::record::{MatchRecord, TournamentGame};
+use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, play_game};
+use bots::Agent;
 use engine::core::{AnySpec, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::cell::RefCell;
-use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -50,131 +49,47 @@ impl RunStats {
     }
 }
 
-thread_local! {
-    static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
-
-/// While alive, panics are recorded (for the crash verdict) instead of printed.
-struct QuietPanics(Option<PanicHook>);
-
-impl QuietPanics {
-    fn install() -> QuietPanics {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(|info| {
-            let msg = info
-                .payload()
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| info.payload().downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
-            PANIC.with(|p| *p.borrow_mut() = Some(format!("panicked: {msg}{at}")));
-        }));
-        QuietPanics(Some(previous))
-    }
-}
-
-impl Drop for QuietPanics {
-    fn drop(&mut self) {
-        if let Some(previous) = self.0.take() {
-            std::panic::set_hook(previous);
-        }
-    }
-}
-
-/// Play one scheduled game to its end (or to a verdict).
+/// Play one scheduled game to its end (or to a verdict), judged by the referee.
 pub fn play_job(
     job: &Job,
     game: &ResolvedGame,
     names: &[String],
     factory: &AgentFactory,
     move_time: Option<Duration>,
-) -> Result<GameRecord, String> {
+) -> Result<MatchRecord, String> {
     let start = Instant::now();
     let spec = game.spec.as_ref();
-    let mut g = spec.new_game(job.seed);
     let mut agents = Vec::with_capacity(job.seats.len());
     for (seat, &p) in job.seats.iter().enumerate() {
         let seed = game_seed(job.seed, 1 + seat as u64 + 16 * p as u64);
-        agents.push(factory(p, spec, seed).map_err(|e| format!("{}: {e}", names[p]))?);
+        let agent = factory(p, spec, seed).map_err(|e| format!("{}: {e}", names[p]))?;
+        agents.push(SeatAgent::new(agent, move_time));
     }
-    let budget = Budget { per_move: move_time };
-    let (mut moves, mut move_ms, mut verdicts) = (Vec::new(), Vec::new(), Vec::new());
-    let mut legal = Vec::new();
-    while let Some(seat) = g.to_move() {
-        legal.clear();
-        g.legal_actions(&mut legal);
-        let view = SeatView::local(g.as_ref(), seat, &legal, budget);
-        let agent = &mut agents[seat.index()];
-        let t = Instant::now();
-        let chosen = catch_unwind(AssertUnwindSafe(|| agent.act(&view)));
-        let took = t.elapsed();
-        move_ms.push(took.as_secs_f32() * 1e3);
-        let verdict = |kind, detail: String| Verdict {
-            seat: seat.index(),
-            participant: names[job.seats[seat.index()]].clone(),
-            kind,
-            at_move: moves.len(),
-            detail,
-        };
-        if let Some(limit) = move_time
-            && took > limit
-        {
-            let detail = format!("took {} ms, the limit is {} ms", took.as_millis(), limit.as_millis());
-            verdicts.push(verdict(VerdictKind::Timeout, detail));
-            break;
-        }
-        let action = match chosen {
-            Err(_) => {
-                let msg = PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into());
-                verdicts.push(verdict(VerdictKind::Crash, msg));
-                break;
-            }
-            Ok(Err(e)) => {
-                verdicts.push(verdict(VerdictKind::Crash, e.to_string()));
-                break;
-            }
-            Ok(Ok(a)) => a,
-        };
-        if let Err(e) = g.apply(action) {
-            verdicts.push(verdict(VerdictKind::Illegal, format!("{e}; legal: {legal:?}")));
-            break;
-        }
-        moves.push(action);
-    }
-    let n = job.seats.len();
-    let (scores, ranks, metrics) = match (verdicts.first(), g.outcome()) {
-        // The seat with a verdict loses: last, the others tie for first.
-        (Some(v), _) => {
-            let ranks = (0..n).map(|s| if s == v.seat { (n - 1) as u8 } else { 0 }).collect();
-            (vec![0; n], ranks, Default::default())
-        }
-        (None, Some(o)) => {
-            let metrics = g.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect();
-            (o.scores, o.ranks, metrics)
-        }
-        (None, None) => return Err(format!("game {} ended without an outcome", job.id)),
+    // A verdict forfeits the game: the seat at fault loses it.
+    let referee = Referee::new(move_time, Policy::Forfeit, job.seed);
+    let played = play_game(spec.new_game(job.seed), agents, referee, |_, _, _| {});
+    let metrics = match played.outcome.forfeited_by {
+        None => played.game.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect(),
+        Some(_) => Default::default(),
     };
-    let params = serde_json::to_value(spec.params_yaml()).map_err(|e| e.to_string())?;
-    Ok(GameRecord {
-        job: job.id,
-        group: job.group,
-        label: game.label.clone(),
-        game: spec.game().to_string(),
-        params,
-        deal: job.deal,
-        seed: job.seed,
-        seats: job.seats.clone(),
-        participants: job.seats.iter().map(|&p| names[p].clone()).collect(),
-        scores,
-        ranks,
+    let mut record = spec.record(job.seed, None);
+    record.actions = played.actions;
+    Ok(MatchRecord {
+        game: record,
+        players: job.seats.iter().map(|&p| names[p].clone()).collect(),
+        outcome: played.outcome,
+        verdicts: played.verdicts,
         metrics,
-        moves,
-        move_ms,
-        verdicts,
-        play_ms: start.elapsed().as_secs_f64() * 1e3,
+        move_ms: played.move_ms,
+        match_id: None,
+        tournament: Some(TournamentGame {
+            job: job.id,
+            group: job.group,
+            label: game.label.clone(),
+            deal: job.deal,
+            seats: job.seats.clone(),
+            play_ms: start.elapsed().as_secs_f64() * 1e3,
+        }),
     })
 }
 
@@ -188,7 +103,7 @@ pub fn run_jobs(
     factory: &AgentFactory,
     opts: &RunOptions,
     log: &mut LogWriter,
-    done: &mut Vec<GameRecord>,
+    done: &mut Vec<MatchRecord>,
 ) -> Result<RunStats, String> {
     let _quiet = QuietPanics::install();
     let cooperative: Vec<bool> = games.iter().map(|g| g.cooperative).collect();
@@ -204,7 +119,7 @@ pub fn run_jobs(
     let next = AtomicUsize::new(0);
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
-    let (tx, rx) = mpsc::channel::<Result<GameRecord, String>>();
+    let (tx, rx) = mpsc::channel::<Result<MatchRecord, String>>();
     let result = std::thread::scope(|scope| -> Result<(), String> {
         for _ in 0..workers {
             let tx = tx.clone();
@@ -233,7 +148,7 @@ pub fn run_jobs(
             };
             log.append(&record)?;
             stats.games += 1;
-            stats.playing += Duration::from_secs_f64(record.play_ms / 1e3);
+            stats.playing += Duration::from_secs_f64(record.place().play_ms / 1e3);
             stats.verdicts += record.verdicts.len();
             done.push(record);
             if stats.games % 8 == 1 || stats.games == jobs.len() {

@@ -60,11 +60,14 @@ impl fmt::Display for ActionError {
 impl std::error::Error for ActionError {}
 
 /// The result of a finished game: a score and a rank per seat (rank 0 is first; equal
-/// ranks are ties).
+/// ranks are ties), and what each seat achieved in the game's own words (a cooperative game's
+/// seats share the team's score and rank, and differ only there: `arrived`, `fallen`, ...).
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Outcome {
     pub scores: Vec<i32>,
     pub ranks: Vec<u8>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub achieved: Vec<String>,
 }
 
 impl Outcome {
@@ -73,7 +76,7 @@ impl Outcome {
         let ranks = (0..scores.len())
             .map(|i| (0..scores.len()).filter(|&j| (scores[j], tie_break(j)) > (scores[i], tie_break(i))).count() as u8)
             .collect();
-        Outcome { scores, ranks }
+        Outcome { scores, ranks, achieved: Vec::new() }
     }
 }
 
@@ -95,6 +98,11 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// All seats play as one team (every seat gets the same score and rank): plays of the
     /// same deal are compared with one another, not seats within a game.
     const COOPERATIVE: bool = false;
+    /// The version of the rules as implemented: raised whenever a rule changes (what is
+    /// legal, what an action does, what is dealt), so that a record made under other rules
+    /// is refused by name instead of replaying into a different game. The engine's
+    /// `rules_version` test pins each version to a fingerprint of play.
+    const RULES_VERSION: u32;
 
     /// A new game with every random fact drawn from `seed`.
     fn new(params: &Self::Params, seed: u64) -> Self;

@@ -9,6 +9,10 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub game: String,
+    /// The version of the game's rules it was played under (0: a record made before rules
+    /// had versions); it replays only under the same.
+    #[serde(default)]
+    pub rules_version: u32,
     /// Every parameter, explicitly (no preset), so the record does not depend on presets.
     pub params: serde_yaml::Value,
     pub seed: u64,
@@ -22,6 +26,8 @@ pub struct Record {
 pub enum ReplayError {
     /// The game or its parameters could not be built.
     Setup(String),
+    /// The record was made under other rules than these.
+    RulesVersion { game: String, recorded: u32, current: u32 },
     /// Action number `index` (from 0) was refused.
     Action { index: usize, error: ActionError },
 }
@@ -30,6 +36,16 @@ impl fmt::Display for ReplayError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReplayError::Setup(e) => write!(f, "cannot set the game up: {e}"),
+            ReplayError::RulesVersion { game, recorded, current } if *recorded == 0 => write!(
+                f,
+                "the record carries no rules version (made before {game} rules had versions); this arena plays \
+                 {game} rules version {current}: it cannot be replayed"
+            ),
+            ReplayError::RulesVersion { game, recorded, current } => write!(
+                f,
+                "the record was made under {game} rules version {recorded}; this arena plays {game} rules version \
+                 {current}: it cannot be replayed"
+            ),
             ReplayError::Action { index, error } => write!(f, "action #{index}: {error}"),
         }
     }
@@ -55,6 +71,13 @@ impl Record {
     ) -> Result<Box<dyn AnyGame>, ReplayError> {
         let entry = super::find_game(&self.game).map_err(ReplayError::Setup)?;
         let spec = (entry.spec)(None, &[self.param_source()], load).map_err(|e| ReplayError::Setup(e.to_string()))?;
+        if self.rules_version != spec.rules_version() {
+            return Err(ReplayError::RulesVersion {
+                game: self.game.clone(),
+                recorded: self.rules_version,
+                current: spec.rules_version(),
+            });
+        }
         let mut game = match &self.scenario {
             Some(yaml) => spec.scenario(self.seed, yaml).map_err(ReplayError::Setup)?,
             None => spec.new_game(self.seed),

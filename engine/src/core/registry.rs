@@ -109,6 +109,8 @@ impl<G: Game> AnyGame for Dyn<G> {
 /// A game with its parameters resolved: a factory of games.
 pub trait AnySpec: Send + Sync {
     fn game(&self) -> &'static str;
+    /// The version of the game's rules (see [`Game::RULES_VERSION`]).
+    fn rules_version(&self) -> u32;
     fn seats(&self) -> usize;
     /// Every parameter, explicitly.
     fn params_yaml(&self) -> serde_yaml::Value;
@@ -121,6 +123,7 @@ pub trait AnySpec: Send + Sync {
     fn record(&self, seed: u64, scenario: Option<&str>) -> Record {
         Record {
             game: self.game().to_string(),
+            rules_version: self.rules_version(),
             params: self.params_yaml(),
             seed,
             scenario: scenario.map(str::to_string),
@@ -170,6 +173,9 @@ pub fn random_playout<G: Game>(game: &mut G, rng: &mut SmallRng, buf: &mut Vec<A
 impl<G: Game> AnySpec for Spec<G> {
     fn game(&self) -> &'static str {
         G::NAME
+    }
+    fn rules_version(&self) -> u32 {
+        G::RULES_VERSION
     }
     fn seats(&self) -> usize {
         Game::seats(&G::new(&self.params, 0))

@@ -276,6 +276,7 @@ impl Game for Expedition {
     type Scenario = Scenario;
     const NAME: &'static str = "expedition";
     const SEATS_PARAM: &'static str = "players";
+    const RULES_VERSION: u32 = 1;
 
     fn new(params: &ExpeditionParams, seed: u64) -> Self {
         setup::new_game(params, seed)

@@ -605,6 +605,7 @@ impl Game for Journey {
     const NAME: &'static str = "journey";
     const SEATS_PARAM: &'static str = "travellers";
     const COOPERATIVE: bool = true;
+    const RULES_VERSION: u32 = 1;
 
     fn new(params: &JourneyParams, seed: u64) -> Self {
         setup::new_game(params, seed)
@@ -649,7 +650,16 @@ impl Game for Journey {
     fn outcome(&self) -> Option<Outcome> {
         (self.phase == Phase::Over).then(|| {
             let n = self.travellers();
-            Outcome { scores: vec![self.score(); n], ranks: vec![0; n] }
+            let achieved = (0..n)
+                .map(|s| match self.status[s] {
+                    Status::Journeying => "journeying",
+                    Status::Fallen => "fallen",
+                    Status::Stopped => "stopped",
+                    Status::Arrived => "arrived",
+                })
+                .map(String::from)
+                .collect();
+            Outcome { scores: vec![self.score(); n], ranks: vec![0; n], achieved }
         })
     }
 

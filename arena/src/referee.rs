@@ -1,0 +1,481 @@
+//! The referee: one way to judge a move wherever a game is played — `arena play`, a
+//! tournament, a server match.
+//!
+//! A seat answers a decision with an action, or fails to (it crashed, its client
+//! disconnected, nothing came in time). [`Referee::judge`] takes that answer with the time it
+//! took and rules: the action is played, or the seat is at fault — `timeout`, `illegal`,
+//! `crash`, `disconnected` (and, outside a move, `resigned`, `idle`) — and the policy applies:
+//! it forfeits (the game ends, the seat last and every other seat first) or a random legal
+//! action is played for it. Verdicts are kept one per seat and kind, with a count.
+//!
+//! [`play_game`] is the synchronous loop `arena play` and the tournament run: agents in this
+//! process asked in turn, each on a thread of its own when there is a per-move limit, so that
+//! one that never answers is cut off with its verdict and left behind while the game goes on.
+
+use bots::{Agent, AgentError, Budget, SeatView};
+use engine::core::{ActionId, AnyGame, Outcome, Seat, SmallRng};
+use rand::{RngExt, SeedableRng};
+use serde::{Deserialize, Serialize};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A limit given in whole units where 0 means none (files, flags and the wire all say so).
+pub fn limit_ms(ms: u64) -> Option<Duration> {
+    (ms > 0).then(|| Duration::from_millis(ms))
+}
+
+/// A limit as whole milliseconds, 0 for none (for the wire and files).
+pub fn as_ms(limit: Option<Duration>) -> u64 {
+    limit.map_or(0, |d| d.as_millis().min(u128::from(u64::MAX)) as u64)
+}
+
+/// What a seat did wrong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fault {
+    /// No answer within the per-move limit (or one that came after it).
+    Timeout,
+    /// An action that is not legal.
+    Illegal,
+    /// The agent panicked or reported an error.
+    Crash,
+    /// The client's connection is gone.
+    Disconnected,
+    /// The seat gave the game up.
+    Resigned,
+    /// No seat acted for the server's idle limit: the seat to move is blamed.
+    Idle,
+}
+
+impl Fault {
+    pub const ALL: [Fault; 6] =
+        [Fault::Timeout, Fault::Illegal, Fault::Crash, Fault::Disconnected, Fault::Resigned, Fault::Idle];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Timeout => "timeout",
+            Fault::Illegal => "illegal",
+            Fault::Crash => "crash",
+            Fault::Disconnected => "disconnected",
+            Fault::Resigned => "resigned",
+            Fault::Idle => "idle",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Fault> {
+        Fault::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// What happens to a seat at fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Policy {
+    /// It loses: the game ends there.
+    #[serde(rename = "forfeit")]
+    Forfeit,
+    /// A random legal action is played for it, and the game goes on.
+    #[serde(rename = "random move")]
+    RandomMove,
+}
+
+impl Policy {
+    pub fn name(self) -> &'static str {
+        match self {
+            Policy::Forfeit => "forfeit",
+            Policy::RandomMove => "random move",
+        }
+    }
+}
+
+/// One seat's faults of one kind in one game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub seat: usize,
+    pub kind: Fault,
+    pub policy: Policy,
+    /// How many times (a random move is played for each).
+    pub count: u32,
+    /// The decision of the first, counted from 0.
+    pub at_move: usize,
+    /// What happened the first time.
+    pub detail: String,
+}
+
+/// How a match ended, and its result.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchOutcome {
+    /// Scores, ranks and what each seat achieved: the game's own when it was played out; after
+    /// a forfeit every score is 0, the seat at fault last and every other seat first.
+    #[serde(flatten)]
+    pub result: Outcome,
+    /// The seat whose verdict ended the match, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forfeited_by: Option<usize>,
+    /// The match was called off before its end: no result.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cancelled: bool,
+}
+
+impl MatchOutcome {
+    /// The game's own outcome.
+    pub fn played(result: Outcome) -> MatchOutcome {
+        MatchOutcome { result, forfeited_by: None, cancelled: false }
+    }
+
+    /// `seat` lost by a verdict, the others tie for first.
+    pub fn forfeit(seats: usize, seat: usize) -> MatchOutcome {
+        let ranks = (0..seats).map(|i| if i == seat { (seats - 1) as u8 } else { 0 }).collect();
+        MatchOutcome {
+            result: Outcome { scores: vec![0; seats], ranks, achieved: Vec::new() },
+            forfeited_by: Some(seat),
+            cancelled: false,
+        }
+    }
+
+    /// Called off: every score 0, every rank the same.
+    pub fn cancelled(seats: usize) -> MatchOutcome {
+        MatchOutcome {
+            result: Outcome { scores: vec![0; seats], ranks: vec![0; seats], achieved: Vec::new() },
+            forfeited_by: None,
+            cancelled: true,
+        }
+    }
+}
+
+/// An answer that is not an action: the fault, and what happened.
+pub type NoAnswer = (Fault, String);
+
+/// What the referee rules on an answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ruling {
+    /// The seat's own action: play it.
+    Play(ActionId),
+    /// The policy's random move for a seat at fault: play it.
+    Substitute(ActionId),
+    /// The seat at fault forfeits: the match ends.
+    Forfeit(usize),
+}
+
+/// Judges one match's moves under its limit and policy, and keeps its verdicts.
+#[derive(Clone, Debug)]
+pub struct Referee {
+    pub limit: Option<Duration>,
+    pub policy: Policy,
+    /// Random moves are drawn from this and the move number (replayable).
+    seed: u64,
+    verdicts: Vec<Verdict>,
+}
+
+fn legal_of(game: &dyn AnyGame) -> Vec<ActionId> {
+    let mut legal = Vec::new();
+    game.legal_actions(&mut legal);
+    legal
+}
+
+impl Referee {
+    pub fn new(limit: Option<Duration>, policy: Policy, seed: u64) -> Referee {
+        Referee { limit, policy, seed, verdicts: Vec::new() }
+    }
+
+    pub fn verdicts(&self) -> &[Verdict] {
+        &self.verdicts
+    }
+
+    /// Judge `seat`'s answer at decision `at_move` of `game` (not yet applied), which took
+    /// `took`: an action on time and legal is played; anything else is a fault.
+    pub fn judge(
+        &mut self,
+        game: &dyn AnyGame,
+        seat: usize,
+        at_move: usize,
+        answer: Result<ActionId, NoAnswer>,
+        took: Duration,
+    ) -> Ruling {
+        let (fault, detail) = match answer {
+            Ok(_) if self.limit.is_some_and(|l| took > l) => {
+                let limit = self.limit.unwrap_or_default();
+                (
+                    Fault::Timeout,
+                    format!("answered after {} ms; the limit is {} ms", took.as_millis(), limit.as_millis()),
+                )
+            }
+            Ok(a) => {
+                let legal = legal_of(game);
+                if legal.contains(&a) {
+                    return Ruling::Play(a);
+                }
+                (Fault::Illegal, format!("action {a} ({}) is not legal; legal: {legal:?}", game.action_label(a)))
+            }
+            Err(no) => no,
+        };
+        self.fault(game, seat, at_move, fault, detail)
+    }
+
+    /// `seat` is at fault: the verdict is kept (counted with the same seat's earlier ones of
+    /// the kind) and the policy applies. Resigning and idling always forfeit.
+    pub fn fault(&mut self, game: &dyn AnyGame, seat: usize, at_move: usize, kind: Fault, detail: String) -> Ruling {
+        let policy = match kind {
+            Fault::Resigned | Fault::Idle => Policy::Forfeit,
+            _ => self.policy,
+        };
+        tracing::debug!(seat, kind = kind.name(), policy = policy.name(), "verdict: {detail}");
+        match self.verdicts.iter_mut().find(|v| v.seat == seat && v.kind == kind) {
+            Some(v) => v.count += 1,
+            None => self.verdicts.push(Verdict { seat, kind, policy, count: 1, at_move, detail }),
+        }
+        let legal = legal_of(game);
+        match policy {
+            Policy::RandomMove if !legal.is_empty() => {
+                let mut rng = SmallRng::seed_from_u64(self.seed ^ (at_move as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                Ruling::Substitute(legal[rng.random_range(0..legal.len())])
+            }
+            _ => Ruling::Forfeit(seat),
+        }
+    }
+
+    /// The outcome of a match that ended: the game's own, or the forfeit.
+    pub fn outcome(game: &dyn AnyGame, forfeited_by: Option<usize>) -> MatchOutcome {
+        match (forfeited_by, game.outcome()) {
+            (None, Some(o)) => MatchOutcome::played(o),
+            (Some(seat), _) => MatchOutcome::forfeit(game.seats(), seat),
+            (None, None) => MatchOutcome::cancelled(game.seats()),
+        }
+    }
+}
+
+// ----- agents in this process ------------------------------------------------------------------
+
+thread_local! {
+    /// The message of the last panic on this thread (see [`QuietPanics`]).
+    static PANIC: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+/// While alive, a panic is kept (for the crash verdict) instead of printed.
+pub struct QuietPanics(Option<PanicHook>);
+
+impl QuietPanics {
+    pub fn install() -> QuietPanics {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            PANIC.with(|p| *p.borrow_mut() = Some(format!("panicked: {msg}{at}")));
+        }));
+        QuietPanics(Some(previous))
+    }
+}
+
+impl Drop for QuietPanics {
+    fn drop(&mut self) {
+        if let Some(previous) = self.0.take() {
+            std::panic::set_hook(previous);
+        }
+    }
+}
+
+/// The fault an agent's error stands for.
+pub fn no_answer(e: AgentError) -> NoAnswer {
+    match e {
+        AgentError::Failed(m) => (Fault::Crash, m),
+        AgentError::Disconnected(m) => (Fault::Disconnected, m),
+        AgentError::TimedOut(m) => (Fault::Timeout, m),
+    }
+}
+
+/// How long past the limit a watchdog waits before it cuts an agent off (the hand-over).
+pub fn grace(limit: Duration) -> Duration {
+    (limit / 4).clamp(Duration::from_millis(20), Duration::from_secs(1))
+}
+
+/// Ask `agent` for its action, a panic or an error becoming its fault.
+pub fn ask(agent: &mut dyn Agent, game: &dyn AnyGame, seat: Seat, budget: Budget) -> Result<ActionId, NoAnswer> {
+    let legal = legal_of(game);
+    let view = SeatView::local(game, seat, &legal, budget);
+    match catch_unwind(AssertUnwindSafe(|| agent.act(&view))) {
+        Ok(Ok(a)) => Ok(a),
+        Ok(Err(e)) => Err(no_answer(e)),
+        Err(_) => {
+            let msg = PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panicked".into());
+            Err((Fault::Crash, msg))
+        }
+    }
+}
+
+type Question = (Box<dyn AnyGame>, Seat, Budget);
+
+/// An agent of this process at one seat: asked on the caller's thread when there is no
+/// per-move limit, else on a thread of its own that a watchdog waits for up to the limit (and a
+/// grace for the hand-over): one that does not answer by then is left behind, its seat ruled
+/// out of time, and the game goes on without waiting for it.
+pub enum SeatAgent {
+    Inline(Box<dyn Agent>),
+    Watched {
+        questions: Option<mpsc::Sender<Question>>,
+        answers: mpsc::Receiver<Result<ActionId, NoAnswer>>,
+        /// The agent comes back when its thread ends (to hear the game's end).
+        thread: Option<std::thread::JoinHandle<Box<dyn Agent>>>,
+        /// It did not answer in time once: never asked again.
+        left_behind: bool,
+    },
+}
+
+impl SeatAgent {
+    pub fn new(agent: Box<dyn Agent>, limit: Option<Duration>) -> SeatAgent {
+        if limit.is_none() {
+            return SeatAgent::Inline(agent);
+        }
+        let (questions, asked) = mpsc::channel::<Question>();
+        let (answer, answers) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name(format!("agent {}", agent.name()))
+            .spawn(move || {
+                let mut agent = agent;
+                for (game, seat, budget) in asked {
+                    if answer.send(ask(agent.as_mut(), game.as_ref(), seat, budget)).is_err() {
+                        break;
+                    }
+                }
+                agent
+            })
+            .expect("a thread for an agent");
+        SeatAgent::Watched { questions: Some(questions), answers, thread: Some(thread), left_behind: false }
+    }
+
+    /// The agent's answer for `seat` in `game` within `budget`.
+    pub fn act(&mut self, game: &dyn AnyGame, seat: Seat, budget: Budget) -> Result<ActionId, NoAnswer> {
+        match self {
+            SeatAgent::Inline(agent) => ask(agent.as_mut(), game, seat, budget),
+            SeatAgent::Watched { questions, answers, left_behind, .. } => {
+                let limit = budget.per_move.unwrap_or(Duration::MAX);
+                let gone = || (Fault::Timeout, "the agent was left behind after an earlier timeout".to_string());
+                if *left_behind {
+                    return Err(gone());
+                }
+                let Some(q) = questions.as_ref() else { return Err(gone()) };
+                if q.send((game.clone_box(), seat, budget)).is_err() {
+                    return Err((Fault::Crash, "the agent's thread ended".into()));
+                }
+                match answers.recv_timeout(limit.saturating_add(grace(limit))) {
+                    Ok(answer) => answer,
+                    Err(mpsc::RecvTimeoutError::Timeout) => {
+                        *left_behind = true;
+                        *questions = None;
+                        Err((
+                            Fault::Timeout,
+                            format!("no answer within the {} ms limit: cut off and left behind", limit.as_millis()),
+                        ))
+                    }
+                    Err(mpsc::RecvTimeoutError::Disconnected) => Err((Fault::Crash, "the agent's thread ended".into())),
+                }
+            }
+        }
+    }
+
+    /// Tell the agent the game is over (an agent left behind is not waited for).
+    pub fn game_over(self, seat: Seat, outcome: &Outcome) {
+        match self {
+            SeatAgent::Inline(mut agent) => agent.game_over(seat, outcome),
+            SeatAgent::Watched { questions, thread, left_behind, .. } => {
+                drop(questions);
+                if !left_behind && let Some(Ok(mut agent)) = thread.map(|t| t.join()) {
+                    agent.game_over(seat, outcome);
+                }
+            }
+        }
+    }
+}
+
+/// A game played out by agents of this process under a referee.
+pub struct Played {
+    pub game: Box<dyn AnyGame>,
+    pub actions: Vec<ActionId>,
+    /// The time each decision took, in milliseconds.
+    pub move_ms: Vec<f32>,
+    pub outcome: MatchOutcome,
+    pub verdicts: Vec<Verdict>,
+}
+
+/// Play `game` to its end with one agent per seat, every answer judged by `referee`; `watch`
+/// sees each state before its move, the mover and the action played.
+pub fn play_game(
+    mut game: Box<dyn AnyGame>,
+    agents: Vec<SeatAgent>,
+    mut referee: Referee,
+    mut watch: impl FnMut(&dyn AnyGame, Seat, ActionId),
+) -> Played {
+    let mut agents = agents;
+    let budget = Budget { per_move: referee.limit };
+    let (mut actions, mut move_ms) = (Vec::new(), Vec::new());
+    let mut forfeited_by = None;
+    while let Some(seat) = game.to_move() {
+        let t = Instant::now();
+        let answer = agents[seat.index()].act(game.as_ref(), seat, budget);
+        let took = t.elapsed();
+        move_ms.push(took.as_secs_f32() * 1e3);
+        let action = match referee.judge(game.as_ref(), seat.index(), actions.len(), answer, took) {
+            Ruling::Play(a) | Ruling::Substitute(a) => a,
+            Ruling::Forfeit(s) => {
+                forfeited_by = Some(s);
+                break;
+            }
+        };
+        watch(game.as_ref(), seat, action);
+        game.apply(action).expect("the referee plays only legal actions");
+        actions.push(action);
+    }
+    let outcome = Referee::outcome(game.as_ref(), forfeited_by);
+    for (s, agent) in agents.into_iter().enumerate() {
+        agent.game_over(Seat(s as u8), &outcome.result);
+    }
+    Played { game, actions, move_ms, outcome, verdicts: referee.verdicts }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::core::find_game;
+
+    fn game() -> Box<dyn AnyGame> {
+        let spec = (find_game("expedition").unwrap().spec)(None, &[], &|_| Err("no files".into())).unwrap();
+        spec.new_game(3)
+    }
+
+    #[test]
+    fn one_verdict_per_seat_and_kind_with_a_count() {
+        let g = game();
+        let mut r = Referee::new(Some(Duration::from_millis(10)), Policy::RandomMove, 1);
+        for k in 0..5 {
+            let ruling = r.judge(g.as_ref(), 0, k, Ok(0), Duration::from_millis(50));
+            assert!(matches!(ruling, Ruling::Substitute(_)), "{ruling:?}");
+        }
+        r.judge(g.as_ref(), 0, 6, Ok(u32::MAX), Duration::ZERO);
+        assert_eq!(r.verdicts().len(), 2);
+        assert_eq!((r.verdicts()[0].kind, r.verdicts()[0].count, r.verdicts()[0].at_move), (Fault::Timeout, 5, 0));
+        assert_eq!((r.verdicts()[1].kind, r.verdicts()[1].count), (Fault::Illegal, 1));
+        // Resigning forfeits whatever the policy.
+        assert_eq!(r.fault(g.as_ref(), 1, 7, Fault::Resigned, "gave up".into()), Ruling::Forfeit(1));
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let mut r = Referee::new(None, Policy::Forfeit, 1);
+        assert_eq!(r.judge(g.as_ref(), 0, 0, Ok(legal[0]), Duration::from_secs(99)), Ruling::Play(legal[0]));
+        assert_eq!(r.judge(g.as_ref(), 0, 0, Err((Fault::Crash, "x".into())), Duration::ZERO), Ruling::Forfeit(0));
+    }
+
+    #[test]
+    fn the_forfeit_outcome_puts_the_seat_last() {
+        let o = MatchOutcome::forfeit(3, 1);
+        assert_eq!(
+            (o.result.ranks.clone(), o.result.scores.clone(), o.forfeited_by),
+            (vec![0, 2, 0], vec![0; 3], Some(1))
+        );
+        assert!(MatchOutcome::cancelled(2).cancelled);
+    }
+}

@@ -1,0 +1,132 @@
+//! A game as a page a person can step through: every position with each seat's view as text,
+//! the mover and the label of the move made from it, the result at the end; previous and
+//! next (buttons, arrow keys), the position in the address (`#step=K`). One self-contained
+//! HTML file: no server, nothing fetched.
+
+use serde::Serialize;
+use std::fmt::Write;
+
+/// One position of a game.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// The seat to move (none at the end).
+    pub mover: Option<usize>,
+    /// The move made from here (empty at the end).
+    pub label: String,
+    /// Each seat's view of the position, as text.
+    pub views: Vec<String>,
+}
+
+/// A whole game, for the viewer.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameView {
+    pub title: String,
+    /// A line under the title (game, parameters, seed).
+    pub subtitle: String,
+    /// Who sat at each seat.
+    pub players: Vec<String>,
+    pub steps: Vec<Step>,
+    /// How it ended, in words.
+    pub result: String,
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+}
+
+const CSS: &str = "body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}\
+main{max-width:1400px;margin:0 auto;padding:1em}h1{font-size:1.3em;margin:.2em 0}.sub{color:#555}\
+nav{position:sticky;top:0;background:#fafafa;padding:.5em 0;border-bottom:1px solid #ddd;display:flex;gap:.5em;\
+align-items:center;flex-wrap:wrap}button{font-size:1em;padding:.3em .8em}#where{font-variant-numeric:tabular-nums}\
+#move{font-weight:600}.seats{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:1em;margin-top:1em}\
+.seat{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em}.seat.mover{border-color:#2a6df4;\
+box-shadow:0 0 0 2px #2a6df433}.seat h2{font-size:1em;margin:.2em 0}pre{white-space:pre-wrap;font-size:.85em;margin:0}\
+#result{margin-top:1em;font-weight:600}";
+
+const SCRIPT: &str = r#"
+const game = JSON.parse(document.getElementById('game').textContent);
+let at = 0;
+function show(k) {
+  at = Math.max(0, Math.min(game.steps.length - 1, k));
+  const s = game.steps[at];
+  document.getElementById('where').textContent = 'position ' + at + ' of ' + (game.steps.length - 1);
+  const who = s.mover === null ? 'the game is over' :
+    'seat ' + s.mover + ' (' + game.players[s.mover] + ') plays: ';
+  document.getElementById('who').textContent = who;
+  document.getElementById('move').textContent = s.label;
+  const seats = document.getElementById('seats');
+  seats.replaceChildren();
+  s.views.forEach((v, i) => {
+    const d = document.createElement('section');
+    d.className = 'seat' + (s.mover === i ? ' mover' : '');
+    const h = document.createElement('h2');
+    h.textContent = 'seat ' + i + ' (' + game.players[i] + ') sees';
+    const p = document.createElement('pre');
+    p.textContent = v;
+    d.append(h, p);
+    seats.append(d);
+  });
+  document.getElementById('result').hidden = at !== game.steps.length - 1;
+  document.getElementById('prev').disabled = at === 0;
+  document.getElementById('next').disabled = at === game.steps.length - 1;
+  history.replaceState(null, '', '#step=' + at);
+}
+document.getElementById('first').onclick = () => show(0);
+document.getElementById('prev').onclick = () => show(at - 1);
+document.getElementById('next').onclick = () => show(at + 1);
+document.getElementById('last').onclick = () => show(game.steps.length - 1);
+document.addEventListener('keydown', e => {
+  if (e.key === 'ArrowLeft') show(at - 1);
+  if (e.key === 'ArrowRight') show(at + 1);
+});
+const start = /step=(\d+)/.exec(location.hash);
+show(start ? Number(start[1]) : 0);
+// `?next=N` presses `next` N times once loaded (a tour for tests and demos).
+const presses = /next=(\d+)/.exec(location.search);
+for (let i = 0; presses && i < Number(presses[1]); i++) document.getElementById('next').click();
+"#;
+
+/// The page of one game.
+pub fn viewer_html(g: &GameView) -> String {
+    // Inside <script>, only `</` could end the element early.
+    let data = serde_json::to_string(g).unwrap_or_else(|_| "{}".into()).replace("</", "<\\/");
+    let mut out = String::new();
+    let title = escape(&g.title);
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
+         <style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n<p class=\"sub\">{}</p>\n\
+         <nav><button id=\"first\">« first</button><button id=\"prev\">◀ previous</button>\
+         <button id=\"next\">next ▶</button><button id=\"last\">last »</button>\
+         <span id=\"where\"></span> — <span id=\"who\"></span><span id=\"move\"></span></nav>\n\
+         <div id=\"seats\" class=\"seats\"></div>\n<p id=\"result\" hidden>{}</p>\n\
+         <script type=\"application/json\" id=\"game\">{data}</script>\n<script>{SCRIPT}</script>\n\
+         </main>\n</body>\n</html>\n",
+        escape(&g.subtitle),
+        escape(&g.result)
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_holds_the_game_and_nothing_can_end_its_script_early() {
+        let g = GameView {
+            title: "a <game>".into(),
+            subtitle: "seed 1".into(),
+            players: vec!["x".into()],
+            steps: vec![
+                Step { mover: Some(0), label: "play </script>".into(), views: vec!["view 0".into()] },
+                Step { mover: None, label: String::new(), views: vec!["view 1".into()] },
+            ],
+            result: "won".into(),
+        };
+        let html = viewer_html(&g);
+        assert!(html.contains("a &lt;game&gt;") && html.contains("play <\\/script>"));
+        assert_eq!(html.matches("</script>").count(), 2, "only the two script elements end");
+    }
+}
