@@ -312,7 +312,8 @@ pub fn ask(agent: &mut dyn Agent, game: &dyn AnyGame, seat: Seat, budget: Budget
 type Question = (Box<dyn AnyGame>, Seat, Budget);
 
 /// An agent of this process at one seat: asked on the caller's thread when there is no
-/// per-move limit, else on a thread of its own that a watchdog waits for up to the limit (and a
+/// per-move limit or it answers in time by itself (the built-in agents: searches check their
+/// deadline), else on a thread of its own that a watchdog waits for up to the limit (and a
 /// grace for the hand-over): one that does not answer by then is left behind, its seat ruled
 /// out of time, and the game goes on without waiting for it.
 pub enum SeatAgent {
@@ -329,7 +330,7 @@ pub enum SeatAgent {
 
 impl SeatAgent {
     pub fn new(agent: Box<dyn Agent>, limit: Option<Duration>) -> SeatAgent {
-        if limit.is_none() {
+        if limit.is_none() || agent.answers_in_time() {
             return SeatAgent::Inline(agent);
         }
         let (questions, asked) = mpsc::channel::<Question>();

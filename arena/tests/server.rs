@@ -75,6 +75,13 @@ async fn complete_games_of_both_games_by_token() {
         let end = play_by_tokens(&mut m, &created, 3).await;
         let outcome = end.outcome.expect("an outcome once over");
         assert_eq!(outcome.ranks.len() as u32, created.seats);
+        if game == "journey" {
+            // Cooperative: the team's score, and what each seat achieved.
+            assert_eq!(outcome.team_score, outcome.scores.first().copied(), "{outcome:?}");
+            assert_eq!(outcome.achieved.len(), 2, "{outcome:?}");
+        } else {
+            assert_eq!(outcome.team_score, None);
+        }
         let record =
             m.get_record(v1::GetRecordRequest { match_id: created.match_id.clone() }).await.unwrap().into_inner();
         assert_eq!(record.actions.len() as u64, end.version);

@@ -8,7 +8,7 @@
 
 use crate::eval::Heuristics;
 use crate::view::{Sampler, SeatView};
-use crate::{Agent, AgentError};
+use crate::{Agent, AgentError, BotLimits};
 use engine::core::{ActionId, Seat, SmallRng};
 use rand::{RngExt, SeedableRng};
 
@@ -79,6 +79,11 @@ impl<G: Heuristics> Greedy<G> {
 impl<G: Heuristics> Agent for Greedy<G> {
     fn name(&self) -> &str {
         &self.name
+    }
+
+    /// One step of lookahead over a few samples: small, bounded work.
+    fn answers_in_time(&self) -> bool {
+        self.samples <= BotLimits::default().samples
     }
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {

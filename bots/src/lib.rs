@@ -58,6 +58,12 @@ pub trait Agent: Send {
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError>;
     /// The game this agent sat in at `seat` is over (played out, or ended by a verdict).
     fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
+    /// It answers within its budget by itself: it checks the deadline, or its work per
+    /// decision is small and bounded. A referee then asks it directly; any other agent is
+    /// asked on a watched thread, cut off at the limit.
+    fn answers_in_time(&self) -> bool {
+        false
+    }
 }
 
 /// Uniformly random among the legal actions, seeded.
@@ -78,6 +84,9 @@ impl Agent for RandomAgent {
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let legal = view.legal();
         Ok(legal[self.rng.random_range(0..legal.len())])
+    }
+    fn answers_in_time(&self) -> bool {
+        true
     }
 }
 

@@ -274,6 +274,11 @@ impl<G: Heuristics> Agent for Mcts<G> {
         &self.name
     }
 
+    /// The search stops at the deadline the budget sets.
+    fn answers_in_time(&self) -> bool {
+        true
+    }
+
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let legal = view.legal();
         let seed = self.rng.next_u64();

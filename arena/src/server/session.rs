@@ -293,6 +293,11 @@ impl Agent for RemoteAgent {
         })
     }
 
+    /// It waits for its client up to the limit, never longer.
+    fn answers_in_time(&self) -> bool {
+        true
+    }
+
     fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
         let outcome = wire::outcome(&MatchOutcome::played(outcome.clone()), &[], self.cooperative);
         self.session.ended(v1::MatchEnded {
