@@ -10,7 +10,8 @@ use super::content::{ContentDir, shown};
 use super::session::Session;
 use super::table::{Limits, Policy, SeatBinding, Table, TableState};
 use bots::{BotLimits, BotSpec};
-use engine::core::{AnySpec, ParamSource, find_game};
+use engine::core::{AnySpec, ParamSource};
+use engine::find_game;
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -388,7 +389,7 @@ impl Hub {
 
     fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
         let entry = find_game(&req.game).map_err(|_| {
-            let names: Vec<_> = engine::core::games().iter().map(|g| g.name).collect();
+            let names: Vec<_> = engine::games().iter().map(|g| g.name).collect();
             Status::invalid_argument(format!(
                 "game: unknown game `{}`; the games are: {}",
                 shown(&req.game),
