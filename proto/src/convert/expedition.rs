@@ -194,8 +194,8 @@ fn breakdown_from_proto(b: &Option<v1::ScoreBreakdown>, field: &str) -> Result<x
     })
 }
 
-fn seat_to_proto(s: &x::SeatView) -> v1::SeatView {
-    v1::SeatView {
+fn seat_to_proto(s: &x::SeatView) -> v1::ExpeditionSeat {
+    v1::ExpeditionSeat {
         seat: s.seat.into(),
         turn_position: s.turn_position.into(),
         character_id: s.character_id.into(),
@@ -214,7 +214,7 @@ fn seat_to_proto(s: &x::SeatView) -> v1::SeatView {
     }
 }
 
-fn seat_from_proto(s: &v1::SeatView, field: &str) -> Result<x::SeatView, String> {
+fn seat_from_proto(s: &v1::ExpeditionSeat, field: &str) -> Result<x::SeatView, String> {
     let cards = cards_from_proto(&s.cards, &format!("{field}.cards"))?;
     if !s.cards_shown && !cards.is_empty() {
         return Err(format!("{field}.cards: {} cards, but cards_shown is false", cards.len()));
