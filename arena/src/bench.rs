@@ -4,7 +4,8 @@
 
 use crate::setup::load_file;
 use clap::Args;
-use engine::core::{ParamSource, find_game};
+use engine::core::ParamSource;
+use engine::find_game;
 use serde::Serialize;
 use std::time::Instant;
 
@@ -76,7 +77,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
         return Err("--runs and --seconds must be positive".into());
     }
     let names: Vec<&str> = if args.games.is_empty() {
-        engine::core::games().iter().map(|g| g.name).collect()
+        engine::games().iter().map(|g| g.name).collect()
     } else {
         args.games.iter().map(String::as_str).collect()
     };

@@ -4,7 +4,8 @@
 //! observation and the game's parameters, exactly as it would in process.
 
 use bots::{Agent, BotSpec, Budget, SeatView, WireView};
-use engine::core::{AnySpec, ParamSource, Seat, find_game, game_seed};
+use engine::core::{AnySpec, ParamSource, Seat, game_seed};
+use engine::find_game;
 use proto::v1;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

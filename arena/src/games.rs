@@ -1,7 +1,7 @@
 //! `arena games`: the games, their presets, and every parameter with its value per preset.
 
 use clap::Args;
-use engine::core::games;
+use engine::games;
 use serde::Serialize;
 
 #[derive(Args)]

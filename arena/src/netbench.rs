@@ -9,7 +9,8 @@
 use arena::server::{self, ServerConfig};
 use bots::{Budget, SeatView};
 use clap::Args;
-use engine::core::{Seat, find_game};
+use engine::core::Seat;
+use engine::find_game;
 use proto::bench::echo_client::EchoClient;
 use proto::bench::echo_server::{Echo, EchoServer};
 use proto::v1;

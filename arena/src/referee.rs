@@ -442,7 +442,7 @@ pub fn play_game(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::core::find_game;
+    use engine::find_game;
 
     fn game() -> Box<dyn AnyGame> {
         let spec = (find_game("expedition").unwrap().spec)(None, &[], &|_| Err("no files".into())).unwrap();

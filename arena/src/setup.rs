@@ -1,7 +1,8 @@
 //! The options every command that builds a game shares, and building the game from them.
 
 use clap::Args;
-use engine::core::{AnySpec, GameEntry, ParamSource, find_game};
+use engine::core::{AnySpec, GameEntry, ParamSource};
+use engine::find_game;
 use std::path::PathBuf;
 
 #[derive(Args, Debug, Clone)]

@@ -5,7 +5,8 @@
 
 use arena::server::{self, Policy, Running, ServerConfig};
 use bots::{Agent, Budget, SeatView};
-use engine::core::{find_game, game_seed};
+use engine::core::game_seed;
+use engine::find_game;
 use proto::v1;
 use proto::v1::matches_client::MatchesClient;
 use std::process::{Child, Command, Stdio};

@@ -2,8 +2,9 @@
 //! more search.
 
 use bots::{Agent, Budget, SeatView, agent};
-use engine::core::{ActionId, AnyGame, AnySpec, Dyn, Game, ParamSource, Seat, SmallRng, find_game, game_seed};
+use engine::core::{ActionId, AnyGame, AnySpec, Dyn, Game, ParamSource, Seat, SmallRng, game_seed};
 use engine::expedition::Expedition;
+use engine::find_game;
 use engine::journey::Journey;
 use rand::{RngExt, SeedableRng};
 

@@ -1,10 +1,11 @@
 //! Scenario tests of `expedition`: one rule at a time, from precise positions written in YAML.
 
-use engine::core::{ActionError, Game, GameParams, ParamSource, Seat, find_game, resolve_params};
+use engine::core::{ActionError, Game, GameParams, ParamSource, Seat, resolve_params};
 use engine::expedition::{
     Action, Content, ContentRef, DiscoveryRule, Expedition, ExpeditionParams, Face, Returning, Scenario, Step,
     TileKind, Tool,
 };
+use engine::find_game;
 
 // ---- helpers ---------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
 //! Parameters (presets, YAML, overrides, errors that name field and line), the registry, and
 //! game records that replay exactly.
 
-use engine::core::{AnySpec, ParamSource, Record, ReplayError, find_game, games, resolve_params};
+use engine::core::{AnySpec, ParamSource, Record, ReplayError, resolve_params};
 use engine::journey::JourneyParams;
+use engine::{find_game, games};
 
 fn yaml(text: &str) -> ParamSource {
     ParamSource::Yaml { name: "test.yaml".into(), text: text.into() }

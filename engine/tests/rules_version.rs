@@ -4,7 +4,8 @@
 //! for the version to be raised (so records made under the old rules are refused by name
 //! rather than replayed into another game).
 
-use engine::core::{AnySpec, ParamSource, SmallRng, find_game};
+use engine::core::{AnySpec, ParamSource, SmallRng};
+use engine::find_game;
 use rand::{RngExt, SeedableRng};
 
 /// Each game's rules version and the fingerprint of play under it.
@@ -107,7 +108,7 @@ fn each_rules_version_is_pinned_to_its_fingerprint_of_play() {
 
 #[test]
 fn every_game_is_pinned() {
-    for g in engine::core::games() {
+    for g in engine::games() {
         assert!(PINNED.iter().any(|(name, _, _)| *name == g.name), "{} has no pinned rules version", g.name);
     }
 }

@@ -11,7 +11,8 @@ use super::session::Session;
 use super::table::{Limits, NewTable, SeatBinding, Table};
 use crate::referee::{Policy, as_ms, limit_ms};
 use bots::{Agent, BotLimits, BotSpec};
-use engine::core::{AnySpec, ParamSource, find_game};
+use engine::core::{AnySpec, ParamSource};
+use engine::find_game;
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
@@ -411,7 +412,7 @@ impl Hub {
 
     fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
         let entry = find_game(&req.game).map_err(|_| {
-            let names: Vec<_> = engine::core::games().iter().map(|g| g.name).collect();
+            let names: Vec<_> = engine::games().iter().map(|g| g.name).collect();
             Status::invalid_argument(format!(
                 "game: unknown game `{}`; the games are: {}",
                 shown(&req.game),
@@ -516,7 +517,7 @@ impl Hub {
         let table = Table::new(NewTable {
             id: id.clone(),
             game_name: req.game.clone(),
-            cooperative: engine::core::find_game(&req.game).is_ok_and(|e| e.cooperative),
+            cooperative: engine::find_game(&req.game).is_ok_and(|e| e.cooperative),
             spec,
             game,
             seed,

@@ -4,7 +4,7 @@
 use super::content::shown;
 use super::hub::{Hub, secret};
 use super::session::{Session, StreamFault};
-use engine::core::games;
+use engine::games;
 use futures_util::StreamExt;
 use proto::v1;
 use std::pin::Pin;
@@ -242,7 +242,7 @@ fn check_hello(hello: &v1::Hello) -> Result<(), Status> {
         return Err(Status::invalid_argument(format!("Hello.games: {} games, at most 16", hello.games.len())));
     }
     for g in &hello.games {
-        engine::core::find_game(g).map_err(|_| {
+        engine::find_game(g).map_err(|_| {
             let names: Vec<_> = games().iter().map(|g| g.name).collect();
             Status::invalid_argument(format!(
                 "Hello.games: unknown game `{}`; the games are: {}",

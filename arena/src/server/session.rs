@@ -255,7 +255,7 @@ impl RemoteAgent {
             match_id,
             game: spec.game().to_string(),
             params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
-            cooperative: engine::core::find_game(spec.game()).is_ok_and(|g| g.cooperative),
+            cooperative: engine::find_game(spec.game()).is_ok_and(|g| g.cooperative),
             next_request,
             runtime,
             version: 0,

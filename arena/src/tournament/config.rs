@@ -21,7 +21,8 @@
 //!
 //! A bad file is an error naming the line and the field, and nothing is played.
 
-use engine::core::{AnySpec, ParamSource, describe_yaml_error, find_game};
+use engine::core::{AnySpec, ParamSource, describe_yaml_error};
+use engine::find_game;
 use serde::{Deserialize, Serialize};
 
 /// The embedded default tournament (`arena tournament` with no file).

@@ -1,5 +1,6 @@
 //! The common core every game stands on: seats, action ids, outcomes, the [`Game`]
-//! trait, parameters, fixed-capacity piles, game records and the registry of games.
+//! trait, parameters, fixed-capacity piles, game records and the registry's object-safe
+//! traits.
 
 mod params;
 mod pile;
@@ -11,10 +12,10 @@ use std::fmt;
 pub use params::{
     Bounded, GameParams, ParamError, ParamFields, ParamInfo, ParamSource, describe_yaml_error, resolve_params,
 };
-pub use pile::Pile;
+pub use pile::{DrawPile, Pile};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
-pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, find_game, games, random_playout};
+pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, random_playout};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
@@ -90,6 +91,8 @@ pub trait Game: Clone + Send + Sync + 'static {
     type Observation: serde::Serialize + serde::de::DeserializeOwned + Clone + PartialEq + fmt::Debug + Send + Sync;
     /// A position to start from, as read from YAML.
     type Scenario: serde::de::DeserializeOwned;
+    /// An action as the rules read it from its id.
+    type Action: Copy;
 
     /// The name the registry and the CLI know the game by.
     const NAME: &'static str;
@@ -114,8 +117,25 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn to_move(&self) -> Option<Seat>;
     /// The legal actions now, in a stable order; empty exactly when the game is over.
     fn legal_actions(&self, out: &mut Vec<ActionId>);
+    /// The action `id` names, or `None` when it names no action of this game.
+    fn decode(&self, id: ActionId) -> Option<Self::Action>;
+    /// Whether `action` (named by `id`) is among the legal actions now. Asked only before
+    /// the end; each game lists in its own cheap way.
+    fn is_listed(&self, id: ActionId, action: Self::Action) -> bool;
+    /// Play `action`, known to be legal.
+    fn perform(&mut self, action: Self::Action);
     /// Apply one action. An illegal or unknown id is an error and changes nothing.
-    fn apply(&mut self, action: ActionId) -> Result<(), ActionError>;
+    fn apply(&mut self, id: ActionId) -> Result<(), ActionError> {
+        if self.is_terminal() {
+            return Err(ActionError::GameOver);
+        }
+        let action = self.decode(id).ok_or(ActionError::Unknown(id))?;
+        if !self.is_listed(id, action) {
+            return Err(ActionError::Illegal { id, label: self.action_label(id) });
+        }
+        self.perform(action);
+        Ok(())
+    }
     fn is_terminal(&self) -> bool {
         self.to_move().is_none()
     }

@@ -1,5 +1,6 @@
 //! A fixed-capacity stack of small `Copy` items with no heap storage, so a state made of
-//! piles clones with one `memcpy`. The top of a pile is its last item.
+//! piles clones with one `memcpy`. The top of a pile is its last item. A [`DrawPile`] is a
+//! face-down pile that also counts the items at its bottom every seat knows.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -168,6 +169,114 @@ impl<'a, T: Copy + Default, const N: usize> IntoIterator for &'a Pile<T, N> {
     }
 }
 
+/// A face-down pile drawn from the top, under which items are slid where every seat sees
+/// them go: it counts how many items at its bottom are known to all. The rest, above them,
+/// lie in an order no seat knows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DrawPile<T: Copy + Default, const N: usize> {
+    items: Pile<T, N>,
+    known: u8,
+}
+
+impl<T: Copy + Default, const N: usize> DrawPile<T, N> {
+    pub fn new() -> Self {
+        DrawPile { items: Pile::new(), known: 0 }
+    }
+
+    /// A pile of `known_bottom` (bottom first), known to all, under `rest` (top last).
+    pub fn with_known_bottom(known_bottom: &[T], rest: &[T]) -> Self {
+        let mut p = Self::new();
+        known_bottom.iter().chain(rest).for_each(|&x| p.items.push(x));
+        p.known = known_bottom.len() as u8;
+        p
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Every item, bottom first (top last).
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        self.items.as_slice()
+    }
+
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.items.iter()
+    }
+
+    /// The top item.
+    #[inline]
+    pub fn top(&self) -> Option<T> {
+        self.items.top()
+    }
+
+    /// The items at the bottom known to every seat, bottom first.
+    #[inline]
+    pub fn known_bottom(&self) -> &[T] {
+        &self.as_slice()[..self.known as usize]
+    }
+
+    /// The items above the known bottom, whose order no seat knows (top last).
+    #[inline]
+    pub fn unknown(&self) -> &[T] {
+        &self.as_slice()[self.known as usize..]
+    }
+
+    /// The items above the known bottom, to redraw their order.
+    #[inline]
+    pub fn unknown_mut(&mut self) -> &mut [T] {
+        let known = self.known as usize;
+        &mut self.items.as_mut_slice()[known..]
+    }
+
+    /// Put on top, unseen.
+    #[inline]
+    pub fn push(&mut self, x: T) {
+        self.items.push(x);
+    }
+
+    /// Take the top item; drawing into the known bottom leaves fewer known.
+    #[inline]
+    pub fn draw(&mut self) -> Option<T> {
+        let x = self.items.pop()?;
+        self.known = self.known.min(self.items.len() as u8);
+        Some(x)
+    }
+
+    /// Slide under the bottom, where every seat sees it go.
+    pub fn put_under(&mut self, x: T) {
+        self.items.put_under(x);
+        self.known += 1;
+    }
+
+    /// Shuffle every item: none is known any more.
+    pub fn shuffle<R: Rng + ?Sized>(&mut self, rng: &mut R) {
+        self.items.shuffle(rng);
+        self.known = 0;
+    }
+}
+
+impl<T: Copy + Default + PartialEq, const N: usize> DrawPile<T, N> {
+    /// Remove one `x`; false if it was not there.
+    pub fn remove_item(&mut self, x: T) -> bool {
+        match self.items.position(x) {
+            Some(i) => {
+                self.items.remove(i);
+                self.known -= u8::from(i < self.known as usize);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,5 +294,18 @@ mod tests {
         assert_eq!(p.remove(0), 0);
         assert_eq!(p.as_slice(), &[1, 2]);
         assert_eq!(p.top(), Some(2));
+    }
+
+    #[test]
+    fn a_draw_pile_knows_what_was_slid_under_until_it_is_drawn() {
+        let mut p: DrawPile<u8, 8> = DrawPile::with_known_bottom(&[], &[1, 2]);
+        p.put_under(0);
+        assert_eq!((p.known_bottom(), p.unknown()), (&[0][..], &[1, 2][..]));
+        assert_eq!((p.draw(), p.draw(), p.draw()), (Some(2), Some(1), Some(0)));
+        assert!(p.known_bottom().is_empty() && p.is_empty());
+        p.put_under(5);
+        p.put_under(4);
+        assert!(p.remove_item(4));
+        assert_eq!(p.known_bottom(), &[5]);
     }
 }

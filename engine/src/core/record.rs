@@ -1,8 +1,9 @@
 //! A compact record of a game: which game, its full parameters, its seed, the scenario it
 //! started from (if any) and the actions taken. Replaying a record gives the same game,
-//! state for state.
+//! state for state (`Record::replay` lives with the list of games, in `games.rs`: it looks the
+//! game up there).
 
-use super::{ActionError, ActionId, AnyGame, ParamSource};
+use super::{ActionError, ActionId, ParamSource};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -60,33 +61,5 @@ impl Record {
             name: format!("record of {}", self.game),
             text: serde_yaml::to_string(&self.params).unwrap_or_default(),
         }
-    }
-
-    /// Play the record from the start. `visit` sees the state before every action and the
-    /// final state.
-    pub fn replay(
-        &self,
-        load: &dyn Fn(&str) -> Result<String, String>,
-        mut visit: impl FnMut(&dyn AnyGame),
-    ) -> Result<Box<dyn AnyGame>, ReplayError> {
-        let entry = super::find_game(&self.game).map_err(ReplayError::Setup)?;
-        let spec = (entry.spec)(None, &[self.param_source()], load).map_err(|e| ReplayError::Setup(e.to_string()))?;
-        if self.rules_version != spec.rules_version() {
-            return Err(ReplayError::RulesVersion {
-                game: self.game.clone(),
-                recorded: self.rules_version,
-                current: spec.rules_version(),
-            });
-        }
-        let mut game = match &self.scenario {
-            Some(yaml) => spec.scenario(self.seed, yaml).map_err(ReplayError::Setup)?,
-            None => spec.new_game(self.seed),
-        };
-        for (index, &a) in self.actions.iter().enumerate() {
-            visit(game.as_ref());
-            game.apply(a).map_err(|error| ReplayError::Action { index, error })?;
-        }
-        visit(game.as_ref());
-        Ok(game)
     }
 }

@@ -1,5 +1,7 @@
-//! Games by name, behind object-safe traits, for callers that choose the game at run time
-//! (the CLI, the server). Hot loops use the concrete [`Game`] types instead.
+//! Games behind object-safe traits, for callers that choose the game at run time (the CLI,
+//! the server): a [`GameEntry`] names a game and resolves its parameters into an [`AnySpec`];
+//! the list of entries is above the games (`engine::games`). Hot loops use the concrete
+//! [`Game`] types instead.
 
 use super::{
     ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamFields, ParamInfo, ParamSource, Record, Seat,
@@ -275,17 +277,4 @@ impl GameEntry {
             spec: spec_of::<G>,
         }
     }
-}
-
-/// Every game, in the order `arena games` lists them.
-pub fn games() -> &'static [GameEntry] {
-    crate::GAMES
-}
-
-/// The game called `name`, or an error listing the valid names.
-pub fn find_game(name: &str) -> Result<&'static GameEntry, String> {
-    games().iter().find(|g| g.name == name).ok_or_else(|| {
-        let names: Vec<_> = games().iter().map(|g| g.name).collect();
-        format!("unknown game `{name}`; the games are: {}", names.join(", "))
-    })
 }

@@ -1,7 +1,7 @@
 //! The content of the game as data: Discovery tiles, characters and the Expedition deck,
 //! read from YAML and checked. The default set is `content.yaml`, embedded in the engine.
 
-use super::params::DiscoveryRule;
+use crate::param_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::fmt;
@@ -19,6 +19,14 @@ pub const MAX_TILE_TOOLS: usize = 4;
 pub const DICE_CARD_NAME: &str = "Dice card";
 /// What a wild Discovery card counts as, in every text that shows one.
 pub const WILD_TEXT: &str = "counts as any one tile, for Missions";
+
+param_enum! {
+    /// Which tile a Discovery card stands for, for Missions.
+    pub enum DiscoveryRule {
+        Named = "named",
+        Wild = "wild",
+    }
+}
 
 /// The four kinds of Tool token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -331,12 +339,6 @@ impl Content {
     #[inline]
     pub fn is_dice(&self, card: u8) -> bool {
         self.dice_cards >> card & 1 == 1
-    }
-
-    /// `compass+rope+map`: the tools of a tile as printed.
-    pub fn tools_text(&self, tile: u8) -> String {
-        let t = &self.tiles[tile as usize];
-        t.tools.iter().map(|x| x.name()).collect::<Vec<_>>().join("+")
     }
 
     /// A card as a person reads it, under the Discovery-card rule in force.

@@ -15,17 +15,17 @@ mod scoring;
 mod setup;
 mod turn;
 
-use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
 
 pub use actions::Action;
-pub use content::{Card, CardKind, Character, Content, Tile, TileKind, Tool};
+pub use content::{Card, CardKind, Character, Content, DiscoveryRule, Tile, TileKind, Tool};
 pub use observe::{
     CardClass, CardView, ColumnView, FinalScore, Observation, Returning, SeatView, TileView, ToolCounts,
 };
-pub use params::{CharacterDeal, ContentRef, DiscoveryRule, ExpeditionParams};
+pub use params::{CharacterDeal, ContentRef, ExpeditionParams};
 pub use scoring::ScoreBreakdown;
 pub use setup::{ColumnSpec, PlayerSpec, Scenario};
 
@@ -168,10 +168,8 @@ impl Shared {
 pub struct Expedition {
     pub(crate) shared: Arc<Shared>,
     pub(crate) rng: SmallRng,
-    /// The Discovery pile, top last.
-    pub(crate) pile: Pile<u8, { content::MAX_TILES }>,
-    /// How many tiles at the bottom of the pile everyone saw put there.
-    pub(crate) pile_known: u8,
+    /// The Discovery pile, top last; tiles put back under it are known to all.
+    pub(crate) pile: DrawPile<u8, { content::MAX_TILES }>,
     pub(crate) hq_tile: [u8; HQ_COLUMNS],
     pub(crate) hq_tools: [[u8; 2]; HQ_COLUMNS],
     /// Tool tokens in the bag, by kind.
@@ -274,6 +272,7 @@ impl Game for Expedition {
     type Params = ExpeditionParams;
     type Observation = Observation;
     type Scenario = Scenario;
+    type Action = Action;
     const NAME: &'static str = "expedition";
     const SEATS_PARAM: &'static str = "players";
     const RULES_VERSION: u32 = 1;
@@ -304,18 +303,18 @@ impl Game for Expedition {
         out.extend_from_slice(buf.as_slice());
     }
 
-    fn apply(&mut self, action: ActionId) -> Result<(), ActionError> {
-        if self.step == Step::Over {
-            return Err(ActionError::GameOver);
-        }
-        let a = Action::from_id(action, self.shared.content.tiles.len()).ok_or(ActionError::Unknown(action))?;
+    fn decode(&self, id: ActionId) -> Option<Action> {
+        Action::from_id(id, self.shared.content.tiles.len())
+    }
+
+    fn is_listed(&self, id: ActionId, _: Action) -> bool {
         let mut buf = turn::Legal::new();
         self.legal_into(&mut buf);
-        if !buf.as_slice().contains(&action) {
-            return Err(ActionError::Illegal { id: action, label: self.label(a) });
-        }
-        self.perform(a);
-        Ok(())
+        buf.as_slice().contains(&id)
+    }
+
+    fn perform(&mut self, action: Action) {
+        self.execute(action);
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -323,7 +322,7 @@ impl Game for Expedition {
     }
 
     fn action_label(&self, action: ActionId) -> String {
-        match Action::from_id(action, self.shared.content.tiles.len()) {
+        match self.decode(action) {
             Some(a) => self.label(a),
             None => format!("unknown action {action}"),
         }

@@ -7,7 +7,7 @@
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
 use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
-use crate::core::{Pile, Seat, SmallRng};
+use crate::core::{DrawPile, Pile, Seat, SmallRng};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
@@ -158,7 +158,7 @@ fn tile_view(c: &Content, t: u8) -> TileView {
 /// is that of the first Dice card of the content, whichever it is.
 fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
     let card = &c.cards[k as usize];
-    let k = if c.dice_cards >> k & 1 == 1 { c.dice_cards.trailing_zeros() as u8 } else { k };
+    let k = if c.is_dice(k) { c.dice_cards.trailing_zeros() as u8 } else { k };
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
         CardKind::Mission { tiles, coins } => CardView {
@@ -268,7 +268,7 @@ impl Expedition {
                 .collect(),
             pile_count: self.pile.len() as u8,
             pile_top_is_place: self.pile.top().map(|t| c.is_place(t)),
-            pile_bottom: self.pile.as_slice()[..self.pile_known as usize].iter().map(|&t| tile_view(c, t)).collect(),
+            pile_bottom: self.pile.known_bottom().iter().map(|&t| tile_view(c, t)).collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
             face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| view(k))).collect(),
@@ -333,22 +333,21 @@ impl Expedition {
         // Tiles unseen by all: the pile above its known bottom, and those out of play. The
         // pile's top keeps the kind everyone sees on its back: a top drawn from the unseen
         // tiles of that kind, the rest shuffled, the pile's share laid under the top.
-        let (len, known) = (g.pile.len(), g.pile_known as usize);
-        if len > known {
+        if let Some(pile_top) = g.pile.unknown().last().copied() {
             let c = &*g.shared.content;
-            let top_place = c.is_place(g.pile.as_slice()[len - 1]);
+            let top_place = c.is_place(pile_top);
             let mut unseen: Pile<u8, { super::content::MAX_TILES }> = Pile::new();
-            g.pile.as_slice()[known..].iter().for_each(|&t| unseen.push(t));
+            g.pile.unknown().iter().for_each(|&t| unseen.push(t));
             bits(g.boxed_tiles).for_each(|t| unseen.push(t));
             let tops = unseen.iter().filter(|&&t| c.is_place(t) == top_place).count();
             let nth = rng.random_range(0..tops);
             let at = (0..unseen.len()).filter(|&i| c.is_place(unseen.as_slice()[i]) == top_place).nth(nth);
             let top = unseen.remove(at.expect("the top's kind is among the unseen tiles"));
             unseen.as_mut_slice().shuffle(rng);
-            let under = len - known - 1;
-            let slice = g.pile.as_mut_slice();
-            slice[known..known + under].copy_from_slice(&unseen.as_slice()[..under]);
-            slice[len - 1] = top;
+            let slice = g.pile.unknown_mut();
+            let under = slice.len() - 1;
+            slice[..under].copy_from_slice(&unseen.as_slice()[..under]);
+            slice[under] = top;
             g.boxed_tiles = unseen.as_slice()[under..].iter().fold(0, |m, &t| m | 1 << t);
         }
         g.rng = SmallRng::seed_from_u64(rng.random());
@@ -389,7 +388,7 @@ pub(crate) fn from_observation(params: &ExpeditionParams, o: &Observation) -> Re
             CardClass::Dice => (dice & !cards_seen).trailing_zeros() as u8,
             _ => v.id,
         };
-        if k as usize >= cards || cards_seen >> k & 1 == 1 || (dice >> k & 1 == 1) != (v.kind == CardClass::Dice) {
+        if k as usize >= cards || cards_seen >> k & 1 == 1 || content.is_dice(k) != (v.kind == CardClass::Dice) {
             return Err(format!("{at}: card {} is out of range, placed twice or not a {:?} card", v.id, v.kind));
         }
         cards_seen |= 1 << k;
@@ -489,8 +488,7 @@ pub(crate) fn from_observation(params: &ExpeditionParams, o: &Observation) -> Re
         let t = rest.remove(top);
         rest.push(t);
     }
-    bottom.iter().chain(&rest).for_each(|&t| g.pile.push(t));
-    g.pile_known = bottom.len() as u8;
+    g.pile = DrawPile::with_known_bottom(&bottom, &rest);
     // The cards placed nowhere: the others' face-down cards, those out of play, the deck.
     let mut unseen = (0..cards as u8).filter(|&k| cards_seen >> k & 1 == 0);
     for (s, &count) in face_down.iter().enumerate().take(n) {

@@ -1,5 +1,7 @@
 //! The rule parameters of `expedition`, and the content set they name.
 
+pub use super::content::DiscoveryRule;
+
 use super::content::Content;
 use crate::core::{Bounded, GameParams, ParamError};
 use crate::{game_params, param_enum};
@@ -12,14 +14,6 @@ param_enum! {
     pub enum CharacterDeal {
         Random = "random",
         InOrder = "in-order",
-    }
-}
-
-param_enum! {
-    /// Which tile a Discovery card stands for, for Missions.
-    pub enum DiscoveryRule {
-        Named = "named",
-        Wild = "wild",
     }
 }
 
@@ -46,11 +40,6 @@ impl ContentRef {
     /// The embedded default set.
     pub fn default_set() -> ContentRef {
         ContentRef { name: Self::DEFAULT.to_string(), source: None, loaded: Some(Content::default_set()) }
-    }
-
-    /// A content set already loaded (e.g. in tests), known by `name`.
-    pub fn with_content(name: &str, content: Content) -> ContentRef {
-        ContentRef { name: name.to_string(), source: None, loaded: Some(Arc::new(content)) }
     }
 
     /// A name for the loader, not yet loaded.

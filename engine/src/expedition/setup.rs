@@ -5,7 +5,7 @@ use super::{
     CharacterDeal, Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES, MAX_PLAYERS, NONE, Player,
     Shared, Step, TILE_LIMIT, TOOL_LIMIT, TOOLS_PER_KIND, Tool,
 };
-use crate::core::{Pile, SmallRng};
+use crate::core::{DrawPile, Pile, SmallRng};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -19,8 +19,7 @@ pub(crate) fn empty_table(params: &ExpeditionParams, seed: u64) -> Expedition {
     Expedition {
         shared: Arc::new(Shared::new(params, content)),
         rng: SmallRng::seed_from_u64(seed),
-        pile: Pile::new(),
-        pile_known: 0,
+        pile: DrawPile::new(),
         hq_tile: [NONE; HQ_COLUMNS],
         hq_tools: [[NONE; 2]; HQ_COLUMNS],
         bag: [0; 4],
@@ -67,7 +66,7 @@ pub(crate) fn new_game(params: &ExpeditionParams, seed: u64) -> Expedition {
     g.bag = [TOOLS_PER_KIND; 4];
     // Four tiles into the Headquarters, then two tokens under each, left to right.
     for c in 0..HQ_COLUMNS {
-        g.hq_tile[c] = g.pile.pop().unwrap_or(NONE);
+        g.hq_tile[c] = g.pile.draw().unwrap_or(NONE);
     }
     for c in 0..HQ_COLUMNS {
         g.restock_column(c);
@@ -355,7 +354,7 @@ pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) 
 
     if !hq_given {
         for c in 0..HQ_COLUMNS {
-            g.hq_tile[c] = g.pile.pop().unwrap_or(NONE);
+            g.hq_tile[c] = g.pile.draw().unwrap_or(NONE);
         }
         for c in 0..HQ_COLUMNS {
             g.restock_column(c);

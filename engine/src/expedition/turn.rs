@@ -174,7 +174,7 @@ impl Expedition {
     }
 
     /// Carry out a legal action, then settle what follows by itself.
-    pub(crate) fn perform(&mut self, a: Action) {
+    pub(crate) fn execute(&mut self, a: Action) {
         let seat = self.current as usize;
         match a {
             Action::Roll => {
@@ -233,7 +233,6 @@ impl Expedition {
             Action::ReturnTile(t) => {
                 self.players[seat].tiles.remove_item(t);
                 self.pile.put_under(t);
-                self.pile_known += 1;
             }
             Action::EndTurn => self.end_turn(),
             Action::DiceDraw => {

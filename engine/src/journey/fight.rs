@@ -7,13 +7,8 @@
 //! Q/K companion, or falls. Also here: dues (what a traveller must pay) and paying them.
 
 use super::params::Aces;
+use super::regroup::{can_regroup, regroup, takeable};
 use super::{Action, Card, Due, DueKind, FightState, Journey, Phase, Status, Suit, Then, companions, hide};
-
-/// A Discard card that can come back (Regroup, Recover, a Jack's retrieve): ♦ and ♣ only;
-/// spent Wreckage and defeated adversaries in the Discard stay there.
-pub(super) fn takeable(c: Card) -> bool {
-    c.is(Suit::Diamonds) || c.is(Suit::Clubs)
-}
 
 const REVELATION: Card = Card::new(Suit::Diamonds, 14);
 const RECKONING: Card = Card::new(Suit::Clubs, 14);
@@ -67,10 +62,6 @@ fn damage(g: &Journey, c: Card, rally: Option<u8>) -> i16 {
 
 fn can_strike_with(g: &Journey, c: Card) -> bool {
     takeable(c) && !(g.p.aces == Aces::Powers && c == RECKONING)
-}
-
-pub(super) fn can_regroup(g: &Journey, club: Card) -> bool {
-    club.is(Suit::Clubs) && !g.is_power_ace(club) && g.discard.iter().any(|&c| takeable(c))
 }
 
 pub(super) fn can_flee(g: &Journey, adversary: Card) -> bool {
@@ -172,23 +163,6 @@ pub(super) fn reckoning(g: &mut Journey, seat: u8) {
     f.health = (f.health + 1) / 2;
 }
 
-/// Play a ♣ to the Discard, then take another Discard card.
-pub(super) fn regroup(g: &mut Journey, actor: u8, club: Card, then: Then) {
-    g.satchels[actor as usize].remove_item(club);
-    g.discard.push(club);
-    g.phase = Phase::Take { seat: actor, suit: None, not: club, then };
-}
-
-pub(super) fn take(g: &mut Journey, seat: u8, a: Action, then: Then) {
-    let Action::Take(c) = a else { unreachable!("not a take: {a:?}") };
-    g.discard.remove_item(c);
-    g.satchels[seat as usize].push(c);
-    g.phase = match then {
-        Then::AfterAction => Phase::AfterAction { actor: seat },
-        Then::Decide => Phase::Fight { actor: seat },
-    };
-}
-
 /// The adversary goes back into the Journey deck; the fight ends with no counter.
 fn flee(g: &mut Journey) {
     let f = g.fight.take().expect("in a fight");
@@ -250,12 +224,6 @@ pub(super) fn next_round(g: &mut Journey) {
     set_order(g, &mut f);
     g.fight = Some(f);
     g.phase = if f.order_len == 0 { Phase::Over } else { Phase::Fight { actor: f.order[0] } };
-}
-
-/// The adversary strikes `seat` at once (an Ambush), for its full attack.
-pub(super) fn ambush(g: &mut Journey, seat: u8) {
-    let attack = fight(g).attack;
-    g.dues.push(Due { seat, kind: DueKind::Cover, owed: attack, card: Card::default() });
 }
 
 // ----- dues ---------------------------------------------------------------------------

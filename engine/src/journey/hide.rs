@@ -14,7 +14,7 @@
 //!   flee"). With `ace_rank: low` an Ace always reveals lower.
 
 use super::params::{AceRank, HideForm};
-use super::{Action, Card, FightState, Journey, Phase, Then, companions, fight};
+use super::{Action, Card, Due, DueKind, FightState, Journey, Phase, Then, companions, regroup};
 
 pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMut(Action)) {
     if g.supply.is_empty() || (companions::burden(g) && g.p.burden_blocks_hide) {
@@ -63,8 +63,8 @@ fn rank_mask(g: &Journey, cards: &[Card]) -> u32 {
 /// The Supply cards that may be its top, as far as the table knows: the cards above the known
 /// bottom, or, when every card was seen slid under, the top one.
 fn could_be_on_top(g: &Journey) -> &[Card] {
-    let (cards, known) = (g.supply.as_slice(), g.supply_known as usize);
-    if cards.len() > known { &cards[known..] } else { &cards[cards.len().saturating_sub(1)..] }
+    let (cards, unknown) = (g.supply.as_slice(), g.supply.unknown());
+    if unknown.is_empty() { &cards[cards.len().saturating_sub(1)..] } else { unknown }
 }
 
 /// Does `revealed` slip under `bar`?
@@ -73,12 +73,12 @@ fn lower(g: &Journey, revealed: Card, bar: u8) -> bool {
 }
 
 pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
-    let revealed = g.draw_supply().expect("hide is listed only with a Supply");
+    let revealed = g.supply.draw().expect("hide is listed only with a Supply");
     let mut f = g.fight.expect("in a fight");
     match a {
         Action::HideWith(nominee) => {
             let success = g.rank(revealed) < g.rank(nominee);
-            g.slide_under_supply(revealed);
+            g.supply.put_under(revealed);
             f.nominate_open = false;
             if success {
                 // "no counter that time": this round's counter spares the hider.
@@ -88,7 +88,7 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
             if success {
                 g.phase = Phase::HideBonus { seat: actor };
             } else {
-                fight::ambush(g, actor);
+                ambush(g, actor);
                 g.phase = Phase::Fight { actor };
             }
         }
@@ -106,12 +106,18 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
                 f.hide_failed = true;
                 g.fight = Some(f);
                 let front = g.journeying_from(g.front).unwrap_or(actor);
-                fight::ambush(g, front);
+                ambush(g, front);
                 g.phase = Phase::Fight { actor };
             }
         }
         _ => unreachable!("not a hide: {a:?}"),
     }
+}
+
+/// A failed Hide is an Ambush: the adversary strikes `seat` at once, for its full attack.
+fn ambush(g: &mut Journey, seat: u8) {
+    let attack = g.fight.as_ref().expect("in a fight").attack;
+    g.dues.push(Due { seat, kind: DueKind::Cover, owed: attack, card: Card::default() });
 }
 
 /// The classic bonus: Forage, Regroup, or let it go.
@@ -120,7 +126,7 @@ pub(super) fn legal_bonus(g: &Journey, seat: u8, emit: &mut impl FnMut(Action)) 
         emit(Action::Forage);
     }
     for &c in g.satchels[seat as usize].iter() {
-        if fight::can_regroup(g, c) {
+        if regroup::can_regroup(g, c) {
             emit(Action::Regroup(c));
         }
     }
@@ -130,11 +136,11 @@ pub(super) fn legal_bonus(g: &Journey, seat: u8, emit: &mut impl FnMut(Action)) 
 pub(super) fn apply_bonus(g: &mut Journey, seat: u8, a: Action) {
     match a {
         Action::Forage => {
-            let c = g.draw_supply().expect("listed only with a Supply");
+            let c = g.supply.draw().expect("listed only with a Supply");
             g.satchels[seat as usize].push(c);
             g.phase = Phase::Fight { actor: seat };
         }
-        Action::Regroup(club) => fight::regroup(g, seat, club, Then::Decide),
+        Action::Regroup(club) => regroup::regroup(g, seat, club, Then::Decide),
         Action::Pass => g.phase = Phase::Fight { actor: seat },
         _ => unreachable!("not a bonus: {a:?}"),
     }

@@ -1,6 +1,7 @@
 //! `journey`: a cooperative card game for 1–4 travellers, in three editions.
 //! The rules as implemented are in `docs/rules/journey.md`; each file here is one part of
-//! them: [`setup`], [`refuge`], [`fight`], [`hide`], [`companions`], [`return_journey`].
+//! them: [`setup`], [`refuge`], [`fight`], [`hide`], [`regroup`], [`companions`],
+//! [`return_journey`].
 //!
 //! The flow: the state always rests at a decision (or at the end). Applying an action
 //! changes the state, then [`Journey::advance`] runs every step that needs no decision
@@ -14,6 +15,7 @@ mod hide;
 mod observation;
 pub mod params;
 mod refuge;
+mod regroup;
 mod return_journey;
 mod setup;
 
@@ -23,7 +25,7 @@ pub use observation::{JourneyObservation, RoundView, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
-use crate::core::{ActionError, ActionId, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng};
 use params::{AceRank, Aces, AdversaryScale, Destination};
 use serde::{Deserialize, Serialize};
 
@@ -183,9 +185,8 @@ pub struct Journey {
     pub(crate) p: JourneyParams,
     pub(crate) rng: SmallRng,
     pub(crate) journey: Pile<Card, 28>,
-    pub(crate) supply: Cards,
-    /// How many cards at the bottom of the Supply are known to all (slid under it).
-    pub(crate) supply_known: u8,
+    /// The Supply: the cards slid under it are known to all.
+    pub(crate) supply: DrawPile<Card, 54>,
     pub(crate) discard: Cards,
     /// Out of the game: the Joker before the way home, spent Aces, companions who left,
     /// stolen cards, Ruins and Shadows passed by.
@@ -315,19 +316,6 @@ impl Journey {
 
     // ----- piles ------------------------------------------------------------------------
 
-    /// Draw the top Supply card.
-    pub(crate) fn draw_supply(&mut self) -> Option<Card> {
-        let c = self.supply.pop()?;
-        self.supply_known = self.supply_known.min(self.supply.len() as u8);
-        Some(c)
-    }
-
-    /// Slide a card under the Supply, where everyone saw it go.
-    pub(crate) fn slide_under_supply(&mut self, c: Card) {
-        self.supply.put_under(c);
-        self.supply_known += 1;
-    }
-
     /// Shuffle an adversary back into the Journey deck at a random place (above a
     /// `last_refuge` A♥ at the bottom).
     pub(crate) fn shuffle_into_journey(&mut self, c: Card) {
@@ -440,7 +428,7 @@ impl Journey {
             Phase::Fight { actor } => fight::legal(self, actor, &mut emit),
             Phase::Take { seat: _, suit, not, .. } => {
                 for &c in self.discard.iter() {
-                    if fight::takeable(c) && c != not && suit.is_none_or(|s| c.is(s)) {
+                    if regroup::takeable(c) && c != not && suit.is_none_or(|s| c.is(s)) {
                         emit(Action::Take(c));
                     }
                 }
@@ -480,7 +468,7 @@ impl Journey {
             match self.phase {
                 Phase::Refuge { refuge, left, actor, passes } => refuge::apply(self, refuge, left, actor, passes, a),
                 Phase::Fight { actor } => fight::apply(self, actor, a),
-                Phase::Take { seat, then, .. } => fight::take(self, seat, a, then),
+                Phase::Take { seat, then, .. } => regroup::take(self, seat, a, then),
                 Phase::HideBonus { seat } => hide::apply_bonus(self, seat, a),
                 Phase::Stop { stop, step: StopStep::Joker } => return_journey::apply_joker(self, stop, a),
                 Phase::Offer { card, stop } => return_journey::apply_offer(self, card, stop, a),
@@ -495,7 +483,8 @@ impl Journey {
         let mut n = [0u8; CARD_COUNT];
         let mut count = |c: &Card| n[c.index()] += 1;
         self.journey.iter().for_each(&mut count);
-        for pile in [&self.supply, &self.discard, &self.boxed, &self.set_aside] {
+        self.supply.iter().for_each(&mut count);
+        for pile in [&self.discard, &self.boxed, &self.set_aside] {
             pile.iter().for_each(&mut count);
         }
         self.satchels.iter().flat_map(|s| s.iter()).for_each(&mut count);
@@ -602,6 +591,7 @@ impl Game for Journey {
     type Params = JourneyParams;
     type Observation = JourneyObservation;
     type Scenario = JourneyScenario;
+    type Action = Action;
     const NAME: &'static str = "journey";
     const SEATS_PARAM: &'static str = "travellers";
     const COOPERATIVE: bool = true;
@@ -633,18 +623,18 @@ impl Game for Journey {
         }
     }
 
-    fn apply(&mut self, id: ActionId) -> Result<(), ActionError> {
-        if self.phase == Phase::Over {
-            return Err(ActionError::GameOver);
-        }
-        let action = Action::from_id(id).ok_or(ActionError::Unknown(id))?;
-        let mut legal = false;
-        self.legal(|a| legal |= a == action);
-        if !legal {
-            return Err(ActionError::Illegal { id, label: self.action_label(id) });
-        }
+    fn decode(&self, id: ActionId) -> Option<Action> {
+        Action::from_id(id)
+    }
+
+    fn is_listed(&self, _: ActionId, action: Action) -> bool {
+        let mut listed = false;
+        self.legal(|a| listed |= a == action);
+        listed
+    }
+
+    fn perform(&mut self, action: Action) {
         self.execute(action);
-        Ok(())
     }
 
     fn outcome(&self) -> Option<Outcome> {

@@ -11,7 +11,7 @@ use super::{
     CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
     return_journey,
 };
-use crate::core::{Pile, SmallRng};
+use crate::core::{DrawPile, Pile, SmallRng};
 use rand::{Rng, RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -159,7 +159,6 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
     };
     let ace_at_bottom = g.p.destination == Destination::LastRefuge
         && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
-    let known = g.supply_known as usize;
     JourneyObservation {
         seat,
         to_move: crate::core::Game::to_move(g).map(|s| s.0),
@@ -191,8 +190,8 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         journey_top: if companions::witness(g) { g.journey.top() } else { None },
         journey_bottom: if ace_at_bottom { g.journey.as_slice().first().copied() } else { None },
         supply_count: g.supply.len(),
-        supply_unknown: sorted(&g.supply.as_slice()[known..]),
-        supply_bottom: g.supply.as_slice()[..known].to_vec(),
+        supply_unknown: sorted(g.supply.unknown()),
+        supply_bottom: g.supply.known_bottom().to_vec(),
         discard: g.discard.as_slice().to_vec(),
         wreckage: g.wreckage.as_slice().to_vec(),
         score: g.score(),
@@ -347,8 +346,7 @@ pub(super) fn from_observation(p: &JourneyParams, o: &JourneyObservation) -> Res
         middle.remove(at);
     }
     o.journey_bottom.iter().chain(&middle).chain(&o.journey_top).for_each(|&c| g.journey.push(c));
-    o.supply_bottom.iter().chain(&o.supply_unknown).for_each(|&c| g.supply.push(c));
-    g.supply_known = o.supply_bottom.len() as u8;
+    g.supply = DrawPile::with_known_bottom(&o.supply_bottom, &o.supply_unknown);
     o.discard.iter().for_each(|&c| g.discard.push(c));
     o.boxed.iter().for_each(|&c| g.boxed.push(c));
     o.set_aside.iter().for_each(|&c| g.set_aside.push(c));
@@ -424,8 +422,7 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
     let lo = usize::from(ace_at_bottom);
     let hi = d.journey.len().saturating_sub(keep_top).max(lo);
     rand::seq::SliceRandom::shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
-    let known = g.supply_known as usize;
-    rand::seq::SliceRandom::shuffle(&mut d.supply.as_mut_slice()[known..], rng);
+    rand::seq::SliceRandom::shuffle(d.supply.unknown_mut(), rng);
     d.ruins.shuffle(rng);
     d.set_aside.shuffle(rng);
     // Way home: the stops keep their order; the face-down cards go anywhere among them.

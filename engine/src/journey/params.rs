@@ -39,13 +39,6 @@ impl Theme {
             _ => "the Reckoning",
         }
     }
-    /// A♦ with its power.
-    pub fn revelation(self) -> &'static str {
-        match self {
-            Theme::Martian => "HMS Thunder Child",
-            _ => "the Revelation",
-        }
-    }
 }
 
 param_enum! {

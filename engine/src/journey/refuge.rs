@@ -5,7 +5,7 @@
 //! it on); any of them may end the refuge early, losing the actions left.
 
 use super::params::Destination;
-use super::{Action, CacheSpot, Card, Journey, Phase, Suit, companions, fight};
+use super::{Action, CacheSpot, Card, Journey, Phase, Suit, companions, fight, regroup};
 
 /// Reveal the top Journey card, or arrive when the deck is empty.
 pub(super) fn reveal(g: &mut Journey) {
@@ -27,7 +27,7 @@ pub(super) fn legal(g: &Journey, refuge: Card, left: u8, actor: u8, passes: u8, 
         emit(Action::Forage);
     }
     for &c in g.discard.iter() {
-        if fight::takeable(c) && !(g.is_power_ace(c) && boxed_at_arrival(g, refuge, left)) {
+        if regroup::takeable(c) && !(g.is_power_ace(c) && boxed_at_arrival(g, refuge, left)) {
             emit(Action::Recover(c));
         }
     }
@@ -71,12 +71,12 @@ pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, passes: 
     let seat = actor as usize;
     match a {
         Action::Forage => {
-            let c = g.draw_supply().expect("forage is listed only with a Supply");
+            let c = g.supply.draw().expect("forage is listed only with a Supply");
             g.satchels[seat].push(c);
         }
         Action::Recover(c) => {
             g.discard.remove_item(c);
-            g.slide_under_supply(c);
+            g.supply.put_under(c);
         }
         Action::Cache(c) => {
             g.satchels[seat].remove_item(c);

@@ -10,7 +10,7 @@
 //! bank it again, or pass it by.
 
 use super::params::{Aces, ReturnJourney};
-use super::{Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit, fight};
+use super::{Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit, fight, regroup};
 use rand::RngExt;
 
 /// The destination is reached.
@@ -59,7 +59,7 @@ fn stock_up(g: &mut Journey) {
         }
     }
     for c in g.discard.as_slice().to_vec() {
-        if fight::takeable(c) {
+        if regroup::takeable(c) {
             g.discard.remove_item(c);
             g.supply.push(c);
         }
@@ -69,14 +69,13 @@ fn stock_up(g: &mut Journey) {
         g.supply.push(Card::JOKER);
     }
     g.supply.shuffle(&mut g.rng);
-    g.supply_known = 0;
     // Round by round, each journeying traveller draws while there is room.
     loop {
         let mut drew = false;
         for s in 0..g.travellers() as u8 {
             if g.journeying(s)
                 && g.has_room(s)
-                && let Some(c) = g.draw_supply()
+                && let Some(c) = g.supply.draw()
             {
                 g.satchels[s as usize].push(c);
                 drew = true;
@@ -86,10 +85,9 @@ fn stock_up(g: &mut Journey) {
             break;
         }
     }
-    while let Some(c) = g.supply.pop() {
+    while let Some(c) = g.supply.draw() {
         g.set_aside.push(c);
     }
-    g.supply_known = 0;
     g.joker_active = g.find_in_satchels(Card::JOKER).is_some();
     g.ruins = g.wreckage;
     g.ruins.shuffle(&mut g.rng);

@@ -4,7 +4,7 @@
 
 use super::params::Destination;
 use super::{CARD_COUNT, CacheSpot, Card, Cards, Journey, Phase, Status, Suit};
-use crate::core::{Pile, SmallRng};
+use crate::core::{DrawPile, Pile, SmallRng};
 use rand::SeedableRng;
 use serde::Deserialize;
 
@@ -46,8 +46,7 @@ pub(super) fn empty(p: &super::JourneyParams, seed: u64) -> Journey {
         p: p.clone(),
         rng: SmallRng::seed_from_u64(seed),
         journey: Pile::new(),
-        supply: Cards::new(),
-        supply_known: 0,
+        supply: DrawPile::new(),
         discard: Cards::new(),
         boxed: Cards::new(),
         set_aside: Cards::new(),
@@ -98,7 +97,7 @@ fn fill_satchels(g: &mut Journey) {
     for k in 0..g.travellers() as u8 {
         let s = (g.front + k) % g.travellers() as u8;
         while g.has_room(s) {
-            match g.draw_supply() {
+            match g.supply.draw() {
                 Some(c) => g.satchels[s as usize].push(c),
                 None => break,
             }
@@ -109,10 +108,7 @@ fn fill_satchels(g: &mut Journey) {
 pub fn new_game(p: &super::JourneyParams, seed: u64) -> Journey {
     let mut g = empty(p, seed);
     lay_journey(&mut g, Card::of_suits(&[Suit::Hearts, Suit::Spades]));
-    g.supply = Card::of_suits(&[Suit::Diamonds, Suit::Clubs]).fold(Cards::new(), |mut s, c| {
-        s.push(c);
-        s
-    });
+    Card::of_suits(&[Suit::Diamonds, Suit::Clubs]).for_each(|c| g.supply.push(c));
     g.supply.shuffle(&mut g.rng);
     g.boxed.push(Card::JOKER);
     fill_satchels(&mut g);

@@ -1,0 +1,134 @@
+//! The bootstrap over units: resampled re-fits of the ratings, their percentile intervals and
+//! the likelihoods of superiority (LOS).
+
+use super::fit::to_elo;
+use super::pool::PoolResults;
+
+/// A small, exactly specified generator (SplitMix64) so resamples never depend on a library
+/// version.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..k` (Lemire's multiply-and-reject, no bias). `k > 0`.
+    fn below(&mut self, k: usize) -> usize {
+        let k = k as u64;
+        let threshold = k.wrapping_neg() % k;
+        loop {
+            let m = u128::from(self.next_u64()) * u128::from(k);
+            if (m as u64) >= threshold {
+                return (m >> 64) as usize;
+            }
+        }
+    }
+}
+
+/// `b` re-fits of the ratings (Elo scale, anchored at compact index `anchor` if any), each on
+/// a resample of the units drawn from `seed`, starting from the log-strengths `logs`:
+/// `samples[k]` holds member `k`'s.
+pub(super) fn resample(
+    results: &PoolResults,
+    b: usize,
+    seed: u64,
+    logs: &[f64],
+    anchor: Option<usize>,
+) -> Vec<Vec<f64>> {
+    let (unit_list, np) = (&results.units, results.design.pairs.len());
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(b); results.design.m];
+    let mut rng = SplitMix64(seed);
+    let mut counts = vec![0u32; unit_list.len()];
+    for _ in 0..b {
+        counts.iter_mut().for_each(|c| *c = 0);
+        for _ in 0..unit_list.len() {
+            counts[rng.below(unit_list.len())] += 1;
+        }
+        let mut games_r = vec![0.0; np];
+        let mut points_r = vec![0.0; np];
+        for (u, &c) in unit_list.iter().zip(&counts) {
+            if c > 0 {
+                let c = f64::from(c);
+                for &(p, g, w) in u {
+                    games_r[p] += c * g;
+                    points_r[p] += c * w;
+                }
+            }
+        }
+        let r = to_elo(&results.design.fit_with_prior(&games_r, &points_r, Some(logs)), anchor);
+        for (s, x) in samples.iter_mut().zip(r) {
+            s.push(x);
+        }
+    }
+    samples
+}
+
+/// The 95% percentile interval of one participant's re-fitted ratings.
+pub(super) fn interval(samples: &[f64]) -> (f64, f64) {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    (quantile(&s, 0.025), quantile(&s, 0.975))
+}
+
+/// `los[x][y]` for members in `order`: the share of the `b` re-fits that rate `x` above `y`
+/// (a tie counts half).
+pub(super) fn los(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Vec<f64>> {
+    order
+        .iter()
+        .map(|&x| {
+            order
+                .iter()
+                .map(|&y| {
+                    let above: f64 = samples[x]
+                        .iter()
+                        .zip(&samples[y])
+                        .map(|(rx, ry)| {
+                            if rx > ry {
+                                1.0
+                            } else if rx == ry {
+                                0.5
+                            } else {
+                                0.0
+                            }
+                        })
+                        .sum();
+                    above / b as f64
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Quantile `q` of sorted `xs` by linear interpolation between order statistics (type 7).
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let h = (xs.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(xs.len() - 1);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generator_is_uniform_enough_and_in_range() {
+        let mut r = SplitMix64(7);
+        let mut hist = [0u32; 5];
+        for _ in 0..50_000 {
+            hist[r.below(5)] += 1;
+        }
+        assert!(hist.iter().all(|&h| (9_500..10_500).contains(&h)), "{hist:?}");
+    }
+
+    #[test]
+    fn quantile_interpolates() {
+        assert_eq!(quantile(&[0.0, 10.0], 0.25), 2.5);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+    }
+}
