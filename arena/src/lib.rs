@@ -3,6 +3,7 @@
 //! agents.
 
 pub mod client;
+pub mod compare;
 pub mod record;
 pub mod referee;
 pub mod server;

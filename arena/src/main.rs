@@ -11,6 +11,7 @@ macro_rules! outln {
 }
 
 mod bench;
+mod compare_cmd;
 mod games;
 mod net_cmd;
 mod netbench;
@@ -49,6 +50,11 @@ enum Command {
     BenchWire(netbench::BenchWireArgs),
     /// Benchmark the server's memory over many matches (finished matches evicted).
     BenchMemory(netbench::BenchMemoryArgs),
+    /// Is agent A stronger than agent B? Seat-swapped deal pairs until a sequential test
+    /// (SPRT) decides, or a cap.
+    Compare(compare_cmd::CompareArgs),
+    /// The sequential test's error rates, by simulation.
+    BenchSprt(compare_cmd::BenchSprtArgs),
     /// Run the gRPC game server.
     Serve(net_cmd::ServeArgs),
     /// Play seats of a server's matches with a built-in agent, over the Play stream.
@@ -85,6 +91,8 @@ fn main() -> ExitCode {
         Command::Report(a) => tournament_cmd::report(a),
         Command::BenchWire(a) => netbench::run(a),
         Command::BenchMemory(a) => netbench::memory(a),
+        Command::Compare(a) => compare_cmd::run(a),
+        Command::BenchSprt(a) => compare_cmd::bench_sprt(a),
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
     };

@@ -2,7 +2,9 @@
 
 use crate::setup::{GameArgs, load_file};
 use arena::record::{self, MatchRecord};
-use arena::referee::{MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, Verdict, limit_ms, play_game};
+use arena::referee::{
+    MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, Verdict, limit_ms, play_game,
+};
 use arena::server::content::refuse_files;
 use clap::Args;
 use engine::core::{ActionId, AnyGame, AnySpec, MetricKind, Seat, game_seed};
@@ -180,7 +182,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
             let mut agents = Vec::new();
             for (s, n) in at_seat.iter().enumerate() {
                 let agent = bots::agent(n, spec.as_ref(), game_seed(seed, s as u64 + 1))?;
-                agents.push(SeatAgent::new(agent, move_time));
+                agents.push(SeatAgent::new(agent, TimeControl::per_move(move_time)));
             }
             let trace = args.trace && i == 0 && rotation == 0;
             if trace {

@@ -157,10 +157,38 @@ pub enum Ruling {
     Forfeit(usize),
 }
 
-/// Judges one match's moves under its limit and policy, and keeps its verdicts.
+/// A game clock: `base` for the whole game, `increment` added after each of the seat's moves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Clock {
+    pub base: Duration,
+    pub increment: Duration,
+}
+
+/// How long a seat may think: per move, and on a game clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeControl {
+    pub per_move: Option<Duration>,
+    pub clock: Option<Clock>,
+}
+
+impl TimeControl {
+    pub fn per_move(limit: Option<Duration>) -> TimeControl {
+        TimeControl { per_move: limit, clock: None }
+    }
+
+    /// Is there any limit at all?
+    pub fn is_limited(&self) -> bool {
+        self.per_move.is_some() || self.clock.is_some()
+    }
+}
+
+/// Judges one match's moves under its time controls and policy, and keeps its verdicts.
 #[derive(Clone, Debug)]
 pub struct Referee {
-    pub limit: Option<Duration>,
+    /// Every seat's time control (the last one stands for the seats past the list).
+    controls: Vec<TimeControl>,
+    /// Time left on each seat's clock.
+    clocks: Vec<Option<Duration>>,
     pub policy: Policy,
     /// Random moves are drawn from this and the move number (replayable).
     seed: u64,
@@ -174,8 +202,35 @@ fn legal_of(game: &dyn AnyGame) -> Vec<ActionId> {
 }
 
 impl Referee {
+    /// The same per-move limit for every seat.
     pub fn new(limit: Option<Duration>, policy: Policy, seed: u64) -> Referee {
-        Referee { limit, policy, seed, verdicts: Vec::new() }
+        Referee::with_controls(vec![TimeControl::per_move(limit)], policy, seed)
+    }
+
+    /// A time control per seat.
+    pub fn with_controls(controls: Vec<TimeControl>, policy: Policy, seed: u64) -> Referee {
+        let clocks = controls.iter().map(|c| c.clock.map(|c| c.base)).collect();
+        Referee { controls, clocks, policy, seed, verdicts: Vec::new() }
+    }
+
+    fn control(&self, seat: usize) -> TimeControl {
+        self.controls.get(seat).or(self.controls.last()).copied().unwrap_or_default()
+    }
+
+    fn clock_left(&self, seat: usize) -> Option<Duration> {
+        match self.clocks.get(seat) {
+            Some(left) => *left,
+            None => self.control(seat).clock.map(|c| c.base),
+        }
+    }
+
+    /// How long `seat` may think on its next move: its per-move limit, or what is left on its
+    /// clock, whichever is less.
+    pub fn allowed(&self, seat: usize) -> Option<Duration> {
+        match (self.control(seat).per_move, self.clock_left(seat)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     pub fn verdicts(&self) -> &[Verdict] {
@@ -192,17 +247,26 @@ impl Referee {
         answer: Result<ActionId, NoAnswer>,
         took: Duration,
     ) -> Ruling {
+        let allowed = self.allowed(seat);
         let (fault, detail) = match answer {
-            Ok(_) if self.limit.is_some_and(|l| took > l) => {
-                let limit = self.limit.unwrap_or_default();
+            Ok(_) if allowed.is_some_and(|l| took > l) => {
+                let limit = allowed.unwrap_or_default();
+                let what = if self.clock_left(seat) == allowed { "time left on its clock" } else { "limit" };
                 (
                     Fault::Timeout,
-                    format!("answered after {} ms; the limit is {} ms", took.as_millis(), limit.as_millis()),
+                    format!("answered after {} ms; the {what} was {} ms", took.as_millis(), limit.as_millis()),
                 )
             }
             Ok(a) => {
                 let legal = legal_of(game);
                 if legal.contains(&a) {
+                    if let Some(clock) = self.control(seat).clock {
+                        if self.clocks.len() <= seat {
+                            self.clocks.resize_with(seat + 1, || Some(clock.base));
+                        }
+                        let left = self.clocks[seat].unwrap_or(clock.base);
+                        self.clocks[seat] = Some(left.saturating_sub(took) + clock.increment);
+                    }
                     return Ruling::Play(a);
                 }
                 (Fault::Illegal, format!("action {a} ({}) is not legal; legal: {legal:?}", game.action_label(a)))
@@ -329,8 +393,8 @@ pub enum SeatAgent {
 }
 
 impl SeatAgent {
-    pub fn new(agent: Box<dyn Agent>, limit: Option<Duration>) -> SeatAgent {
-        if limit.is_none() || agent.answers_in_time() {
+    pub fn new(agent: Box<dyn Agent>, control: TimeControl) -> SeatAgent {
+        if !control.is_limited() || agent.answers_in_time() {
             return SeatAgent::Inline(agent);
         }
         let (questions, asked) = mpsc::channel::<Question>();
@@ -413,10 +477,10 @@ pub fn play_game(
     mut watch: impl FnMut(&dyn AnyGame, Seat, ActionId),
 ) -> Played {
     let mut agents = agents;
-    let budget = Budget { per_move: referee.limit };
     let (mut actions, mut move_ms) = (Vec::new(), Vec::new());
     let mut forfeited_by = None;
     while let Some(seat) = game.to_move() {
+        let budget = Budget { per_move: referee.allowed(seat.index()) };
         let t = Instant::now();
         let answer = agents[seat.index()].act(game.as_ref(), seat, budget);
         let took = t.elapsed();
@@ -468,6 +532,24 @@ mod tests {
         let mut r = Referee::new(None, Policy::Forfeit, 1);
         assert_eq!(r.judge(g.as_ref(), 0, 0, Ok(legal[0]), Duration::from_secs(99)), Ruling::Play(legal[0]));
         assert_eq!(r.judge(g.as_ref(), 0, 0, Err((Fault::Crash, "x".into())), Duration::ZERO), Ruling::Forfeit(0));
+    }
+
+    #[test]
+    fn a_game_clock_runs_down_and_gains_its_increment() {
+        let g = game();
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let clock = Clock { base: Duration::from_millis(100), increment: Duration::from_millis(10) };
+        let controls =
+            vec![TimeControl { per_move: Some(Duration::from_millis(80)), clock: Some(clock) }, TimeControl::default()];
+        let mut r = Referee::with_controls(controls, Policy::Forfeit, 1);
+        assert_eq!(r.allowed(0), Some(Duration::from_millis(80)), "the per-move limit is the smaller");
+        assert_eq!(r.allowed(1), None);
+        assert_eq!(r.judge(g.as_ref(), 0, 0, Ok(legal[0]), Duration::from_millis(60)), Ruling::Play(legal[0]));
+        assert_eq!(r.allowed(0), Some(Duration::from_millis(50)), "100 - 60 + 10 left");
+        let ruling = r.judge(g.as_ref(), 0, 1, Ok(legal[0]), Duration::from_millis(55));
+        assert_eq!(ruling, Ruling::Forfeit(0));
+        assert!(r.verdicts()[0].detail.contains("clock"), "{}", r.verdicts()[0].detail);
     }
 
     #[test]

@@ -14,15 +14,28 @@ pub struct TournamentArgs {
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     pub out: Option<PathBuf>,
     /// Finish the tournament stopped in DIR: only the games its log lacks are played.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "out", "shard"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "out", "shard", "games_per_pairing", "move_time_ms", "seed", "set"])]
     pub resume: Option<PathBuf>,
     /// Play only shard K of N of the schedule (0 ≤ K < N): games whose id is K modulo N.
     /// Merge the shards' directories with `arena report DIR...`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
     /// Worker threads (default: the file's `concurrency`, or one per core).
+    #[arg(long, visible_alias = "workers")]
+    pub concurrency: Option<usize>,
+    /// Deals per pairing, instead of the file's `games_per_pairing`.
     #[arg(long)]
-    pub workers: Option<usize>,
+    pub games_per_pairing: Option<u32>,
+    /// The per-move limit in milliseconds (0: none), instead of the file's `move_time_ms`.
+    #[arg(long)]
+    pub move_time_ms: Option<u64>,
+    /// The master seed, instead of the file's `seed`.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Set any field of the file: `--set bootstrap=200`, `--set participants[1].bot=mcts`,
+    /// `--set gauntlet=mine` (repeatable; the value is read as YAML). Kept for `--resume`.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -39,11 +52,35 @@ pub struct ReportArgs {
 }
 
 fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
+    let progress = match (args.quiet, std::io::stderr().is_terminal()) {
+        (true, _) => run::Progress::Silent,
+        (false, true) => run::Progress::Bar,
+        (false, false) => run::Progress::Lines,
+    };
     run::RunOptions {
-        workers: args.workers.unwrap_or_else(|| t.config.workers()),
-        move_time: arena::referee::limit_ms(t.config.move_time_ms),
-        progress: !args.quiet && std::io::stderr().is_terminal(),
+        workers: args.concurrency.unwrap_or_else(|| t.config.workers()),
+        time: t.config.time_controls(),
+        progress,
     }
+}
+
+/// The command line's overrides of the file, as `KEY=VALUE`.
+fn overrides(args: &TournamentArgs) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(n) = args.games_per_pairing {
+        out.push(format!("games_per_pairing={n}"));
+    }
+    if let Some(n) = args.concurrency {
+        out.push(format!("concurrency={n}"));
+    }
+    if let Some(n) = args.move_time_ms {
+        out.push(format!("move_time_ms={n}"));
+    }
+    if let Some(n) = args.seed {
+        out.push(format!("seed={n}"));
+    }
+    out.extend(args.set.iter().cloned());
+    out
 }
 
 fn summary(outcome: &tournament::RunSummary) {
@@ -77,7 +114,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
         Some(p) => (p.display().to_string(), load_file(&p.display().to_string())?),
         None => ("the default tournament".to_string(), config::DEFAULT.to_string()),
     };
-    let mut t = Tournament::load(&source, &text, &load_file)?;
+    let mut t = Tournament::load_with(&source, &text, &overrides(&args), &load_file)?;
     let shard = args.shard.as_deref().map(Shard::parse).transpose()?;
     // Deals a participant across the wire cannot know from the file.
     t.seal_for_new_run(shard)?;

@@ -260,3 +260,42 @@ fn bench_reports_positive_rates_for_every_case() {
         assert!(r["playouts_per_second"].as_f64().unwrap() > 0.0);
     }
 }
+
+/// The sequential test: a clearly stronger agent is accepted long before the cap, two equal
+/// agents are not; seeded, so the same every time.
+#[test]
+fn compare_stops_when_the_answer_is_known() {
+    let run = |a: &str, b: &str, game: &[&str]| -> serde_json::Value {
+        let mut args = vec!["compare", a, b];
+        args.extend_from_slice(game);
+        args.extend([
+            "--sprt",
+            "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+            "--max-games",
+            "400",
+            "--json",
+            "--concurrency",
+            "2",
+        ]);
+        let mut v: serde_json::Value = serde_json::from_str(&ok(&args)).unwrap();
+        v.as_object_mut().unwrap().remove("seconds");
+        v
+    };
+    let strong = run("mcts:iterations=200", "random", &["--game", "expedition", "--preset", "no-dice"]);
+    assert_eq!(strong["result"], "H1", "{strong}");
+    assert!(strong["games"].as_u64().unwrap() < 100, "well before the cap: {strong}");
+    assert!(strong["llr"].as_f64().unwrap() >= strong["bounds"][1].as_f64().unwrap());
+    assert_eq!(strong["unit_scores"].as_array().unwrap().len(), 5, "pentanomial: pairs of games");
+    let even = run("random", "random", &["--game", "expedition", "--preset", "no-dice"]);
+    assert_ne!(even["result"], "H1", "{even}");
+    assert_eq!(even, run("random", "random", &["--game", "expedition", "--preset", "no-dice"]), "seeded");
+    // A cooperative game: each deal a paired comparison (a trinomial unit).
+    let coop = run("rules", "random", &["--game", "journey", "--preset", "classic"]);
+    assert_eq!(coop["result"], "H1", "{coop}");
+    assert_eq!(coop["unit_scores"].as_array().unwrap().len(), 3);
+    // Three players: the two in all 6 arrangements among the others, per deal.
+    let three = run("rules", "random", &["--game", "expedition", "--players", "3"]);
+    assert_eq!(three["games_per_unit"], 6, "{three}");
+    let e = fails(&["compare", "random", "random", "--game", "expedition", "--sprt", "elo0=10,elo1=0"]);
+    assert!(e.contains("elo1"), "{e}");
+}

@@ -3,7 +3,7 @@
 //! and in a server match; the game goes on past an agent that never returns; `MatchEnded`
 //! reaches Play clients in tournaments, and a cooperative outcome carries the team's score.
 
-use arena::referee::{Fault, Policy, Referee, SeatAgent, play_game};
+use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, play_game};
 use arena::server::{self, AgentMaker, ServerConfig};
 use arena::tournament::run::RunOptions;
 use arena::tournament::{self, Tournament, external};
@@ -86,7 +86,7 @@ fn in_play(name: &str, seat: usize) -> BTreeSet<Fault> {
         .map(|s| {
             let a =
                 if s == seat { misbehaving(name).unwrap() } else { bots::agent("random", spec.as_ref(), 1).unwrap() };
-            SeatAgent::new(a, Some(LIMIT))
+            SeatAgent::new(a, TimeControl::per_move(Some(LIMIT)))
         })
         .collect();
     let played = play_game(spec.new_game(4), agents, Referee::new(Some(LIMIT), Policy::Forfeit, 4), |_, _, _| {});
@@ -105,7 +105,7 @@ fn in_tournament(name: &'static str) -> BTreeSet<Fault> {
     };
     let dir = std::env::temp_dir().join(format!("arena-referee-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions { workers: 1, move_time: Some(LIMIT), progress: false };
+    let opts = RunOptions::quiet(1, Some(LIMIT));
     let run = tournament::start(&t, &dir, None, &factory, &opts).unwrap();
     assert_eq!(run.stats.games, t.jobs.len(), "every game was played");
     let records = tournament::log::read_log(&dir).unwrap().records;
@@ -232,7 +232,7 @@ fn tournament_with_client(
     };
     let dir = std::env::temp_dir().join(format!("arena-referee-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions { workers: 1, move_time: Some(Duration::from_secs(2)), progress: false };
+    let opts = RunOptions::quiet(1, Some(Duration::from_secs(2)));
     external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
     let ended = client.lock().unwrap().take().unwrap().join().unwrap();
     (tournament::log::read_log(&dir).unwrap().records, ended)

@@ -7,6 +7,7 @@ pub mod charts;
 pub mod ratings;
 #[warn(missing_docs)]
 pub mod report;
+pub mod sprt;
 pub mod stats;
 pub mod summary;
 pub mod viewer;

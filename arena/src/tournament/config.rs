@@ -8,15 +8,19 @@
 //! move_time_ms: 5000        # the per-move limit (0: none)
 //! anchor: random            # optional: this participant is rated 0 (default: the mean is 0)
 //! bootstrap: 1000           # resamples for the rating intervals
+//! gauntlet: strong          # optional: only the pairings of this participant (or a list)
+//! seats: rotations          # 3-4 player tables: `rotations` of each set, or `all` orders
+//! clock: { base_ms: 60000, increment_ms: 500 }   # optional: a game clock per seat
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
 //! participants:
 //!   - { name: random, bot: random }
-//!   - { name: strong, bot: "mcts:iterations=2000,c=0.7" }
+//!   - { name: strong, bot: "mcts:iterations=2000,c=0.7", move_time_ms: 2000 }
 //!   - { name: mine, connect: true }        # a Play client that says Hello as `mine`
 //!   - { name: py, command: "python3 examples/python/random_bot.py" }  # launched by the arena
 //! games:
 //!   - { game: journey, preset: classic, params: { travellers: 1 } }
 //!   - { game: expedition, preset: no-dice, params: { players: 2 } }
+//!   - { game: journey, deals: my-deals.yaml }  # these deals (seeds or positions), no others
 //! ```
 //!
 //! A bad file is an error naming the line and the field, and nothing is played.
@@ -45,6 +49,47 @@ pub struct Participant {
     /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set.
     #[serde(default)]
     pub command: Option<String>,
+    /// Its own per-move limit in milliseconds, instead of the tournament's.
+    #[serde(default)]
+    pub move_time_ms: Option<u64>,
+    /// Its own game clock, instead of the tournament's.
+    #[serde(default)]
+    pub clock: Option<ClockSpec>,
+}
+
+/// A game clock: each seat has `base_ms` for the whole game, and gains `increment_ms` after
+/// each of its moves (Fischer); running out is a timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClockSpec {
+    pub base_ms: u64,
+    #[serde(default)]
+    pub increment_ms: u64,
+}
+
+/// Which seat orders a table of 3–4 plays each deal in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SeatOrders {
+    /// The rotations of each set of participants (n orders for n seats).
+    #[default]
+    Rotations,
+    /// Every order (n! for n seats).
+    All,
+}
+
+/// One name or a list of them.
+fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+    Ok(match OneOrMany::deserialize(d)? {
+        OneOrMany::One(s) => vec![s],
+        OneOrMany::Many(v) => v,
+    })
 }
 
 impl Participant {
@@ -62,6 +107,20 @@ pub struct GameSpec {
     /// Parameters over the preset (a mapping, as in a parameter file).
     #[serde(default)]
     pub params: serde_yaml::Mapping,
+    /// A file of deals every pairing plays, instead of `games_per_pairing` drawn ones: a YAML
+    /// list whose items are seeds (`17`), positions (a scenario mapping), or both
+    /// (`{ seed: 17, scenario: { ... } }`).
+    #[serde(default)]
+    pub deals: Option<String>,
+}
+
+/// One deal of a deals file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Deal {
+    /// The seed; absent: drawn from the tournament's seed as usual.
+    pub seed: Option<u64>,
+    /// The position it starts from (YAML), if not a fresh deal.
+    pub scenario: Option<String>,
 }
 
 fn default_bootstrap() -> u32 {
@@ -93,6 +152,15 @@ pub struct TournamentConfig {
     /// How long to wait for every external participant to connect, in seconds.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_s: u64,
+    /// Only the pairings of these participants are played (a gauntlet).
+    #[serde(default, deserialize_with = "one_or_many")]
+    pub gauntlet: Vec<String>,
+    /// Seat orders of 3–4 player tables.
+    #[serde(default)]
+    pub seats: SeatOrders,
+    /// A game clock for every seat (besides any per-move limit).
+    #[serde(default)]
+    pub clock: Option<ClockSpec>,
     pub participants: Vec<Participant>,
     pub games: Vec<GameSpec>,
 }
@@ -109,12 +177,14 @@ fn default_connect_timeout() -> u64 {
     120
 }
 
-/// A game entry resolved: its spec, a label, whether it is cooperative.
+/// A game entry resolved: its spec, a label, whether it is cooperative, its deals if a file
+/// gives them.
 pub struct ResolvedGame {
     pub spec: Box<dyn AnySpec>,
     pub label: String,
     pub cooperative: bool,
     pub seats: usize,
+    pub deals: Option<Vec<Deal>>,
 }
 
 impl TournamentConfig {
@@ -163,6 +233,20 @@ impl TournamentConfig {
         {
             return Err(format!("{source}: field `anchor`: `{a}` is not a participant"));
         }
+        for g in &self.gauntlet {
+            if !self.participants.iter().any(|p| &p.name == g) {
+                return Err(format!("{source}: field `gauntlet`: `{g}` is not a participant"));
+            }
+        }
+        if !self.gauntlet.is_empty() && self.gauntlet.len() == self.participants.len() {
+            return Err(format!("{source}: field `gauntlet` names every participant: leave it out for a round robin"));
+        }
+        let clocks = self.participants.iter().filter_map(|p| p.clock.as_ref()).chain(self.clock.as_ref());
+        for c in clocks {
+            if c.base_ms == 0 {
+                return Err(format!("{source}: a `clock` needs a `base_ms` above 0"));
+            }
+        }
         self.listen.parse::<std::net::SocketAddr>().map_err(|e| format!("{source}: field `listen`: {e}"))?;
         Ok(())
     }
@@ -179,6 +263,20 @@ impl TournamentConfig {
                 sources.push(ParamSource::Yaml { name: format!("{at}.params"), text });
             }
             let spec = (entry.spec)(g.preset.as_deref(), &sources, load).map_err(|e| format!("{at}: {e}"))?;
+            let deals = match &g.deals {
+                Some(path) => {
+                    let text = load(path).map_err(|e| format!("{at}.deals: {e}"))?;
+                    let deals = read_deals(path, &text)?;
+                    for (k, d) in deals.iter().enumerate() {
+                        if let Some(yaml) = &d.scenario {
+                            spec.scenario(d.seed.unwrap_or(0), yaml)
+                                .map_err(|e| format!("{at}.deals: {path}: deal {k}: {e}"))?;
+                        }
+                    }
+                    Some(deals)
+                }
+                None => None,
+            };
             let seats = spec.seats();
             if !entry.cooperative && seats > self.participants.len() {
                 return Err(format!(
@@ -195,9 +293,29 @@ impl TournamentConfig {
             let preset = g.preset.clone().unwrap_or_else(|| entry.default_preset.to_string());
             let who = if entry.cooperative { "traveller" } else { "player" };
             let label = format!("{} {preset}, {seats} {who}{}", g.game, if seats == 1 { "" } else { "s" });
-            out.push(ResolvedGame { spec, label, cooperative: entry.cooperative, seats });
+            out.push(ResolvedGame { spec, label, cooperative: entry.cooperative, seats, deals });
         }
         Ok(out)
+    }
+
+    /// Each participant's time control: its own limit and clock, else the tournament's.
+    pub fn time_controls(&self) -> Vec<crate::referee::TimeControl> {
+        let clock = |c: &ClockSpec| crate::referee::Clock {
+            base: std::time::Duration::from_millis(c.base_ms),
+            increment: std::time::Duration::from_millis(c.increment_ms),
+        };
+        self.participants
+            .iter()
+            .map(|p| crate::referee::TimeControl {
+                per_move: crate::referee::limit_ms(p.move_time_ms.unwrap_or(self.move_time_ms)),
+                clock: p.clock.as_ref().or(self.clock.as_ref()).map(clock),
+            })
+            .collect()
+    }
+
+    /// The index of every gauntlet participant.
+    pub fn gauntlet_indices(&self) -> Vec<usize> {
+        self.gauntlet.iter().filter_map(|g| self.participants.iter().position(|p| &p.name == g)).collect()
     }
 
     pub fn workers(&self) -> usize {
@@ -207,6 +325,89 @@ impl TournamentConfig {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
     }
+}
+
+/// A tournament file's text with fields set from the command line: each `KEY=VALUE`, where
+/// KEY is a field's path (`games_per_pairing`, `participants[1].bot`, `games[0].params.players`)
+/// and VALUE is read as YAML. Without overrides the text is returned as it is (so errors keep
+/// their line numbers).
+pub fn apply_overrides(source: &str, text: &str, overrides: &[String]) -> Result<String, String> {
+    if overrides.is_empty() {
+        return Ok(text.to_string());
+    }
+    let mut doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| format!("{source}: {e}"))?;
+    for o in overrides {
+        let bad = |why: &str| format!("--set {o}: {why}");
+        let (key, value) = o.split_once('=').ok_or_else(|| bad("expected KEY=VALUE"))?;
+        let value: serde_yaml::Value = serde_yaml::from_str(value).map_err(|e| bad(&format!("the value: {e}")))?;
+        let mut at = &mut doc;
+        let steps: Vec<&str> = key.trim().split('.').collect();
+        for (i, step) in steps.iter().enumerate() {
+            let (name, index) = match step.split_once('[') {
+                Some((n, rest)) => {
+                    let k = rest.strip_suffix(']').and_then(|k| k.parse::<usize>().ok());
+                    (n, Some(k.ok_or_else(|| bad(&format!("`{step}`: an index is written [N]")))?))
+                }
+                None => (*step, None),
+            };
+            let map = at
+                .as_mapping_mut()
+                .ok_or_else(|| bad(&format!("`{name}` is inside something that is not a mapping")))?;
+            let last = i + 1 == steps.len() && index.is_none();
+            let key = serde_yaml::Value::String(name.to_string());
+            if last {
+                map.insert(key, value.clone());
+                break;
+            }
+            if !map.contains_key(&key) {
+                map.insert(key.clone(), serde_yaml::Value::Mapping(Default::default()));
+            }
+            at = map.get_mut(&key).expect("just inserted");
+            if let Some(k) = index {
+                let list = at.as_sequence_mut().ok_or_else(|| bad(&format!("`{name}` is not a list")))?;
+                let len = list.len();
+                at = list.get_mut(k).ok_or_else(|| bad(&format!("`{name}` has {len} items, not [{k}]")))?;
+                if i + 1 == steps.len() {
+                    *at = value.clone();
+                }
+            }
+        }
+    }
+    serde_yaml::to_string(&doc).map_err(|e| e.to_string())
+}
+
+/// Read a deals file: a YAML list of seeds, positions, or `{ seed, scenario }`.
+pub fn read_deals(path: &str, text: &str) -> Result<Vec<Deal>, String> {
+    let items: Vec<serde_yaml::Value> =
+        serde_yaml::from_str(text).map_err(|e| format!("deals file {path}: a YAML list of deals: {e}"))?;
+    if items.is_empty() {
+        return Err(format!("deals file {path}: no deals"));
+    }
+    let scenario = |v: &serde_yaml::Value| serde_yaml::to_string(v).map_err(|e| e.to_string());
+    items
+        .iter()
+        .enumerate()
+        .map(|(k, item)| match item {
+            serde_yaml::Value::Number(n) => match n.as_u64() {
+                Some(seed) => Ok(Deal { seed: Some(seed), scenario: None }),
+                None => Err(format!("deals file {path}: deal {k}: a seed is a whole number ≥ 0")),
+            },
+            serde_yaml::Value::Mapping(m)
+                if m.keys().all(|k| k.as_str() == Some("seed") || k.as_str() == Some("scenario")) =>
+            {
+                let seed = match m.get("seed") {
+                    Some(v) => Some(
+                        v.as_u64().ok_or_else(|| format!("deals file {path}: deal {k}: `seed` is a whole number"))?,
+                    ),
+                    None => None,
+                };
+                let scenario = m.get("scenario").map(scenario).transpose()?;
+                Ok(Deal { seed, scenario })
+            }
+            serde_yaml::Value::Mapping(_) => Ok(Deal { seed: None, scenario: Some(scenario(item)?) }),
+            _ => Err(format!("deals file {path}: deal {k}: a seed, a position, or {{ seed, scenario }}")),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ pub const SECRET_FILE: &str = "deal-secret";
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
     pub shard: Option<Shard>,
+    /// The command line's overrides of the file's fields (`KEY=VALUE`), applied again on resume.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub overrides: Vec<String>,
     /// Games in the whole schedule, and a hash of it: logs of different schedules never mix.
     pub schedule_games: u64,
     pub schedule_hash: String,

@@ -35,6 +35,8 @@ pub struct Tournament {
     /// The secret the deals are drawn from besides the file's seed (tournaments with external
     /// participants: see [`Tournament::seal_deals`]).
     pub deal_secret: Option<String>,
+    /// The command line's overrides of the file's fields (kept in the run directory).
+    pub overrides: Vec<String>,
 }
 
 /// The environment variable that gives shards of one tournament their common deal secret.
@@ -44,10 +46,31 @@ impl Tournament {
     /// Parse and resolve a tournament file (`source` names it in errors). Its deals follow
     /// from the file alone until [`Tournament::seal_deals`].
     pub fn load(source: &str, text: &str, load: &dyn Fn(&str) -> Result<String, String>) -> Result<Tournament, String> {
-        let config = TournamentConfig::parse(source, text)?;
+        Self::load_with(source, text, &[], load)
+    }
+
+    /// [`Tournament::load`] with the command line's `KEY=VALUE` overrides of the file's fields.
+    pub fn load_with(
+        source: &str,
+        text: &str,
+        overrides: &[String],
+        load: &dyn Fn(&str) -> Result<String, String>,
+    ) -> Result<Tournament, String> {
+        let effective = config::apply_overrides(source, text, overrides)?;
+        let config = TournamentConfig::parse(source, &effective)?;
         let games = config.resolve_games(load).map_err(|e| format!("{source}: {e}"))?;
-        let jobs = schedule::schedule(config.seed, config.games_per_pairing, config.participants.len(), &games);
-        Ok(Tournament { config, text: text.to_string(), games, jobs, deal_secret: None })
+        let jobs = schedule::schedule(&Self::plan(&config, config.seed), &games);
+        Ok(Tournament { config, text: text.to_string(), games, jobs, deal_secret: None, overrides: overrides.to_vec() })
+    }
+
+    fn plan(c: &TournamentConfig, master: u64) -> schedule::Plan {
+        schedule::Plan {
+            master,
+            deals: c.games_per_pairing,
+            participants: c.participants.len(),
+            gauntlet: c.gauntlet_indices(),
+            seats: c.seats,
+        }
     }
 
     /// Does any participant play over the wire (and so must not know the deals)?
@@ -67,8 +90,7 @@ impl Tournament {
             let word = u64::from_str_radix(std::str::from_utf8(chunk).expect("ascii"), 16).expect("hex digits");
             master = engine::core::game_seed(master, word);
         }
-        let c = &self.config;
-        self.jobs = schedule::schedule(master, c.games_per_pairing, c.participants.len(), &self.games);
+        self.jobs = schedule::schedule(&Self::plan(&self.config, master), &self.games);
         self.deal_secret = Some(hex.to_string());
         Ok(())
     }
@@ -102,7 +124,12 @@ impl Tournament {
     }
 
     fn run_info(&self, shard: Option<Shard>) -> RunInfo {
-        RunInfo { shard, schedule_games: self.jobs.len() as u64, schedule_hash: log::schedule_hash(&self.jobs) }
+        RunInfo {
+            shard,
+            overrides: self.overrides.clone(),
+            schedule_games: self.jobs.len() as u64,
+            schedule_hash: log::schedule_hash(&self.jobs),
+        }
     }
 
     /// The built-in agent of each participant (None: an external one).
@@ -147,6 +174,27 @@ pub fn start(
     }
     let config_path = dir.join(log::CONFIG_FILE);
     std::fs::write(&config_path, &t.text).map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
+    // The deals files as played, so that the run resumes and reports without them.
+    for (i, g) in t.games.iter().enumerate() {
+        if let Some(deals) = &g.deals {
+            let path = dir.join(format!("deals-{i}.yaml"));
+            let items: Vec<serde_yaml::Value> = deals
+                .iter()
+                .map(|d| {
+                    let mut m = serde_yaml::Mapping::new();
+                    if let Some(seed) = d.seed {
+                        m.insert("seed".into(), seed.into());
+                    }
+                    if let Some(sc) = &d.scenario {
+                        m.insert("scenario".into(), serde_yaml::from_str(sc).unwrap_or_default());
+                    }
+                    serde_yaml::Value::Mapping(m)
+                })
+                .collect();
+            let text = serde_yaml::to_string(&items).map_err(|e| e.to_string())?;
+            std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+    }
     log::write_run_info(dir, &t.run_info(shard))?;
     run_remaining(t, dir, shard, factory, opts)
 }
@@ -156,7 +204,20 @@ pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Re
     let path = dir.join(log::CONFIG_FILE);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| format!("{} is not a tournament directory: cannot read {}: {e}", dir.display(), path.display()))?;
-    let mut t = Tournament::load(&path.display().to_string(), &text, load)?;
+    let info = log::read_run_info(dir)?;
+    // Deals files are read from the copies the run kept.
+    let effective = config::apply_overrides(&path.display().to_string(), &text, &info.overrides)?;
+    let entries = TournamentConfig::parse(&path.display().to_string(), &effective)?.games;
+    let kept = |name: &str| -> Result<String, String> {
+        match entries.iter().position(|g| g.deals.as_deref() == Some(name)) {
+            Some(i) => {
+                let copy = dir.join(format!("deals-{i}.yaml"));
+                std::fs::read_to_string(&copy).map_err(|e| format!("cannot read {}: {e}", copy.display()))
+            }
+            None => load(name),
+        }
+    };
+    let mut t = Tournament::load_with(&path.display().to_string(), &text, &info.overrides, &kept)?;
     match log::read_deal_secret(dir)? {
         Some(secret) => t.seal_deals(&secret)?,
         None if t.has_external() => {
@@ -168,7 +229,6 @@ pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Re
         }
         None => {}
     }
-    let info = log::read_run_info(dir)?;
     if info != t.run_info(info.shard) {
         return Err(format!(
             "{}: the schedule of {} differs from the one its log was written for",
@@ -290,6 +350,14 @@ pub fn write_report(
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
     let games = rate::rated_games(&records, &t.cooperative());
+    let (ties, compared) = rate::cooperative_ties(&games, &t.cooperative());
+    if compared > 0 {
+        notes.push(format!(
+            "cooperative plays of one deal compared by travellers arrived, then score, then Journey cards cleared: \
+             {ties} of {compared} comparisons were ties ({:.0}%)",
+            100.0 * ties as f64 / compared as f64
+        ));
+    }
     let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
     let to_watch = games_to_watch(&t, &records, &rate::score_shares(&games, names.len()), out)?;
     let input = reports::report::ReportInput {

@@ -2,8 +2,9 @@
 //!
 //! - A competitive game gives one result per pair of seats, by rank: the better rank wins,
 //!   equal ranks draw. A seat that lost by a verdict ranks last.
-//! - Plays of one cooperative deal are compared pairwise by (travellers arrived, score); a
-//!   play that ended by a verdict ranks below every finished play.
+//! - Plays of one cooperative deal are compared pairwise by travellers arrived, then score,
+//!   then Journey cards cleared (how far the journey got: what the agents play for); a play
+//!   that ended by a verdict ranks below every finished play.
 //!
 //! Every deal is one bootstrap unit: the games played on it (every pairing, every seat
 //! order) are resampled together, since they share the cards.
@@ -18,15 +19,16 @@ pub fn unit(group: usize, deal: u32) -> u64 {
 }
 
 /// How a cooperative play ranks against others of the same deal.
-fn play_key(r: &MatchRecord) -> (f64, f64) {
+fn play_key(r: &MatchRecord) -> (f64, f64, f64) {
     if r.outcome.forfeited_by.is_some() {
-        return (-1.0, f64::NEG_INFINITY);
+        return (-1.0, f64::NEG_INFINITY, f64::NEG_INFINITY);
     }
-    let arrived = r.metrics.get("travellers_arrived").copied().unwrap_or(0.0);
-    (arrived, f64::from(r.outcome.result.scores.first().copied().unwrap_or(0)))
+    let metric = |name: &str| r.metrics.get(name).copied().unwrap_or(0.0);
+    let score = f64::from(r.outcome.result.scores.first().copied().unwrap_or(0));
+    (metric("travellers_arrived"), score, metric("journey_cleared"))
 }
 
-fn score(a: (f64, f64), b: (f64, f64)) -> f64 {
+fn score(a: (f64, f64, f64), b: (f64, f64, f64)) -> f64 {
     match a.partial_cmp(&b) {
         Some(std::cmp::Ordering::Greater) => 1.0,
         Some(std::cmp::Ordering::Less) => 0.0,
@@ -93,4 +95,60 @@ pub fn score_shares(games: &[RatedGame], participants: usize) -> Vec<(f64, f64)>
         }
     }
     out
+}
+
+/// Pairwise results of the cooperative game entries that were ties, and all of them.
+pub fn cooperative_ties(games: &[RatedGame], cooperative: &[bool]) -> (usize, usize) {
+    let results = games.iter().filter(|g| cooperative.get(g.group).copied().unwrap_or(false)).flat_map(|g| &g.results);
+    results.fold((0, 0), |(ties, all), p| (ties + usize::from(p.score == 0.5), all + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::TournamentGame;
+    use crate::referee::MatchOutcome;
+    use engine::core::{Outcome, Record};
+
+    fn play(participant: usize, score: i32, arrived: f64, cleared: f64) -> MatchRecord {
+        MatchRecord {
+            game: Record {
+                game: "journey".into(),
+                rules_version: 1,
+                params: Default::default(),
+                seed: 1,
+                scenario: None,
+                actions: vec![],
+            },
+            players: vec![format!("p{participant}")],
+            outcome: MatchOutcome::played(Outcome { scores: vec![score], ranks: vec![0], achieved: vec![] }),
+            verdicts: vec![],
+            metrics: [("travellers_arrived".to_string(), arrived), ("journey_cleared".to_string(), cleared)].into(),
+            move_ms: vec![],
+            match_id: None,
+            tournament: Some(TournamentGame {
+                job: participant as u64,
+                group: 0,
+                label: "journey".into(),
+                deal: 0,
+                seats: vec![participant],
+                play_ms: 0.0,
+            }),
+        }
+    }
+
+    #[test]
+    fn journey_plays_compare_by_arrivals_then_score_then_cards_cleared() {
+        // Neither arrives nor scores: the one that cleared more Journey cards is better.
+        let games = rated_games(&[play(0, 0, 0.0, 9.0), play(1, 0, 0.0, 4.0)], &[true]);
+        assert_eq!(games[0].results, vec![Pairwise { a: 0, b: 1, score: 1.0 }]);
+        assert_eq!(cooperative_ties(&games, &[true]), (0, 1));
+        // Score before cards cleared, arrivals before score.
+        let games = rated_games(&[play(0, 3, 0.0, 2.0), play(1, 1, 0.0, 20.0), play(2, 0, 1.0, 1.0)], &[true]);
+        let r = &games[0].results;
+        assert!(r.contains(&Pairwise { a: 0, b: 1, score: 1.0 }) && r.contains(&Pairwise { a: 0, b: 2, score: 0.0 }));
+        // The same everywhere: a tie, and counted as one.
+        let games = rated_games(&[play(0, 0, 0.0, 5.0), play(1, 0, 0.0, 5.0)], &[true]);
+        assert_eq!(cooperative_ties(&games, &[true]), (1, 1));
+    }
 }

@@ -11,7 +11,7 @@ use super::log::LogWriter;
 use super::rate::{rated_games, score_shares};
 use super::schedule::Job;
 use crate::record::{MatchRecord, TournamentGame};
-use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, play_game};
+use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
 use bots::Agent;
 use engine::core::{AnySpec, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,10 +24,31 @@ pub type AgentFactory<'a> = dyn Fn(usize, &dyn AnySpec, u64) -> Result<Box<dyn A
 
 pub struct RunOptions {
     pub workers: usize,
-    /// The per-move limit, if any.
-    pub move_time: Option<Duration>,
-    /// Show a progress bar (on a terminal).
-    pub progress: bool,
+    /// Each participant's time control (by its place in the file; the last stands for the
+    /// rest, none for an empty list).
+    pub time: Vec<TimeControl>,
+    pub progress: Progress,
+}
+
+impl RunOptions {
+    /// The same per-move limit for everyone, no progress shown.
+    pub fn quiet(workers: usize, move_time: Option<Duration>) -> RunOptions {
+        RunOptions { workers, time: vec![TimeControl::per_move(move_time)], progress: Progress::Silent }
+    }
+
+    fn control(&self, participant: usize) -> TimeControl {
+        self.time.get(participant).or(self.time.last()).copied().unwrap_or_default()
+    }
+}
+
+/// How a run shows its progress.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// A progress bar (on a terminal).
+    Bar,
+    /// A line every few seconds (output not on a terminal).
+    Lines,
+    Silent,
 }
 
 /// What a run did.
@@ -55,24 +76,29 @@ pub fn play_job(
     game: &ResolvedGame,
     names: &[String],
     factory: &AgentFactory,
-    move_time: Option<Duration>,
+    opts: &RunOptions,
 ) -> Result<MatchRecord, String> {
     let start = Instant::now();
     let spec = game.spec.as_ref();
     let mut agents = Vec::with_capacity(job.seats.len());
+    let controls: Vec<TimeControl> = job.seats.iter().map(|&p| opts.control(p)).collect();
     for (seat, &p) in job.seats.iter().enumerate() {
         let seed = game_seed(job.seed, 1 + seat as u64 + 16 * p as u64);
         let agent = factory(p, spec, seed).map_err(|e| format!("{}: {e}", names[p]))?;
-        agents.push(SeatAgent::new(agent, move_time));
+        agents.push(SeatAgent::new(agent, controls[seat]));
     }
+    let start_position = match &job.scenario {
+        Some(yaml) => spec.scenario(job.seed, yaml).map_err(|e| format!("game {}: {e}", job.id))?,
+        None => spec.new_game(job.seed),
+    };
     // A verdict forfeits the game: the seat at fault loses it.
-    let referee = Referee::new(move_time, Policy::Forfeit, job.seed);
-    let played = play_game(spec.new_game(job.seed), agents, referee, |_, _, _| {});
+    let referee = Referee::with_controls(controls, Policy::Forfeit, job.seed);
+    let played = play_game(start_position, agents, referee, |_, _, _| {});
     let metrics = match played.outcome.forfeited_by {
         None => played.game.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect(),
         Some(_) => Default::default(),
     };
-    let mut record = spec.record(job.seed, None);
+    let mut record = spec.record(job.seed, job.scenario.as_deref());
     record.actions = played.actions;
     Ok(MatchRecord {
         game: record,
@@ -112,9 +138,10 @@ pub fn run_jobs(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games, {per_sec}, eta {eta} — leader: {msg}")
             .map_err(|e| e.to_string())?,
     );
-    if !opts.progress {
+    if opts.progress != Progress::Bar {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
+    let mut last_line = Instant::now();
     let workers = opts.workers.clamp(1, jobs.len().max(1));
     let next = AtomicUsize::new(0);
     let start = Instant::now();
@@ -128,7 +155,7 @@ pub fn run_jobs(
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let record = play_job(job, &games[job.group], names, factory, opts.move_time);
+                    let record = play_job(job, &games[job.group], names, factory, opts);
                     let failed = record.is_err();
                     if tx.send(record).is_err() || failed {
                         break;
@@ -151,13 +178,27 @@ pub fn run_jobs(
             stats.playing += Duration::from_secs_f64(record.place().play_ms / 1e3);
             stats.verdicts += record.verdicts.len();
             done.push(record);
-            if stats.games % 8 == 1 || stats.games == jobs.len() {
+            let line_due = opts.progress == Progress::Lines && last_line.elapsed() >= Duration::from_secs(5);
+            if stats.games % 8 == 1 || stats.games == jobs.len() || line_due {
                 let shares = score_shares(&rated_games(done, &cooperative), names.len());
                 let leader = (0..names.len())
                     .filter(|&p| shares[p].1 > 0.0)
                     .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)));
-                if let Some(p) = leader {
-                    bar.set_message(format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1));
+                let leader = leader.map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1));
+                if let Some(l) = &leader {
+                    bar.set_message(l.clone());
+                }
+                if line_due {
+                    // Output that is not a terminal gets a line every few seconds instead.
+                    let rate = stats.games as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                    let eta = (jobs.len() - stats.games) as f64 / rate.max(1e-9);
+                    eprintln!(
+                        "{}/{} games, {rate:.1} games/s, eta {eta:.0} s — leader: {}",
+                        stats.games,
+                        jobs.len(),
+                        leader.unwrap_or_else(|| "none yet".into())
+                    );
+                    last_line = Instant::now();
                 }
             }
             bar.inc(1);

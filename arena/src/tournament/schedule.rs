@@ -1,19 +1,21 @@
 //! The schedule: every game of a tournament, a pure function of the tournament file.
 //!
 //! - A competitive game for `n` seats is played by every set of `n` participants (every
-//!   pair, for two players). Each deal (seed) is played once per rotation of the set over
-//!   the seats: two-player games once per seat order, 3–4 player tables rotating over the
+//!   pair, for two players; in a gauntlet, only the sets with a gauntlet participant). Each
+//!   deal (seed) is played once per rotation of the set over the seats (`seats: all`: once
+//!   per order): two-player games once per seat order, 3–4 player tables rotating over the
 //!   same seed. So every pairing gets the same games, and every participant each seat
 //!   equally often.
 //! - A cooperative game (journey) is played by every participant alone on every deal (as
 //!   all the seats of a table): the plays of one deal are compared pairwise.
 //! - Deals are shared: deal `k` of a game has the same seed for every pairing and
-//!   participant, derived from the master seed, the game's place in the file and `k`.
+//!   participant, derived from the master seed, the game's place in the file and `k` — or
+//!   given by the game's deals file (a seed, a position, or both), which it then plays alone.
 //!
 //! Games are listed deal by deal (deal 0 of every game, then deal 1, ...), so a run stopped
 //! early, or a shard, covers every game and pairing evenly.
 
-use super::config::ResolvedGame;
+use super::config::{ResolvedGame, SeatOrders};
 use engine::core::game_seed;
 use serde::{Deserialize, Serialize};
 
@@ -30,6 +32,48 @@ pub struct Job {
     pub seed: u64,
     /// The participant at each seat.
     pub seats: Vec<usize>,
+    /// The position it starts from (a deal of a deals file), if not a fresh deal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+}
+
+/// What a schedule follows from, besides the games.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// The master seed.
+    pub master: u64,
+    /// Deals per pairing (for games without a deals file).
+    pub deals: u32,
+    pub participants: usize,
+    /// Only sets with one of these play (empty: every set).
+    pub gauntlet: Vec<usize>,
+    pub seats: SeatOrders,
+}
+
+/// Every order of `set`, or its rotations.
+fn orders(set: &[usize], seats: SeatOrders) -> Vec<Vec<usize>> {
+    let n = set.len();
+    match seats {
+        SeatOrders::Rotations => (0..n).map(|r| (0..n).map(|s| set[(s + r) % n]).collect()).collect(),
+        SeatOrders::All => {
+            let mut out = Vec::new();
+            let mut order = set.to_vec();
+            permute(&mut order, 0, &mut out);
+            out
+        }
+    }
+}
+
+fn permute(v: &mut Vec<usize>, k: usize, out: &mut Vec<Vec<usize>>) {
+    if k == v.len() {
+        out.push(v.clone());
+        return;
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permute(v, k + 1, out);
+        v.swap(k, i);
+    }
 }
 
 /// The seed of deal `deal` of game entry `group`.
@@ -55,27 +99,42 @@ pub fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
 }
 
 /// The whole schedule of a tournament.
-pub fn schedule(master: u64, deals: u32, participants: usize, games: &[ResolvedGame]) -> Vec<Job> {
+pub fn schedule(plan: &Plan, games: &[ResolvedGame]) -> Vec<Job> {
     let tables: Vec<Vec<Vec<usize>>> = games
         .iter()
         .map(|g| {
             if g.cooperative {
-                (0..participants).map(|p| vec![p; g.seats]).collect()
+                (0..plan.participants).map(|p| vec![p; g.seats]).collect()
             } else {
-                let n = g.seats;
-                combinations(participants, n)
+                combinations(plan.participants, g.seats)
                     .into_iter()
-                    .flat_map(|set| (0..n).map(move |r| (0..n).map(|s| set[(s + r) % n]).collect::<Vec<_>>()))
+                    .filter(|set| plan.gauntlet.is_empty() || set.iter().any(|p| plan.gauntlet.contains(p)))
+                    .flat_map(|set| orders(&set, plan.seats))
                     .collect()
             }
         })
         .collect();
+    let deals_of = |g: &ResolvedGame| g.deals.as_ref().map_or(plan.deals, |d| d.len() as u32);
+    let most = games.iter().map(deals_of).max().unwrap_or(0);
     let mut jobs = Vec::new();
-    for deal in 0..deals {
+    for deal in 0..most {
         for (group, seatings) in tables.iter().enumerate() {
-            let seed = deal_seed(master, group, deal);
+            let game = &games[group];
+            if deal >= deals_of(game) {
+                continue;
+            }
+            let given = game.deals.as_ref().map(|d| &d[deal as usize]);
+            let seed = given.and_then(|d| d.seed).unwrap_or_else(|| deal_seed(plan.master, group, deal));
+            let scenario = given.and_then(|d| d.scenario.clone());
             for seats in seatings {
-                jobs.push(Job { id: jobs.len() as u64, group, deal, seed, seats: seats.clone() });
+                jobs.push(Job {
+                    id: jobs.len() as u64,
+                    group,
+                    deal,
+                    seed,
+                    seats: seats.clone(),
+                    scenario: scenario.clone(),
+                });
             }
         }
     }
@@ -121,6 +180,16 @@ mod tests {
         (c.resolve_games(&|_| Err("no files".into())).unwrap(), c)
     }
 
+    fn plan(c: &TournamentConfig) -> Plan {
+        Plan {
+            master: c.seed,
+            deals: c.games_per_pairing,
+            participants: c.participants.len(),
+            gauntlet: c.gauntlet_indices(),
+            seats: c.seats,
+        }
+    }
+
     #[test]
     fn combinations_are_every_subset_once() {
         assert_eq!(combinations(4, 2).len(), 6);
@@ -133,7 +202,7 @@ mod tests {
     /// often, on the same deals.
     fn check_balance(participants: usize, players: usize) {
         let (games, c) = resolved(participants, &format!("[{{game: expedition, params: {{players: {players}}}}}]"));
-        let jobs = schedule(c.seed, c.games_per_pairing, participants, &games);
+        let jobs = schedule(&plan(&c), &games);
         let mut per_set: BTreeMap<Vec<usize>, Vec<&Job>> = BTreeMap::new();
         for j in &jobs {
             let mut set = j.seats.clone();
@@ -159,8 +228,8 @@ mod tests {
         assert_eq!(all.len(), 3);
         // Ids are the places in the schedule, and it is a pure function of the file.
         assert!(jobs.iter().enumerate().all(|(i, j)| j.id == i as u64));
-        assert_eq!(jobs, schedule(c.seed, c.games_per_pairing, participants, &games));
-        assert_ne!(jobs, schedule(c.seed + 1, c.games_per_pairing, participants, &games));
+        assert_eq!(jobs, schedule(&plan(&c), &games));
+        assert_ne!(jobs, schedule(&Plan { master: c.seed + 1, ..plan(&c) }, &games));
     }
 
     #[test]
@@ -176,7 +245,7 @@ mod tests {
     #[test]
     fn a_cooperative_deal_is_played_by_every_participant() {
         let (games, c) = resolved(3, "[{game: journey, params: {travellers: 2}}, {game: expedition}]");
-        let jobs = schedule(c.seed, c.games_per_pairing, 3, &games);
+        let jobs = schedule(&plan(&c), &games);
         let journey: Vec<&Job> = jobs.iter().filter(|j| j.group == 0).collect();
         assert_eq!(journey.len(), 3 * 3, "three deals, three participants");
         for deal in 0..3 {
@@ -193,11 +262,64 @@ mod tests {
     #[test]
     fn shards_split_the_schedule() {
         let (games, c) = resolved(3, "[{game: expedition}]");
-        let jobs = schedule(c.seed, c.games_per_pairing, 3, &games);
+        let jobs = schedule(&plan(&c), &games);
         let shards: Vec<Shard> = (0..4).map(|k| Shard::parse(&format!("{k}/4")).unwrap()).collect();
         for j in &jobs {
             assert_eq!(shards.iter().filter(|s| s.holds(j)).count(), 1);
         }
         assert!(Shard::parse("4/4").is_err() && Shard::parse("1").is_err() && Shard::parse("0/0").is_err());
+    }
+
+    #[test]
+    fn a_gauntlet_plays_only_its_participants_pairings() {
+        let (games, mut c) =
+            resolved(4, "[{game: expedition}, {game: expedition, params: {players: 3}}, {game: journey}]");
+        c.gauntlet = vec!["p2".into()];
+        let jobs = schedule(&plan(&c), &games);
+        for j in &jobs {
+            if games[j.group].cooperative {
+                continue;
+            }
+            assert!(j.seats.contains(&2), "{j:?}: every competitive game has the gauntlet participant");
+        }
+        let pairs = jobs.iter().filter(|j| j.group == 0).count();
+        assert_eq!(pairs, 3 * 3 * 2, "3 opponents, 3 deals, 2 seat orders");
+        let tables = jobs.iter().filter(|j| j.group == 1).count();
+        assert_eq!(tables, 3 * 3 * 3, "the 3 sets of 3 with p2, 3 deals, 3 rotations");
+        assert_eq!(jobs.iter().filter(|j| j.group == 2).count(), 4 * 3, "every participant plays each journey deal");
+    }
+
+    #[test]
+    fn all_seat_orders_of_three_players() {
+        let (games, mut c) = resolved(3, "[{game: expedition, params: {players: 3}}]");
+        c.seats = SeatOrders::All;
+        let jobs = schedule(&plan(&c), &games);
+        for deal in 0..3 {
+            let mut orders: Vec<Vec<usize>> = jobs.iter().filter(|j| j.deal == deal).map(|j| j.seats.clone()).collect();
+            orders.sort();
+            orders.dedup();
+            assert_eq!(orders.len(), 6, "deal {deal}: all 6 orders of 3 players");
+        }
+    }
+
+    #[test]
+    fn a_deals_file_is_played_by_every_pairing() {
+        let (mut games, c) = resolved(3, "[{game: journey}, {game: expedition}]");
+        let text = "- 17\n- { seed: 5, scenario: { journey: [5♥, 9♠] } }\n- { journey: [K♠] }\n";
+        games[0].deals = Some(crate::tournament::config::read_deals("deals.yaml", text).unwrap());
+        let jobs = schedule(&plan(&c), &games);
+        let journey: Vec<&Job> = jobs.iter().filter(|j| j.group == 0).collect();
+        assert_eq!(journey.len(), 3 * 3, "three deals, each played by the three participants");
+        assert!(journey.iter().filter(|j| j.deal == 0).all(|j| j.seed == 17 && j.scenario.is_none()));
+        assert!(
+            journey
+                .iter()
+                .filter(|j| j.deal == 1)
+                .all(|j| j.seed == 5 && j.scenario.as_deref().unwrap().contains("5♥"))
+        );
+        assert!(journey.iter().filter(|j| j.deal == 2).all(|j| j.scenario.as_deref().unwrap().contains("K♠")));
+        assert_eq!(jobs.iter().filter(|j| j.group == 1).count(), 3 * 3 * 2, "the other game as usual");
+        assert!(crate::tournament::config::read_deals("d", "- -3\n").unwrap_err().contains("deal 0"));
+        assert!(crate::tournament::config::read_deals("d", "[]").unwrap_err().contains("no deals"));
     }
 }
