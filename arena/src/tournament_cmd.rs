@@ -130,20 +130,49 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
 }
 
 fn print_report(outcome: &tournament::RunSummary) {
-    if let Some(report) = &outcome.report
-        && let Ok(text) = std::fs::read_to_string(report.join("standings.md"))
-    {
-        out!("{text}");
+    if let Some((report, list)) = &outcome.report {
+        out!("{}", compact_standings(list));
+        outln!("the method, every list and the notes: {}", report.join("standings.md").display());
         outln!("report: {}", report.join("index.html").display());
     }
 }
 
+/// The overall list in a few lines: rank, name, Elo with the half-width of its 95% interval,
+/// games, score, and the likelihood of superiority over the next one down.
+pub fn compact_standings(list: &reports::ratings::RatingList) -> String {
+    let mut t =
+        format!("{:>4}  {:<22} {:>14} {:>7} {:>7} {:>6}\n", "rank", "name", "Elo (95%)", "results", "score", "LOS");
+    for e in &list.entries {
+        let elo = match e.interval {
+            Some((lo, hi)) => format!("{:+.0} ± {:.0}", e.rating, (hi - lo) / 2.0),
+            None => format!("{:+.0}", e.rating),
+        };
+        let bound = if e.bound.is_some() { "*" } else { " " };
+        let los = e.los_next.map_or(String::new(), |l| format!("{:.0}%", 100.0 * l));
+        t += &format!(
+            "{:>4}  {:<22} {:>13}{bound} {:>7} {:>6.1}% {:>6}\n",
+            e.rank,
+            e.name,
+            elo,
+            e.games,
+            100.0 * e.score,
+            los
+        );
+    }
+    if list.entries.iter().any(|e| e.bound.is_some()) {
+        t += "* only a bound: a perfect score against part of the pool (see the report)\n";
+    }
+    t
+}
+
 pub fn report(args: ReportArgs) -> Result<(), String> {
     let out = args.out.clone().unwrap_or_else(|| args.dirs[0].join("report"));
-    let (dir, _, _) = tournament::write_report(&args.dirs, &out, &load_file)?;
-    if let Ok(text) = std::fs::read_to_string(dir.join("standings.md")) {
-        out!("{text}");
+    let (dir, list, notes) = tournament::write_report(&args.dirs, &out, &load_file)?;
+    out!("{}", compact_standings(&list));
+    for n in &notes {
+        outln!("note: {n}");
     }
+    outln!("the method, every list and the notes: {}", dir.join("standings.md").display());
     outln!("report: {}", dir.join("index.html").display());
     Ok(())
 }

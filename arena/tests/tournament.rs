@@ -370,3 +370,81 @@ fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
     ]));
     assert!(merged.contains("6 games played of 6"), "{merged}");
 }
+
+/// The tournament as a user drives it: a gauntlet plays only its participant's pairings, the
+/// command line overrides the file (and `--resume` keeps the override), a deals file is
+/// played by every pairing, and the variant section's figures are those of the log.
+#[test]
+fn gauntlets_overrides_deals_and_the_variant_section() {
+    let dir = temp_dir("driven");
+    std::fs::create_dir_all(&dir).unwrap();
+    let deals = dir.join("deals.yaml");
+    std::fs::write(&deals, "- 11\n- { seed: 12 }\n- { journey: [9♠, 5♥, K♠], supply: [3♦, 4♣] }\n").unwrap();
+    let text = format!(
+        "name: driven\nseed: 4\ngames_per_pairing: 7\nbootstrap: 50\ngauntlet: greedy\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: rules, bot: rules }}\n  - {{ name: greedy, bot: \"greedy:samples=1\" }}\ngames:\n  - {{ game: expedition, preset: dice }}\n  - {{ game: expedition, preset: no-dice }}\n  - {{ game: journey, preset: classic, deals: {} }}\n",
+        deals.display()
+    );
+    let file = dir.join("driven.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("run");
+    let printed = run_ok(arena().args([
+        "tournament",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--games-per-pairing",
+        "4",
+        "--quiet",
+    ]));
+    assert!(printed.contains("rank") && printed.contains("greedy"), "the compact standings: {printed}");
+    let records = sorted_records(&out);
+    // Overridden: 4 deals per pairing; gauntlet: 2 pairings × 2 orders per expedition entry;
+    // the deals file: its 3 deals, each by all 3 participants.
+    let by_group = |g: usize| records.iter().filter(|r| r.place().group == g).collect::<Vec<_>>();
+    assert_eq!(by_group(0).len(), 4 * 2 * 2);
+    assert_eq!(by_group(1).len(), 4 * 2 * 2);
+    assert!(by_group(0).iter().all(|r| r.players.iter().any(|p| p == "greedy")), "only greedy's pairings");
+    let journey = by_group(2);
+    assert_eq!(journey.len(), 3 * 3);
+    for deal in 0..3 {
+        let plays: Vec<_> = journey.iter().filter(|r| r.place().deal == deal).collect();
+        let who: std::collections::BTreeSet<&str> = plays.iter().map(|r| r.players[0].as_str()).collect();
+        assert_eq!(who.len(), 3, "deal {deal} played by every participant");
+        assert!(plays.iter().all(|r| r.game.seed == plays[0].game.seed && r.game.scenario == plays[0].game.scenario));
+    }
+    assert!(journey.iter().any(|r| r.game.seed == 11) && journey.iter().any(|r| r.game.seed == 12));
+    assert!(journey.iter().filter(|r| r.game.scenario.as_deref().is_some_and(|s| s.contains("K♠"))).count() == 3);
+    // Resume keeps the override (the schedule matches), from the run's own copy of the deals.
+    std::fs::remove_file(&deals).unwrap();
+    let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let kept: Vec<&str> = log.lines().take(5).collect();
+    std::fs::write(out.join("games.jsonl"), format!("{}\n", kept.join("\n"))).unwrap();
+    run_ok(arena().args(["tournament", "--resume", out.to_str().unwrap(), "--quiet"]));
+    assert_eq!(sorted_records(&out), records, "the same games after a resume");
+    // The variant section, counted again from the log.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report/variants.json")).unwrap()).unwrap();
+    let v = &v[0];
+    for (side, group) in [("left", 0), ("right", 1)] {
+        let games = by_group(group);
+        let first: f64 = games
+            .iter()
+            .map(|r| match r.outcome.result.ranks[0].cmp(&r.outcome.result.ranks[1]) {
+                std::cmp::Ordering::Less => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Greater => 0.0,
+            })
+            .sum::<f64>()
+            / games.len() as f64;
+        let length = games.iter().map(|r| r.game.actions.len() as f64).sum::<f64>() / games.len() as f64;
+        let draws = games.iter().filter(|r| r.outcome.result.ranks[0] == r.outcome.result.ranks[1]).count();
+        let f = &v[side];
+        assert_eq!(f["games"], games.len());
+        assert!((f["first_seat_score"]["value"].as_f64().unwrap() - first).abs() < 1e-9, "{side}: {f}");
+        assert!((f["length"]["value"].as_f64().unwrap() - length).abs() < 1e-9, "{side}: {f}");
+        assert!((f["draws"].as_f64().unwrap() - draws as f64 / games.len() as f64).abs() < 1e-12);
+    }
+    let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
+    assert!(page.contains(v["summary"].as_str().unwrap().split(':').next().unwrap()), "the sentence is on the page");
+    assert!(page.contains("A hollow marker is a bound"));
+}

@@ -35,7 +35,7 @@ fn main() {
                 0.0
             }
         };
-        games.push(RatedGame { group, unit: k / 2, results: vec![Pairwise { a, b, score }] });
+        games.push(RatedGame { group, unit: k / 2, results: vec![Pairwise { a, b, score }], plays: 1 });
     }
     let input = ReportInput {
         title: "Expedition demo tournament".into(),
@@ -46,6 +46,7 @@ fn main() {
         side_by_side: vec![(0, 1, "Expedition: dice against no dice".into())],
         notes: vec!["Simulated games: the true strengths are known.".into()],
         to_watch: vec![],
+        variants: vec![],
     };
     match write_report(std::path::Path::new(&dir), &input) {
         Ok(out) => {

@@ -10,6 +10,7 @@ pub mod report;
 pub mod sprt;
 pub mod stats;
 pub mod summary;
+pub mod variants;
 pub mod viewer;
 
 pub use ratings::{

@@ -29,6 +29,8 @@ pub struct ReportInput {
     pub notes: Vec<String>,
     /// Games to step through, linked from the page, by pairing.
     pub to_watch: Vec<Watch>,
+    /// What each side-by-side pair's variants change (same order as `side_by_side`).
+    pub variants: Vec<crate::variants::VariantComparison>,
 }
 
 /// The games of one pairing linked from the report.
@@ -104,7 +106,8 @@ fn method(o: &RatingOptions, overall: &RatingList) -> String {
          main body of the pool, and ? marks a participant whose distance to it only the prior sets. Intervals are 95% bootstrap \
          percentile intervals: {b} resamples (seed {seed}) draw the bootstrap units with replacement, all games of a \
          drawn unit together, and re-fit the ratings. LOS (likelihood of superiority) is the share of those re-fits \
-         in which a participant is rated above the next one down the list. Games count pairwise results (a game of \
+         in which a participant is rated above the next one down the list. A game is one game played (each play of a \
+         cooperative deal is one); results count pairwise results (a game of \
          k seats gives k(k−1)/2); score is the share of points in them.",
         b = o.bootstrap,
         seed = o.seed,
@@ -149,7 +152,8 @@ fn rows(list: &RatingList) -> Vec<[String; 8]> {
         .collect()
 }
 
-const HEADER: [&str; 8] = ["rank", "participant", "rating", "95% interval", "games", "score", "opponents", "LOS next"];
+const HEADER: [&str; 8] =
+    ["rank", "participant", "rating", "95% interval", "results", "score", "opponents", "LOS next"];
 
 fn summary_line(list: &RatingList) -> String {
     format!(
@@ -390,9 +394,12 @@ fn html(
         }
         let _ = writeln!(out, "</tbody>\n</table></div>");
     }
-    for (chart, caption) in pairs {
+    for (k, (chart, caption)) in pairs.iter().enumerate() {
         let _ = writeln!(out, "<h2>{}</h2>", html_escape(caption));
-        html_figure(&mut out, chart, &format!("{caption} ({}).", file_names(chart)));
+        html_figure(&mut out, chart, &format!("{caption} ({}). {SIDE_BY_SIDE_LEGEND}", file_names(chart)));
+        if let Some(v) = input.variants.get(k) {
+            html_variants(&mut out, v);
+        }
     }
     for list in groups {
         html_list(&mut out, &list.label, list);
@@ -422,6 +429,62 @@ fn html(
 
 const WATCH_LEGEND: &str = "For every pairing, its longest and shortest game and an upset (a win of the lower-rated \
 participant), each on a page to step through move by move with every seat's view.";
+
+const SIDE_BY_SIDE_LEGEND: &str = "Each list is rated on its own games and centred on its own mean: read the \
+gaps between participants within a list, not positions across the lists (the table below gives every gap with its \
+interval, and whether it differs). A hollow marker is a bound: a perfect score against part of the pool puts that \
+rating infinitely far from the rest on the games alone; the prior (one virtual draw per pair that met) holds it at \
+a finite place, and its interval shows only how the prior's effect moves as games are resampled.";
+
+/// The table of what a variant changes, and the sentence.
+fn html_variants(out: &mut String, v: &crate::variants::VariantComparison) {
+    use crate::variants::{elo_text, number_text, share_text};
+    let (l, r) = (&v.left, &v.right);
+    let _ = writeln!(out, "<p><strong>{}</strong></p>", html_escape(&v.summary));
+    let _ = writeln!(
+        out,
+        "<div class=\"scroll\"><table class=\"variants\">\n<thead><tr><th></th><th>{}</th><th>{}</th><th>difference</th></tr></thead>\n<tbody>",
+        html_escape(&l.label),
+        html_escape(&r.label)
+    );
+    let row = |out: &mut String, name: &str, a: String, b: String, d: String| {
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
+            html_escape(name),
+            html_escape(&a),
+            html_escape(&b),
+            html_escape(&d)
+        );
+    };
+    row(out, "two-player games", l.games.to_string(), r.games.to_string(), String::new());
+    let sig = |s: bool| if s { "significant" } else { "not significant" };
+    row(
+        out,
+        "first seat's score",
+        share_text(&l.first_seat_score),
+        share_text(&r.first_seat_score),
+        format!("{} ({})", share_text(&v.first_seat_difference), sig(v.first_seat_significant)),
+    );
+    row(out, "draws", format!("{:.1}%", 100.0 * l.draws), format!("{:.1}%", 100.0 * r.draws), String::new());
+    row(out, "game length (actions)", number_text(&l.length), number_text(&r.length), String::new());
+    row(out, "score spread (points)", number_text(&l.score_spread), number_text(&r.score_spread), String::new());
+    for g in &v.gaps {
+        row(
+            out,
+            &format!("Elo {} over {}", g.a, g.b),
+            format!("{} ({} games)", elo_text(&g.left), g.games.0),
+            format!("{} ({} games)", elo_text(&g.right), g.games.1),
+            format!("{} ({})", elo_text(&g.difference), sig(g.significant)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "</tbody>\n</table></div>\n<p class=\"method\">Two-player games only. Intervals are 95%, from the spread \
+         between deals (a deal's games share its cards, so a deal is one unit); an Elo gap comes from the pair's score \
+         share in that variant, and a difference is significant when its interval leaves out 0.</p>"
+    );
+}
 
 fn file_names(c: &ChartFiles) -> String {
     let name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -527,6 +590,11 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<ReportOutput, Str
     };
     let text = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot encode ratings.json: {e}"))?;
     write_file(dir.join("ratings.json"), &text, &mut files)?;
+    if !input.variants.is_empty() {
+        let text =
+            serde_json::to_string_pretty(&input.variants).map_err(|e| format!("cannot encode variants.json: {e}"))?;
+        write_file(dir.join("variants.json"), &text, &mut files)?;
+    }
     write_file(dir.join("standings.md"), &markdown(input, &overall, &groups, &notes), &mut files)?;
     let page = html(input, &overall, &groups, &notes, &ratings_c, &progress_c, &heat_c, &pairs);
     write_file(dir.join("index.html"), &page, &mut files)?;

@@ -17,7 +17,7 @@ fn series(a: usize, b: usize, wins: u32, draws: u32, losses: u32, unit: &mut u64
     let mut out = Vec::new();
     for (count, score) in [(wins, 1.0), (draws, 0.5), (losses, 0.0)] {
         for _ in 0..count {
-            out.push(RatedGame { group: 0, unit: *unit, results: vec![Pairwise { a, b, score }] });
+            out.push(RatedGame { group: 0, unit: *unit, results: vec![Pairwise { a, b, score }], plays: 1 });
             *unit += 1;
         }
     }
@@ -300,7 +300,7 @@ fn ratings_and_intervals_do_not_depend_on_the_order_of_games() {
             Pairwise { a: order[0], b: order[2], score: 1.0 },
             Pairwise { a: order[1], b: order[2], score: if next() % 3 == 0 { 0.5 } else { 1.0 } },
         ];
-        games.push(RatedGame { group: 0, unit: k / 2, results });
+        games.push(RatedGame { group: 0, unit: k / 2, results, plays: 1 });
     }
     let o = RatingOptions { anchor: None, bootstrap: 300, seed: 5 };
     let a = rate(&names(4), &games, &o);
@@ -332,7 +332,7 @@ fn participants_without_games_or_a_link_are_listed_unrated() {
     games.extend(series(0, 1, 5, 1, 4, &mut u));
     games.extend(series(1, 2, 5, 1, 4, &mut u));
     games.extend(series(3, 4, 2, 0, 2, &mut u)); // a separate pool
-    games.push(RatedGame { group: 0, unit: 99, results: vec![Pairwise { a: 0, b: 9, score: 1.0 }] });
+    games.push(RatedGame { group: 0, unit: 99, results: vec![Pairwise { a: 0, b: 9, score: 1.0 }], plays: 1 });
     let list = rate(&names(6), &games, &opts(50));
     let rated: Vec<usize> = list.entries.iter().map(|e| e.participant).collect();
     assert_eq!(rated.len(), 3);

@@ -36,7 +36,7 @@ fn input(side_by_side: bool) -> ReportInput {
         } else {
             0.0
         };
-        games.push(RatedGame { group, unit: k / 2, results: vec![Pairwise { a, b, score }] });
+        games.push(RatedGame { group, unit: k / 2, results: vec![Pairwise { a, b, score }], plays: 1 });
     }
     for k in 0..20u64 {
         games.push(RatedGame {
@@ -47,6 +47,7 @@ fn input(side_by_side: bool) -> ReportInput {
                 Pairwise { a: 0, b: 2, score: 1.0 },
                 Pairwise { a: 1, b: 2, score: if k % 3 == 0 { 0.0 } else { 1.0 } },
             ],
+            plays: 1,
         });
     }
     ReportInput {
@@ -58,6 +59,7 @@ fn input(side_by_side: bool) -> ReportInput {
         side_by_side: if side_by_side { vec![(0, 1, "Dice against no dice".into())] } else { vec![] },
         notes: vec!["Verdict: mcts is stronger than greedy.".into(), "12 games were missing.".into()],
         to_watch: vec![],
+        variants: vec![],
     }
 }
 
@@ -167,6 +169,7 @@ fn an_empty_tournament_still_writes_a_report() {
         side_by_side: vec![(0, 0, "g against itself".into())],
         notes: vec![],
         to_watch: vec![],
+        variants: vec![],
     };
     let out = write_report(&dir, &input).unwrap();
     assert!(out.overall.entries.is_empty());

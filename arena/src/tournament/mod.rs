@@ -15,6 +15,7 @@ pub mod log;
 pub mod rate;
 pub mod run;
 pub mod schedule;
+pub mod variants;
 
 use crate::record::MatchRecord;
 use crate::referee::Fault;
@@ -144,8 +145,8 @@ pub struct RunSummary {
     /// Games of this directory's share of the schedule, and how many were logged before.
     pub scheduled: usize,
     pub already_done: usize,
-    /// The report directory, when the run covered the whole schedule.
-    pub report: Option<PathBuf>,
+    /// The report directory and the overall ratings, when the run covered the whole schedule.
+    pub report: Option<(PathBuf, reports::ratings::RatingList)>,
 }
 
 /// Start a tournament in `dir` (a new or empty directory).
@@ -270,7 +271,10 @@ fn run_remaining(
     let already_done = mine.len() - todo.len();
     let stats = run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?;
     let report = match shard {
-        None => Some(write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?.0),
+        None => {
+            let (path, list, _) = write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?;
+            Some((path, list))
+        }
         Some(_) => None,
     };
     Ok(RunSummary { stats, scheduled: mine.len(), already_done, report })
@@ -360,15 +364,24 @@ pub fn write_report(
     }
     let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
     let to_watch = games_to_watch(&t, &records, &rate::score_shares(&games, names.len()), out)?;
+    let pairs = side_by_side(&t);
+    let variants = pairs
+        .iter()
+        .map(|(l, r, caption)| {
+            let labels = (t.games[*l].label.as_str(), t.games[*r].label.as_str());
+            variants::compare(&records, &names, (*l, *r), labels, caption)
+        })
+        .collect();
     let input = reports::report::ReportInput {
         title: format!("Tournament: {}", t.config.name),
         participants: names,
         groups: t.games.iter().map(|g| g.label.clone()).collect(),
         games,
         options: reports::ratings::RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed },
-        side_by_side: side_by_side(&t),
+        side_by_side: pairs,
         notes: notes.clone(),
         to_watch,
+        variants,
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((out.to_path_buf(), written.overall, notes))

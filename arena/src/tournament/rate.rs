@@ -62,7 +62,7 @@ pub fn rated_games(records: &[MatchRecord], cooperative: &[bool]) -> Vec<RatedGa
                 }
             }
         }
-        keyed.push((r.job, RatedGame { group: r.group, unit: unit(r.group, r.deal), results }));
+        keyed.push((r.job, RatedGame { group: r.group, unit: unit(r.group, r.deal), results, plays: 1 }));
     }
     for ((group, deal), plays) in deals {
         let mut results = Vec::new();
@@ -76,7 +76,7 @@ pub fn rated_games(records: &[MatchRecord], cooperative: &[bool]) -> Vec<RatedGa
         }
         let last = plays.iter().map(|p| p.place().job).max().unwrap_or(0);
         if !results.is_empty() {
-            keyed.push((last, RatedGame { group, unit: unit(group, deal), results }));
+            keyed.push((last, RatedGame { group, unit: unit(group, deal), results, plays: plays.len() as u32 }));
         }
     }
     keyed.sort_by_key(|(k, _)| *k);

@@ -29,6 +29,14 @@ pub struct RatedGame {
     pub unit: u64,
     /// The game's pairwise results.
     pub results: Vec<Pairwise>,
+    /// The games played it stands for: 1, or every play of one cooperative deal (compared
+    /// pairwise), so that "games" means games played on every page.
+    #[serde(default = "one")]
+    pub plays: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// How to rate.

@@ -37,7 +37,7 @@ impl Tally {
                 e.0 += 1;
                 e.1 += 1.0 - r.score;
             }
-            tally.games += usize::from(any);
+            tally.games += if any { g.plays as usize } else { 0 };
         }
         if ignored > 0 {
             notes.push(format!(
