@@ -448,3 +448,58 @@ fn gauntlets_overrides_deals_and_the_variant_section() {
     assert!(page.contains(v["summary"].as_str().unwrap().split(':').next().unwrap()), "the sentence is on the page");
     assert!(page.contains("A hollow marker is a bound"));
 }
+
+/// Stopping rules: a gauntlet's pairings stop once their sequential test decides; a run stops
+/// once every rating is precise enough; the games skipped are not "missing", and a resumed run
+/// plays the same games.
+#[test]
+fn tournaments_stop_when_the_answer_is_known() {
+    let dir = temp_dir("stopping");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("sprt.yaml");
+    std::fs::write(
+        &file,
+        "name: sprt\nseed: 2\ngames_per_pairing: 60\nbootstrap: 50\ngauntlet: rules\nsprt: \"elo0=0,elo1=10\"\nparticipants:\n  - { name: random, bot: random }\n  - { name: rules, bot: rules }\ngames:\n  - { game: expedition, preset: no-dice }\n",
+    )
+    .unwrap();
+    let out = dir.join("sprt");
+    run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]));
+    let played = sorted_records(&out).len();
+    assert!(played < 60 * 2 / 2, "rules beats random: the test decides early ({played} games)");
+    let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
+    assert!(standings.contains("ended H1"), "{standings}");
+    assert!(standings.contains("were not needed") && !standings.contains("missing"), "{standings}");
+    // A resumed run decides the same.
+    let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let kept: Vec<&str> = log.lines().take(3).collect();
+    std::fs::write(out.join("games.jsonl"), format!("{}\n", kept.join("\n"))).unwrap();
+    run_ok(arena().args(["tournament", "--resume", out.to_str().unwrap(), "--quiet"]));
+    assert_eq!(sorted_records(&out).len(), played);
+    // Precision: a loose target is met after a few deals.
+    let out = dir.join("precise");
+    run_ok(arena().args([
+        "tournament",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--set",
+        "sprt=null",
+        "--set",
+        "gauntlet=[]",
+        "--set",
+        "until_error_elo=150",
+        "--set",
+        "participants[1].bot=random",
+    ]));
+    let n = sorted_records(&out).len();
+    assert!(n < 120 && n >= 10, "two random agents: precise enough before the cap ({n} games)");
+    let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
+    assert!(standings.contains("within ±150 Elo"), "{standings}");
+    // No stopping rule in shards.
+    let o = arena()
+        .args(["tournament", file.to_str().unwrap(), "--out", dir.join("s").to_str().unwrap(), "--shard", "0/2"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("shards"));
+}

@@ -11,6 +11,8 @@
 //! gauntlet: strong          # optional: only the pairings of this participant (or a list)
 //! seats: rotations          # 3-4 player tables: `rotations` of each set, or `all` orders
 //! clock: { base_ms: 60000, increment_ms: 500 }   # optional: a game clock per seat
+//! sprt: "elo0=0,elo1=10"    # with a gauntlet: each pairing stops once this test decides
+//! until_error_elo: 20       # optional: stop once every rating is within ±20 Elo
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
 //! participants:
 //!   - { name: random, bot: random }
@@ -161,6 +163,13 @@ pub struct TournamentConfig {
     /// A game clock for every seat (besides any per-move limit).
     #[serde(default)]
     pub clock: Option<ClockSpec>,
+    /// With a gauntlet: each of its pairings stops once this sequential test decides
+    /// (`elo0=0,elo1=10,alpha=0.05,beta=0.05`).
+    #[serde(default)]
+    pub sprt: Option<String>,
+    /// Stop once every overall rating's 95% interval is within ± this many Elo.
+    #[serde(default)]
+    pub until_error_elo: Option<f64>,
     pub participants: Vec<Participant>,
     pub games: Vec<GameSpec>,
 }
@@ -240,6 +249,15 @@ impl TournamentConfig {
         }
         if !self.gauntlet.is_empty() && self.gauntlet.len() == self.participants.len() {
             return Err(format!("{source}: field `gauntlet` names every participant: leave it out for a round robin"));
+        }
+        if let Some(sprt) = &self.sprt {
+            if self.gauntlet.is_empty() {
+                return Err(format!("{source}: field `sprt` tests a gauntlet's pairings: name the `gauntlet` too"));
+            }
+            reports::sprt::SprtSpec::parse(sprt).map_err(|e| format!("{source}: field `sprt`: {e}"))?;
+        }
+        if self.until_error_elo.is_some_and(|x| !(x > 0.0)) {
+            return Err(format!("{source}: field `until_error_elo` is a positive number of Elo"));
         }
         let clocks = self.participants.iter().filter_map(|p| p.clock.as_ref()).chain(self.clock.as_ref());
         for c in clocks {

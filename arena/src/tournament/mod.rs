@@ -15,6 +15,7 @@ pub mod log;
 pub mod rate;
 pub mod run;
 pub mod schedule;
+pub mod stopping;
 pub mod variants;
 
 use crate::record::MatchRecord;
@@ -157,6 +158,9 @@ pub fn start(
     factory: &AgentFactory,
     opts: &RunOptions,
 ) -> Result<RunSummary, String> {
+    if shard.is_some() && stopping::Stopping::of(t)?.is_some() {
+        return Err("a stopping rule (sprt, until_error_elo) decides from every game: it cannot run in shards".into());
+    }
     if t.has_external() && t.deal_secret.is_none() {
         return Err("a tournament with external participants deals from a secret: seal its deals first \
                     (Tournament::seal_for_new_run)"
@@ -269,7 +273,37 @@ fn run_remaining(
     let todo: Vec<Job> = mine.iter().filter(|j| !logged.contains(&j.id)).cloned().collect();
     let mut writer = log::LogWriter::open(dir)?;
     let already_done = mine.len() - todo.len();
-    let stats = run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?;
+    let stats = match stopping::Stopping::of(t)? {
+        None => run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?,
+        Some(rule) => {
+            // Deal by deal, each after what the deals before it decided.
+            let mut stats = run::RunStats::default();
+            let last = todo.iter().map(|j| j.deal).max();
+            let mut precise = None;
+            for deal in 0..=last.unwrap_or(0) {
+                if precise.is_none() && deal > 0 && rule.precise_at(t, &done, deal - 1) {
+                    precise = Some(deal - 1);
+                }
+                let mut decided = rule.tests(t, &done, deal);
+                decided.precise_after = precise;
+                let jobs: Vec<Job> = todo
+                    .iter()
+                    .filter(|j| j.deal == deal && stopping::Stopping::needed(t, &decided, j))
+                    .cloned()
+                    .collect();
+                if jobs.is_empty() {
+                    continue;
+                }
+                let s = run::run_jobs(&jobs, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?;
+                stats.games += s.games;
+                stats.wall += s.wall;
+                stats.playing += s.playing;
+                stats.workers = s.workers;
+                stats.verdicts += s.verdicts;
+            }
+            stats
+        }
+    };
     let report = match shard {
         None => {
             let (path, list, _) = write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?;
@@ -325,7 +359,21 @@ pub fn merge_logs(
         duplicates.sort_unstable();
         notes.push(format!("{} games logged twice (the first kept): {}", duplicates.len(), list(&duplicates)));
     }
-    let missing: Vec<u64> = t.jobs.iter().map(|j| j.id).filter(|id| !by_job.contains_key(id)).collect();
+    let records: Vec<MatchRecord> = by_job.values().cloned().collect();
+    let rule = stopping::Stopping::of(&t)?;
+    let mut missing: Vec<u64> = t.jobs.iter().map(|j| j.id).filter(|id| !by_job.contains_key(id)).collect();
+    if let Some(rule) = &rule {
+        // Games a stopping rule made unnecessary are not missing.
+        let last = t.jobs.iter().map(|j| j.deal).max().unwrap_or(0);
+        let decided = rule.decide(&t, &records, last + 1);
+        let unneeded = |id: &u64| !stopping::Stopping::needed(&t, &decided, &t.jobs[*id as usize]);
+        let skipped = missing.iter().filter(|id| unneeded(id)).count();
+        missing.retain(|id| !unneeded(id));
+        notes.extend(rule.notes(&t, &decided));
+        if skipped > 0 {
+            notes.push(format!("{skipped} scheduled games were not needed: a stopping rule had decided"));
+        }
+    }
     if !missing.is_empty() {
         notes.push(format!("{} of {} games missing: {}", missing.len(), t.jobs.len(), list(&missing)));
     }
