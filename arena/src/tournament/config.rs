@@ -256,7 +256,7 @@ impl TournamentConfig {
             }
             reports::sprt::SprtSpec::parse(sprt).map_err(|e| format!("{source}: field `sprt`: {e}"))?;
         }
-        if self.until_error_elo.is_some_and(|x| !(x > 0.0)) {
+        if self.until_error_elo.is_some_and(|x| x.is_nan() || x <= 0.0) {
             return Err(format!("{source}: field `until_error_elo` is a positive number of Elo"));
         }
         let clocks = self.participants.iter().filter_map(|p| p.clock.as_ref()).chain(self.clock.as_ref());
