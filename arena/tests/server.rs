@@ -1092,3 +1092,47 @@ async fn reflection_v1alpha_and_v1_list_the_arena_and_not_the_bench() {
     assert_eq!(versions, expected, "moves 5.. then the end");
     running.stop().await.unwrap();
 }
+
+/// A token seat learns its turn from Watch, without polling: it acts on every state that
+/// gives it legal actions, and the stream ends with the outcome.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_seat_plays_a_whole_match_from_its_watch_stream() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let mut req = create("expedition", 12);
+    req.seats = vec![
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) },
+    ];
+    let c = m.create_match(req).await.unwrap().into_inner();
+    let token = c.tokens[0].token.clone();
+    let mut states =
+        m.watch(v1::ObserveRequest { match_id: c.match_id.clone(), token: token.clone() }).await.unwrap().into_inner();
+    let (mut acted, mut last) = (0, None);
+    while let Some(s) = tokio::time::timeout(Duration::from_secs(30), states.message()).await.unwrap().unwrap() {
+        assert_eq!(s.seat, 0, "only its own seat's view");
+        if let Some(prev) = last {
+            assert!(s.version >= prev, "versions only move forward");
+        }
+        last = Some(s.version);
+        if let Some(l) = s.legal.first() {
+            let act = v1::ActRequest {
+                match_id: c.match_id.clone(),
+                token: token.clone(),
+                action: l.id,
+                version: Some(s.version),
+            };
+            m.act(act).await.unwrap();
+            acted += 1;
+        }
+        if s.outcome.is_some() {
+            break;
+        }
+    }
+    assert!(acted > 5, "it moved on its own turns: {acted}");
+    let record = m.get_record(v1::GetRecordRequest { match_id: c.match_id.clone() }).await.unwrap().into_inner();
+    assert_eq!(Some(record.actions.len() as u64), last, "the last state is the end");
+    // A wrong token watches nothing.
+    let e = m.watch(v1::ObserveRequest { match_id: c.match_id, token: "0".repeat(32) }).await.unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied);
+    running.stop().await.unwrap();
+}

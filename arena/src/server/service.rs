@@ -81,6 +81,52 @@ impl v1::matches_server::Matches for Services {
         table.seat_state(&s, seat).map(Response::new)
     }
 
+    type WatchStream = Stream_<v1::SeatState>;
+
+    async fn watch(&self, req: Request<v1::ObserveRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let r = req.into_inner();
+        let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
+        let hub = self.hub.clone();
+        if hub.spectators.fetch_add(1, Ordering::AcqRel) >= hub.config.max_spectators {
+            hub.spectators.fetch_sub(1, Ordering::AcqRel);
+            return Err(Status::resource_exhausted(format!(
+                "the server serves {} spectators and watchers already (its limit)",
+                hub.config.max_spectators
+            )));
+        }
+        let (tx, rx) = tokio::sync::mpsc::channel(16);
+        tokio::spawn(async move {
+            // The seat's state at every new version and at the end; a slow reader skips to the
+            // newest.
+            let mut sent: Option<(u64, bool)> = None;
+            loop {
+                let changed = table.changed.notified();
+                tokio::pin!(changed);
+                changed.as_mut().enable();
+                let state = {
+                    let s = table.lock();
+                    let now = (s.version, s.ended.is_some());
+                    (sent != Some(now)).then(|| table.seat_state(&s, seat).map(|st| (st, now)))
+                };
+                match state {
+                    Some(Ok((st, now))) => {
+                        if tx.send(Ok(st)).await.is_err() || now.1 {
+                            break;
+                        }
+                        sent = Some(now);
+                    }
+                    Some(Err(e)) => {
+                        let _ = tx.send(Err(e)).await;
+                        break;
+                    }
+                    None => changed.await,
+                }
+            }
+            hub.spectators.fetch_sub(1, Ordering::AcqRel);
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx).take_until(self.hub.stopped()))))
+    }
+
     async fn act(&self, req: Request<v1::ActRequest>) -> Result<Response<v1::ActResponse>, Status> {
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
