@@ -89,11 +89,16 @@ impl Bots {
         // The random agent reads no observation: skip converting it.
         let wire = match (&self.spec, &r.observation) {
             (BotSpec::Random, _) => {
-                WireView { observation: serde_json::Value::Null, text: String::new(), labels: vec![] }
+                WireView { observation: serde_json::Value::Null, text: String::new(), labels: vec![], tensor: vec![] }
             }
             (_, Some(o)) => {
                 let (_, observation, text) = proto::convert::observation_from_proto(o)?;
-                WireView { observation, text, labels: r.legal.iter().map(|l| l.label.clone()).collect() }
+                WireView {
+                    observation,
+                    text,
+                    labels: r.legal.iter().map(|l| l.label.clone()).collect(),
+                    tensor: r.tensor.clone(),
+                }
             }
             (_, None) => return Err("a decision request without an observation".into()),
         };
@@ -140,7 +145,7 @@ pub async fn run_bot(
     let channel = connect(url).await?;
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::BotMessage>(1024);
-    let hello = v1::Hello { name: who.name, games: who.games, key: who.key };
+    let hello = v1::Hello { name: who.name, games: who.games, key: who.key, tensors: false };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await
         .map_err(|e| e.to_string())?;

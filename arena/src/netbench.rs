@@ -202,6 +202,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
         legal,
         time_left_ms: 0,
         version: 20,
+        ..Default::default()
     };
     let request_bytes = prost::Message::encoded_len(&request);
 
@@ -223,7 +224,11 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
             let created = m.create_match(req).await.map_err(|e| e.to_string())?.into_inner();
             let token = created.tokens[0].token.clone();
             let mut state = m
-                .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: token.clone() })
+                .observe(v1::ObserveRequest {
+                    match_id: created.match_id.clone(),
+                    token: token.clone(),
+                    tensors: false,
+                })
                 .await
                 .map_err(|e| e.to_string())?
                 .into_inner();

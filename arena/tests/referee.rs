@@ -15,7 +15,8 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const LIMIT: Duration = Duration::from_millis(60);
+// Long enough that a busy machine's scheduling never passes for a stall.
+const LIMIT: Duration = Duration::from_millis(250);
 
 struct Panics;
 impl Agent for Panics {
@@ -34,7 +35,7 @@ impl Agent for Stalls {
         "stalls"
     }
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
-        std::thread::sleep(Duration::from_millis(70));
+        std::thread::sleep(Duration::from_millis(300));
         Ok(view.legal()[0])
     }
 }
@@ -97,7 +98,7 @@ fn in_play(name: &str, seat: usize) -> BTreeSet<Fault> {
 /// The verdict kinds of every game of a small tournament with `name` in it.
 fn in_tournament(name: &'static str) -> BTreeSet<Fault> {
     let text = format!(
-        "name: t\ngames_per_pairing: 1\nmove_time_ms: 60\nparticipants:\n  - {{ name: good, bot: random }}\n  - {{ name: {name}, bot: random }}\ngames:\n  - {{ game: expedition, preset: no-dice }}\n"
+        "name: t\ngames_per_pairing: 1\nmove_time_ms: 250\nparticipants:\n  - {{ name: good, bot: random }}\n  - {{ name: {name}, bot: random }}\ngames:\n  - {{ game: expedition, preset: no-dice }}\n"
     );
     let t = Tournament::load("t.yaml", &text, &|_| Err("no files".into())).unwrap();
     let factory = |p: usize, spec: &dyn AnySpec, seed: u64| -> Result<Box<dyn Agent>, String> {

@@ -41,13 +41,17 @@ async fn play_by_tokens(m: &mut MatchesClient<Channel>, created: &v1::CreateMatc
     let token = |seat: u32| created.tokens.iter().find(|t| t.seat == seat).unwrap().token.clone();
     loop {
         let s = m
-            .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: token(0) })
+            .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: token(0), ..Default::default() })
             .await
             .unwrap()
             .into_inner();
         let Some(to_move) = s.to_move else { return s };
         let mine = m
-            .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: token(to_move) })
+            .observe(v1::ObserveRequest {
+                match_id: created.match_id.clone(),
+                token: token(to_move),
+                ..Default::default()
+            })
             .await
             .unwrap()
             .into_inner();
@@ -107,7 +111,7 @@ async fn every_error_has_its_code_and_changes_nothing() {
     let created = m.create_match(req).await.unwrap().into_inner();
     let id = created.match_id.clone();
     let token = |s: u32| created.tokens[s as usize].token.clone();
-    let observe = |seat: u32| v1::ObserveRequest { match_id: id.clone(), token: token(seat) };
+    let observe = |seat: u32| v1::ObserveRequest { match_id: id.clone(), token: token(seat), ..Default::default() };
     let before = m.observe(observe(0)).await.unwrap().into_inner();
     let to_move = before.to_move.unwrap();
     let other = 1 - to_move;
@@ -133,9 +137,15 @@ async fn every_error_has_its_code_and_changes_nothing() {
     assert_eq!(e.code(), Code::Aborted, "{e:?}");
     assert!(e.message().contains("stale"), "{}", e.message());
 
-    let e = m.observe(v1::ObserveRequest { match_id: "nope".into(), token: token(0) }).await.unwrap_err();
+    let e = m
+        .observe(v1::ObserveRequest { match_id: "nope".into(), token: token(0), ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), Code::NotFound);
-    let e = m.observe(v1::ObserveRequest { match_id: id.clone(), token: "0".repeat(32) }).await.unwrap_err();
+    let e = m
+        .observe(v1::ObserveRequest { match_id: id.clone(), token: "0".repeat(32), ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
     let e = m.get_record(v1::GetRecordRequest { match_id: id.clone() }).await.unwrap_err();
     assert_eq!(e.code(), Code::FailedPrecondition, "not over yet");
@@ -156,7 +166,11 @@ async fn every_error_has_its_code_and_changes_nothing() {
     // A token of another match opens nothing here.
     let other_match = m.create_match(create("expedition", 6)).await.unwrap().into_inner();
     let e = m
-        .observe(v1::ObserveRequest { match_id: id.clone(), token: other_match.tokens[0].token.clone() })
+        .observe(v1::ObserveRequest {
+            match_id: id.clone(),
+            token: other_match.tokens[0].token.clone(),
+            ..Default::default()
+        })
         .await
         .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
@@ -174,8 +188,12 @@ async fn seat0_view(m: &mut MatchesClient<Channel>, game: &str, preset: &str, sc
     req.scenario = scenario;
     let created = m.create_match(req).await.unwrap().into_inner();
     let token = created.tokens[0].token.clone();
-    let mut s =
-        untimed(m.observe(v1::ObserveRequest { match_id: created.match_id, token }).await.unwrap().into_inner());
+    let mut s = untimed(
+        m.observe(v1::ObserveRequest { match_id: created.match_id, token, ..Default::default() })
+            .await
+            .unwrap()
+            .into_inner(),
+    );
     s.match_id.clear();
     s
 }
@@ -487,13 +505,25 @@ async fn limits_keep_one_client_from_exhausting_the_server() {
     assert_eq!(e.code(), Code::ResourceExhausted, "{e:?}");
     assert!(e.message().contains("2 matches"), "{}", e.message());
     // A message over the size limit is refused, and the match is untouched.
-    let before =
-        m.observe(v1::ObserveRequest { match_id: a.match_id.clone(), token: a.tokens[0].token.clone() }).await.unwrap();
+    let before = m
+        .observe(v1::ObserveRequest {
+            match_id: a.match_id.clone(),
+            token: a.tokens[0].token.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let huge = v1::ActRequest { match_id: a.match_id.clone(), token: "x".repeat(200 * 1024), action: 0, version: None };
     let e = m.act(huge).await.unwrap_err();
     assert_eq!(e.code(), Code::OutOfRange, "{e:?}");
-    let after =
-        m.observe(v1::ObserveRequest { match_id: a.match_id.clone(), token: a.tokens[0].token.clone() }).await.unwrap();
+    let after = m
+        .observe(v1::ObserveRequest {
+            match_id: a.match_id.clone(),
+            token: a.tokens[0].token.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(untimed(before.into_inner()), untimed(after.into_inner()));
     running.stop().await.unwrap();
 }
@@ -604,6 +634,7 @@ async fn nothing_from_the_wire_opens_a_file_of_the_server() {
                 .observe(v1::ObserveRequest {
                     match_id: created.match_id.clone(),
                     token: created.tokens[0].token.clone(),
+                    ..Default::default()
                 })
                 .await
                 .unwrap()
@@ -653,7 +684,11 @@ async fn a_match_without_a_seed_deals_a_game_nobody_knows() {
         let c =
             m.create_match(v1::CreateMatchRequest { game: "expedition".into(), ..Default::default() }).await.unwrap();
         let c = c.into_inner();
-        let s = m.observe(v1::ObserveRequest { match_id: c.match_id.clone(), token: c.tokens[0].token.clone() });
+        let s = m.observe(v1::ObserveRequest {
+            match_id: c.match_id.clone(),
+            token: c.tokens[0].token.clone(),
+            ..Default::default()
+        });
         views.push(s.await.unwrap().into_inner().observation.unwrap().text);
         // In play, the record (and its seed) is refused.
         let e = m.get_record(v1::GetRecordRequest { match_id: c.match_id.clone() }).await.unwrap_err();
@@ -682,6 +717,7 @@ async fn a_match_without_a_seed_deals_a_game_nobody_knows() {
     let view = |c: &v1::CreateMatchResponse| v1::ObserveRequest {
         match_id: c.match_id.clone(),
         token: c.tokens[0].token.clone(),
+        ..Default::default()
     };
     let (x, y) = (m.observe(view(&a)).await.unwrap().into_inner(), m.observe(view(&b)).await.unwrap().into_inner());
     assert_eq!(x.observation, y.observation);
@@ -1105,8 +1141,11 @@ async fn a_token_seat_plays_a_whole_match_from_its_watch_stream() {
     ];
     let c = m.create_match(req).await.unwrap().into_inner();
     let token = c.tokens[0].token.clone();
-    let mut states =
-        m.watch(v1::ObserveRequest { match_id: c.match_id.clone(), token: token.clone() }).await.unwrap().into_inner();
+    let mut states = m
+        .watch(v1::ObserveRequest { match_id: c.match_id.clone(), token: token.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
     let (mut acted, mut last) = (0, None);
     while let Some(s) = tokio::time::timeout(Duration::from_secs(30), states.message()).await.unwrap().unwrap() {
         assert_eq!(s.seat, 0, "only its own seat's view");
@@ -1132,7 +1171,85 @@ async fn a_token_seat_plays_a_whole_match_from_its_watch_stream() {
     let record = m.get_record(v1::GetRecordRequest { match_id: c.match_id.clone() }).await.unwrap().into_inner();
     assert_eq!(Some(record.actions.len() as u64), last, "the last state is the end");
     // A wrong token watches nothing.
-    let e = m.watch(v1::ObserveRequest { match_id: c.match_id, token: "0".repeat(32) }).await.unwrap_err();
+    let e = m
+        .watch(v1::ObserveRequest { match_id: c.match_id, token: "0".repeat(32), ..Default::default() })
+        .await
+        .unwrap_err();
     assert_eq!(e.code(), Code::PermissionDenied);
+    running.stop().await.unwrap();
+}
+
+/// For agents that learn: the catalogue gives a configuration's tensor layout and action
+/// range; a seat asks for its tensor and legal mask (by token, or in its Hello).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tensors_and_legal_masks_on_request() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let mut catalogue = arena::client::catalogue(arena::client::connect(&running.url()).await.unwrap());
+    let mut params = std::collections::HashMap::new();
+    params.insert("travellers".to_string(), "2".to_string());
+    let shape = catalogue
+        .describe_game(v1::DescribeGameRequest { game: "journey".into(), preset: "martian".into(), params })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(shape.seats, 2);
+    assert_eq!(shape.tensor_size, shape.fields.iter().map(|f| f.size).sum::<u32>());
+    assert!(
+        shape.actions.iter().any(|a| a.name == "forage") && shape.actions.iter().all(|a| a.id < shape.action_count)
+    );
+    let e = catalogue
+        .describe_game(v1::DescribeGameRequest {
+            game: "expedition".into(),
+            params: [("content".to_string(), "/etc/passwd".to_string())].into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "the same loader as CreateMatch");
+    // By token.
+    let c = m.create_match(create("journey", 5)).await.unwrap().into_inner();
+    let s = m
+        .observe(v1::ObserveRequest { match_id: c.match_id.clone(), token: c.tokens[0].token.clone(), tensors: true })
+        .await
+        .unwrap()
+        .into_inner();
+    let shape1 = catalogue
+        .describe_game(v1::DescribeGameRequest { game: "journey".into(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(s.tensor.len() as u32, shape1.tensor_size);
+    let bits = |mask: &[u8]| -> Vec<u32> {
+        (0..mask.len() as u32 * 8).filter(|&i| mask[i as usize / 8] >> (i % 8) & 1 == 1).collect()
+    };
+    let sorted = |legal: &[v1::LegalAction]| {
+        let mut ids: Vec<u32> = legal.iter().map(|l| l.id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    assert_eq!(bits(&s.legal_mask), sorted(&s.legal), "the mask marks the legal ids");
+    assert_eq!(s.legal_mask.len() as u32, shape1.action_count.div_ceil(8));
+    let plain = m
+        .observe(v1::ObserveRequest { match_id: c.match_id.clone(), token: c.tokens[0].token.clone(), tensors: false })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(plain.tensor.is_empty() && plain.legal_mask.is_empty(), "not unless asked");
+    // Over Play, when the Hello asks.
+    let (tx, mut inbound) =
+        play_stream(&running.url(), v1::Hello { name: "learner".into(), tensors: true, ..Default::default() })
+            .await
+            .unwrap();
+    let mut req = create("expedition", 3);
+    req.seats = play_seats(&["learner", "learner"]);
+    m.create_match(req).await.unwrap();
+    let v1::server_message::Message::Request(r) =
+        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
+    else {
+        unreachable!()
+    };
+    assert!(!r.tensor.is_empty());
+    assert_eq!(bits(&r.legal_mask), sorted(&r.legal));
+    drop(tx);
     running.stop().await.unwrap();
 }

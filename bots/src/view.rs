@@ -25,6 +25,8 @@ pub struct WireView {
     pub observation: serde_json::Value,
     pub text: String,
     pub labels: Vec<String>,
+    /// The observation tensor, when the server sent it.
+    pub tensor: Vec<f32>,
 }
 
 enum Source<'a> {
@@ -82,6 +84,15 @@ impl<'a> SeatView<'a> {
         match self.source {
             Source::Local(g) => g.observation_json(self.seat),
             Source::Wire(w) => w.observation.clone(),
+        }
+    }
+
+    /// The seat's observation as numbers (see `Game::observation_tensor`; across a wire, what
+    /// the server sent, empty unless asked for).
+    pub fn observation_tensor(&self) -> Vec<f32> {
+        match self.source {
+            Source::Local(g) => g.observation_tensor(self.seat),
+            Source::Wire(w) => w.tensor.clone(),
         }
     }
 

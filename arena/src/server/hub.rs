@@ -410,7 +410,9 @@ impl Hub {
         Ok(Limits { move_time, policy, idle: self.config.idle })
     }
 
-    fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
+    /// The game a request names, its parameters resolved: the content sets read only through
+    /// the server's loader.
+    pub fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
         let entry = find_game(&req.game).map_err(|_| {
             let names: Vec<_> = engine::games().iter().map(|g| g.name).collect();
             Status::invalid_argument(format!(

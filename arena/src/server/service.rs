@@ -57,6 +57,26 @@ impl v1::catalogue_server::Catalogue for Services {
             content_sets: self.hub.content_sets(),
         }))
     }
+
+    async fn describe_game(&self, req: Request<v1::DescribeGameRequest>) -> Result<Response<v1::GameShape>, Status> {
+        let r = req.into_inner();
+        let as_match =
+            v1::CreateMatchRequest { game: r.game, preset: r.preset, params: r.params, ..Default::default() };
+        let spec = self.hub.spec(&as_match)?;
+        let layout = spec.tensor_layout();
+        let count = spec.action_count();
+        Ok(Response::new(v1::GameShape {
+            game: spec.game().to_string(),
+            seats: spec.seats() as u32,
+            tensor_size: engine::core::tensor_size(&layout) as u32,
+            fields: layout
+                .iter()
+                .map(|f| v1::TensorFieldInfo { name: f.name.into(), size: f.size as u32, doc: f.doc.into() })
+                .collect(),
+            action_count: count,
+            actions: (0..count).filter_map(|id| spec.action_name(id).map(|name| v1::ActionName { id, name })).collect(),
+        }))
+    }
 }
 
 #[tonic::async_trait]
@@ -78,7 +98,7 @@ impl v1::matches_server::Matches for Services {
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
         let s = table.lock();
-        table.seat_state(&s, seat).map(Response::new)
+        table.seat_state(&s, seat, r.tensors).map(Response::new)
     }
 
     type WatchStream = Stream_<v1::SeatState>;
@@ -106,7 +126,7 @@ impl v1::matches_server::Matches for Services {
                 let state = {
                     let s = table.lock();
                     let now = (s.version, s.ended.is_some());
-                    (sent != Some(now)).then(|| table.seat_state(&s, seat).map(|st| (st, now)))
+                    (sent != Some(now)).then(|| table.seat_state(&s, seat, r.tensors).map(|st| (st, now)))
                 };
                 match state {
                     Some(Ok((st, now))) => {
@@ -220,7 +240,9 @@ impl v1::play_server::Play for Services {
         check_hello(&hello)?;
         let (tx, rx) = tokio::sync::mpsc::channel(1024);
         let id = secret()?;
-        let session = Arc::new(Session::new(id.clone(), hello.name.clone(), hello.games.clone(), tx.clone()));
+        let mut session = Session::new(id.clone(), hello.name.clone(), hello.games.clone(), tx.clone());
+        session.tensors = hello.tensors;
+        let session = Arc::new(session);
         self.hub.register(session.clone(), &hello.key)?;
         if tx
             .send(Ok(v1::ServerMessage {

@@ -103,6 +103,8 @@ pub struct Session {
     pub id: String,
     pub name: String,
     pub games: Vec<String>,
+    /// Send each request's observation tensor and legal mask.
+    pub tensors: bool,
     tx: Outbound,
     requests: Mutex<Requests>,
     alive: AtomicBool,
@@ -130,6 +132,7 @@ impl Session {
             id,
             name,
             games,
+            tensors: false,
             tx,
             requests: Mutex::new(Requests::default()),
             alive: AtomicBool::new(true),
@@ -237,6 +240,7 @@ pub struct RemoteAgent {
     game: String,
     params_yaml: String,
     cooperative: bool,
+    action_count: u32,
     next_request: Arc<AtomicU64>,
     runtime: tokio::runtime::Handle,
     version: u64,
@@ -256,6 +260,7 @@ impl RemoteAgent {
             game: spec.game().to_string(),
             params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
             cooperative: engine::find_game(spec.game()).is_ok_and(|g| g.cooperative),
+            action_count: spec.action_count(),
             next_request,
             runtime,
             version: 0,
@@ -275,7 +280,7 @@ impl Agent for RemoteAgent {
         let legal = view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect();
         let limit = view.budget().per_move;
         self.version += 1;
-        let request = v1::DecisionRequest {
+        let mut request = v1::DecisionRequest {
             request_id: self.next_request.fetch_add(1, Ordering::Relaxed),
             match_id: self.match_id.clone(),
             seat: u32::from(view.seat().0),
@@ -285,7 +290,18 @@ impl Agent for RemoteAgent {
             legal,
             time_left_ms: as_ms(limit) as u32,
             version: self.version,
+            tensor: Vec::new(),
+            legal_mask: Vec::new(),
         };
+        if self.session.tensors {
+            request.tensor = view.observation_tensor();
+            request.legal_mask = vec![0; (self.action_count as usize).div_ceil(8)];
+            for &a in view.legal() {
+                if let Some(b) = request.legal_mask.get_mut(a as usize / 8) {
+                    *b |= 1 << (a % 8);
+                }
+            }
+        }
         let deadline = limit.map(|d| tokio::time::Instant::now() + d);
         self.runtime.block_on(self.session.decide(request, deadline)).map_err(|e| match e {
             NoDecision::Timeout(_) => AgentError::TimedOut(format!("{}: {e}", self.session.name)),

@@ -172,11 +172,16 @@ impl Table {
         self.event(&mut s, v1::match_event::Event::Started(started));
     }
 
-    /// A seat's view now.
-    pub fn seat_state(&self, s: &TableState, seat: usize) -> Result<v1::SeatState, Status> {
+    /// A seat's view now (with its tensor and legal mask when `tensors`).
+    pub fn seat_state(&self, s: &TableState, seat: usize, tensors: bool) -> Result<v1::SeatState, Status> {
         let to_move = s.game.to_move().filter(|_| s.ended.is_none()).map(|m| u32::from(m.0));
         let mine = to_move == Some(seat as u32);
-        let legal = if mine { wire::legal(s.game.as_ref()).1 } else { Vec::new() };
+        let (ids, legal) = if mine { wire::legal(s.game.as_ref()) } else { (Vec::new(), Vec::new()) };
+        let (tensor, legal_mask) = if tensors {
+            wire::tensors(s.game.as_ref(), self.spec.as_ref(), Seat(seat as u8), &ids)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let time_left_ms = match (mine, self.limits.move_time) {
             (true, Some(limit)) => limit.saturating_sub(s.turn_started.elapsed()).as_millis() as u32,
             _ => 0,
@@ -190,6 +195,8 @@ impl Table {
             legal,
             time_left_ms,
             outcome: s.outcome(self.cooperative),
+            tensor,
+            legal_mask,
         })
     }
 
@@ -286,7 +293,7 @@ impl Table {
             )));
         }
         self.apply_locked(&mut s, seat, action, true);
-        self.seat_state(&s, seat)
+        self.seat_state(&s, seat, false)
     }
 
     /// A token seat gives up: it loses, the match ends.
@@ -297,7 +304,7 @@ impl Table {
         }
         let detail = format!("seat {seat} resigned at version {}", s.version);
         self.fault(&mut s, seat, Fault::Resigned, detail);
-        self.seat_state(&s, seat)
+        self.seat_state(&s, seat, false)
     }
 
     /// The creator ends the match: no result.
@@ -444,8 +451,13 @@ impl Table {
         snapshot: Box<dyn AnyGame>,
         deadline: Option<tokio::time::Instant>,
     ) -> Result<ActionId, NoAnswer> {
-        let (_, legal) = wire::legal(snapshot.as_ref());
+        let (ids, legal) = wire::legal(snapshot.as_ref());
         let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| (Fault::Crash, e))?;
+        let (tensor, legal_mask) = if session.tensors {
+            wire::tensors(snapshot.as_ref(), self.spec.as_ref(), Seat(seat as u8), &ids)
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let limit_ms = self.limits.move_time.unwrap_or_default().as_millis();
         let request = v1::DecisionRequest {
             request_id: self.next_request.fetch_add(1, Ordering::Relaxed),
@@ -457,6 +469,8 @@ impl Table {
             legal,
             time_left_ms: limit_ms as u32,
             version,
+            tensor,
+            legal_mask,
         };
         let asked = Instant::now();
         let answer = session.decide(request, deadline).await;

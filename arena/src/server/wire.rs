@@ -3,7 +3,7 @@
 
 use crate::record::MatchRecord;
 use crate::referee::{MatchOutcome, Verdict};
-use engine::core::{ActionId, AnyGame, Dyn, Seat};
+use engine::core::{ActionId, AnyGame, AnySpec, Dyn, Seat};
 use engine::expedition::Expedition;
 use engine::journey::Journey;
 use proto::convert;
@@ -21,6 +21,17 @@ pub fn observation(game: &dyn AnyGame, seat: Seat) -> Result<v1::Observation, St
         return convert::observation_to_proto(game.name(), &game.observation_json(seat), &text);
     };
     Ok(v1::Observation { text, game: Some(typed) })
+}
+
+/// The seat's observation tensor and the legal actions as a bit mask over the action-id range.
+pub fn tensors(game: &dyn AnyGame, spec: &dyn AnySpec, seat: Seat, legal: &[ActionId]) -> (Vec<f32>, Vec<u8>) {
+    let mut mask = vec![0u8; (spec.action_count() as usize).div_ceil(8)];
+    for &a in legal {
+        if let Some(byte) = mask.get_mut(a as usize / 8) {
+            *byte |= 1 << (a % 8);
+        }
+    }
+    (game.observation_tensor(seat), mask)
 }
 
 /// The legal actions with their labels.

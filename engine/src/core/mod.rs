@@ -6,6 +6,7 @@ mod params;
 mod pile;
 mod record;
 mod registry;
+mod tensor;
 
 use std::fmt;
 
@@ -16,6 +17,7 @@ pub use pile::{DrawPile, Pile};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
 pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, random_playout};
+pub use tensor::{TensorField, TensorWriter, tensor_size};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
@@ -167,6 +169,16 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn metrics(&self) -> Vec<Metric> {
         Vec::new()
     }
+
+    /// The fields of a seat's observation as numbers, under these parameters.
+    fn tensor_layout(params: &Self::Params) -> Vec<TensorField>;
+    /// A seat's observation as numbers (laid out by [`Game::tensor_layout`]), from the
+    /// observation alone.
+    fn observation_tensor(params: &Self::Params, observation: &Self::Observation) -> Vec<f32>;
+    /// Action ids run from 0 to this (exclusive); not every id in the range names an action.
+    fn action_count(params: &Self::Params) -> u32;
+    /// What the action an id names is, in any state (`None`: the id names no action).
+    fn action_name(params: &Self::Params, id: ActionId) -> Option<String>;
 }
 
 /// The seed of game number `index` of a series started from `base` (SplitMix64), so that

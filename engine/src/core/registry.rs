@@ -55,6 +55,8 @@ pub trait AnyGame: Send + Sync {
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
     fn clone_box(&self) -> Box<dyn AnyGame>;
     fn metrics(&self) -> Vec<Metric>;
+    /// The seat's observation as numbers (see [`Game::observation_tensor`]).
+    fn observation_tensor(&self, seat: Seat) -> Vec<f32>;
     /// The concrete game (a [`Dyn<G>`]), for callers that work with the typed API.
     fn as_any(&self) -> &dyn std::any::Any;
 }
@@ -103,6 +105,9 @@ impl<G: Game> AnyGame for Dyn<G> {
     fn metrics(&self) -> Vec<Metric> {
         self.0.metrics()
     }
+    fn observation_tensor(&self, seat: Seat) -> Vec<f32> {
+        G::observation_tensor(self.0.params(), &self.0.observation(seat))
+    }
     fn as_any(&self) -> &dyn std::any::Any {
         self
     }
@@ -117,6 +122,12 @@ pub trait AnySpec: Send + Sync {
     /// Every parameter, explicitly.
     fn params_yaml(&self) -> serde_yaml::Value;
     fn describe(&self) -> Vec<ParamInfo>;
+    /// The fields of an observation tensor (see [`Game::tensor_layout`]).
+    fn tensor_layout(&self) -> Vec<super::TensorField>;
+    /// Action ids run from 0 to this (exclusive).
+    fn action_count(&self) -> u32;
+    /// The action an id names, in any state.
+    fn action_name(&self, id: ActionId) -> Option<String>;
     fn new_game(&self, seed: u64) -> Box<dyn AnyGame>;
     /// A game set up from a YAML scenario.
     fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String>;
@@ -187,6 +198,15 @@ impl<G: Game> AnySpec for Spec<G> {
     }
     fn describe(&self) -> Vec<ParamInfo> {
         self.params.describe()
+    }
+    fn tensor_layout(&self) -> Vec<super::TensorField> {
+        G::tensor_layout(&self.params)
+    }
+    fn action_count(&self) -> u32 {
+        G::action_count(&self.params)
+    }
+    fn action_name(&self, id: ActionId) -> Option<String> {
+        G::action_name(&self.params, id)
     }
     fn new_game(&self, seed: u64) -> Box<dyn AnyGame> {
         Box::new(Dyn(G::new(&self.params, seed)))

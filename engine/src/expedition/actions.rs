@@ -1,7 +1,7 @@
 //! Actions and their stable ids. An id means the same action in every state (a column, a
 //! face-up space, a tile of the content, a tool kind); the label reads it in the current state.
 
-use super::content::{MAX_TILES, Tool};
+use super::content::{Content, MAX_TILES, Tool};
 use super::{Expedition, FACE_UP, Face, HQ_COLUMNS};
 use crate::core::ActionId;
 
@@ -121,18 +121,55 @@ impl Action {
 
 const _: () = assert!(HQ_COLUMNS == 4 && FACE_UP == 4);
 
+impl Action {
+    /// What the action is, in any state (the label a state gives adds what it takes: the
+    /// column's contents, the face-up card, the die's face).
+    pub fn name(self, c: &Content) -> String {
+        match self {
+            Action::Roll => "roll".into(),
+            Action::SkipRoll => "skip the roll (a lit torch goes out)".into(),
+            Action::KeepRoll => "keep the roll".into(),
+            Action::SetFace(f) => format!("discard a Dice card: set the die to {f}"),
+            Action::TakeColumn(col) => format!("take column {}", col + 1),
+            Action::TakeFaceUp(i) => format!("take face-up card {}", i + 1),
+            Action::TakeTop => "take the top card of the deck".into(),
+            Action::GoWithoutCard => "go on an expedition (no card left to take)".into(),
+            Action::ReturnTool(t) => format!("return {t} to the bag"),
+            Action::EndTurn => "end turn".into(),
+            Action::DiceDraw => "discard a Dice card: draw two tools".into(),
+            Action::DiceRelight => "discard a Dice card: relight own torch".into(),
+            Action::DiceCoin => "discard a Dice card: +1 per tile completed this turn".into(),
+            Action::ReturnTile(t) => format!("return {} to the bottom of the pile", c.tiles[t as usize].name),
+            Action::Complete { tile, torch } => {
+                let t = &c.tiles[tile as usize];
+                let mut used_torch = false;
+                let paid: Vec<&str> = t
+                    .tools
+                    .iter()
+                    .map(|&x| {
+                        if !used_torch && torch == Some(x) {
+                            used_torch = true;
+                            "torch"
+                        } else {
+                            x.name()
+                        }
+                    })
+                    .collect();
+                format!("complete {} with {}", t.name, paid.join("+"))
+            }
+        }
+    }
+}
+
 impl Expedition {
     /// A readable label of `action` in this state.
     pub(crate) fn label(&self, action: Action) -> String {
         let c = &self.shared.content;
         match action {
-            Action::Roll => "roll".into(),
-            Action::SkipRoll => "skip the roll (a lit torch goes out)".into(),
             Action::KeepRoll => match self.die {
                 Some(f) => format!("keep the roll ({f})"),
                 None => "keep the roll".into(),
             },
-            Action::SetFace(f) => format!("discard a Dice card: set the die to {f}"),
             Action::TakeColumn(col) => {
                 let col_i = col as usize;
                 let mut parts = Vec::new();
@@ -161,31 +198,7 @@ impl Expedition {
                 }
                 None => format!("take face-up card {}", i + 1),
             },
-            Action::TakeTop => "take the top card of the deck".into(),
-            Action::GoWithoutCard => "go on an expedition (no card left to take)".into(),
-            Action::ReturnTool(t) => format!("return {t} to the bag"),
-            Action::EndTurn => "end turn".into(),
-            Action::DiceDraw => "discard a Dice card: draw two tools".into(),
-            Action::DiceRelight => "discard a Dice card: relight own torch".into(),
-            Action::DiceCoin => "discard a Dice card: +1 per tile completed this turn".into(),
-            Action::ReturnTile(t) => format!("return {} to the bottom of the pile", c.tiles[t as usize].name),
-            Action::Complete { tile, torch } => {
-                let t = &c.tiles[tile as usize];
-                let mut used_torch = false;
-                let paid: Vec<&str> = t
-                    .tools
-                    .iter()
-                    .map(|&x| {
-                        if !used_torch && torch == Some(x) {
-                            used_torch = true;
-                            "torch"
-                        } else {
-                            x.name()
-                        }
-                    })
-                    .collect();
-                format!("complete {} with {}", t.name, paid.join("+"))
-            }
+            a => a.name(c),
         }
     }
 }

@@ -13,9 +13,10 @@ mod observe;
 pub mod params;
 mod scoring;
 mod setup;
+pub mod tensor;
 mod turn;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -319,6 +320,23 @@ impl Game for Expedition {
 
     fn outcome(&self) -> Option<Outcome> {
         (self.step == Step::Over).then(|| self.final_outcome())
+    }
+
+    fn tensor_layout(params: &ExpeditionParams) -> Vec<TensorField> {
+        tensor::layout(params)
+    }
+
+    fn observation_tensor(params: &ExpeditionParams, observation: &Observation) -> Vec<f32> {
+        tensor::encode(params, observation)
+    }
+
+    fn action_count(_: &ExpeditionParams) -> u32 {
+        actions::NUM_ACTIONS
+    }
+
+    fn action_name(params: &ExpeditionParams, id: ActionId) -> Option<String> {
+        let content = params.content.get();
+        Action::from_id(id, content.tiles.len()).map(|a| a.name(&content))
     }
 
     fn action_label(&self, action: ActionId) -> String {

@@ -50,6 +50,8 @@ pub enum Action {
 }
 
 const KINDS: usize = 21;
+/// Ids run below this: 21 kinds of 256 arguments (most ids name no action).
+pub const ACTION_COUNT: u32 = (KINDS as u32) << 8;
 
 impl Action {
     fn kind(self) -> u32 {

@@ -18,6 +18,7 @@ mod refuge;
 mod regroup;
 mod return_journey;
 mod setup;
+pub mod tensor;
 
 pub use actions::Action;
 pub use cards::{CARD_COUNT, Card, Suit};
@@ -25,7 +26,7 @@ pub use observation::{JourneyObservation, RoundView, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
 use params::{AceRank, Aces, AdversaryScale, Destination};
 use serde::{Deserialize, Serialize};
 
@@ -650,6 +651,25 @@ impl Game for Journey {
                 .map(String::from)
                 .collect();
             Outcome { scores: vec![self.score(); n], ranks: vec![0; n], achieved }
+        })
+    }
+
+    fn tensor_layout(params: &JourneyParams) -> Vec<TensorField> {
+        tensor::layout(params)
+    }
+
+    fn observation_tensor(params: &JourneyParams, observation: &JourneyObservation) -> Vec<f32> {
+        tensor::encode(params, observation)
+    }
+
+    fn action_count(_: &JourneyParams) -> u32 {
+        actions::ACTION_COUNT
+    }
+
+    fn action_name(params: &JourneyParams, id: ActionId) -> Option<String> {
+        Action::from_id(id).map(|a| match a {
+            Action::Reckoning => format!("play {} (A♣)", params.theme.reckoning()),
+            a => a.label(),
         })
     }
 
