@@ -40,3 +40,35 @@ fn the_python_agent_plays_a_tournament() {
     let standings = std::fs::read_to_string(dir.join("report/standings.md")).unwrap();
     assert!(standings.contains("| py |") || standings.contains(" py "), "{standings}");
 }
+
+/// Agents in three languages — built-in Rust agents, the Python example, the Node.js random
+/// agent — play one tournament through the server, every game recorded.
+#[test]
+#[ignore = "needs python3 with grpcio and bots/node's packages: .ci/run installs both and runs it"]
+fn three_languages_play_one_tournament() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    assert!(root.join("bots/node/node_modules/@grpc/grpc-js").exists(), "run `npm ci` in bots/node");
+    let dir = std::env::temp_dir().join(format!("arena-languages-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .current_dir(&root)
+        .args([
+            "tournament",
+            "examples/languages.yaml",
+            "--out",
+            dir.to_str().unwrap(),
+            "--quiet",
+            "--games-per-pairing",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let records = read_log(&dir).unwrap().records;
+    // expedition: 6 pairs × 2 deals × 2 orders; journey: 4 participants × 2 deals.
+    assert_eq!(records.len(), 6 * 2 * 2 + 4 * 2, "every game recorded");
+    for name in ["python", "node", "rules", "mcts"] {
+        assert!(records.iter().any(|r| r.players.iter().any(|p| p == name)), "{name} played");
+    }
+    assert!(records.iter().all(|r| r.verdicts.is_empty()), "every answer legal and in time");
+}

@@ -1,0 +1,82 @@
+// A Tabletop Arena client in Node.js: the contract is loaded from proto/ at run time
+// (@grpc/proto-loader), never copied. `play(agent, {server, name})` serves an agent over the
+// Play stream: it says Hello, answers every DecisionRequest with agent(request) — one of
+// request.legal's ids — and resolves when the server ends the stream.
+'use strict';
+
+const path = require('path');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+
+const PROTO_ROOT = path.join(__dirname, '..', '..', 'proto', 'proto');
+
+/** The contract's services and messages, loaded from the project's .proto file. */
+function contract() {
+  const def = protoLoader.loadSync('tabletop/arena/v1/arena.proto', {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return grpc.loadPackageDefinition(def).tabletop.arena.v1;
+}
+
+function target(server) {
+  return server.replace(/^https?:\/\//, '');
+}
+
+/**
+ * Serve `agent` over the Play stream until the server closes it.
+ * @param {(request: object) => number|Promise<number>} agent picks an action id
+ * @param {{server: string, name: string, games?: string[], key?: string}} options
+ * @returns {Promise<{decisions: number, ended: number, errors: object[]}>}
+ */
+function play(agent, { server, name, games = [], key = '' }) {
+  const v1 = contract();
+  const client = new v1.Play(target(server), grpc.credentials.createInsecure());
+  const stats = { decisions: 0, ended: 0, errors: [] };
+  return new Promise((resolve, reject) => {
+    const stream = client.Play();
+    stream.on('data', async (message) => {
+      if (message.request) {
+        const r = message.request;
+        try {
+          const action = await agent(r);
+          stats.decisions += 1;
+          stream.write({ decision: { request_id: r.request_id, action } });
+        } catch (e) {
+          stats.errors.push({ code: 'agent', message: String(e) });
+        }
+      } else if (message.ended) {
+        stats.ended += 1;
+      } else if (message.error) {
+        stats.errors.push(message.error);
+      }
+    });
+    stream.on('end', () => {
+      client.close();
+      resolve(stats);
+    });
+    stream.on('error', (e) => {
+      client.close();
+      if (e.code === grpc.status.CANCELLED || e.code === grpc.status.UNAVAILABLE) resolve(stats);
+      else reject(e);
+    });
+    stream.write({ hello: { name, games, key } });
+  });
+}
+
+/** A seeded random agent (xorshift): uniform among the legal actions. */
+function randomAgent(seed = 1) {
+  let x = (seed >>> 0) || 1;
+  return (request) => {
+    x ^= x << 13; x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5; x >>>= 0;
+    return request.legal[x % request.legal.length].id;
+  };
+}
+
+module.exports = { contract, play, randomAgent, target };

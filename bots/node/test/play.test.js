@@ -1,0 +1,85 @@
+// The Node agent plays complete games against a real `arena serve` (the binary the project
+// builds: ARENA, or target/debug/arena, or target/release/arena).
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const path = require('path');
+const { spawn } = require('child_process');
+const grpc = require('@grpc/grpc-js');
+const { contract, play, randomAgent, target } = require('..');
+
+function arenaBinary() {
+  const root = path.join(__dirname, '..', '..', '..');
+  const candidates = [process.env.ARENA, path.join(root, 'target/debug/arena'), path.join(root, 'target/release/arena')];
+  const found = candidates.find((p) => p && fs.existsSync(p));
+  assert.ok(found, `no arena binary: build it (cargo build -p arena) or set ARENA; tried ${candidates.join(', ')}`);
+  return found;
+}
+
+/** Start `arena serve` on a free port; resolves with its URL and process. */
+function serve() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(arenaBinary(), ['serve', '--addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /serving tabletop\.arena\.v1 on (\S+)/.exec(out);
+      if (m) resolve({ url: `http://${m[1]}`, child });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`arena serve exited (${code})`)));
+  });
+}
+
+function call(client, method, request) {
+  return new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
+}
+
+test('a random Node agent plays complete games of both games', async () => {
+  const { url, child } = await serve();
+  try {
+    const v1 = contract();
+    const matches = new v1.Matches(target(url), grpc.credentials.createInsecure());
+    const playing = play(randomAgent(7), { server: url, name: 'node' });
+    // Wait until the agent has said Hello: a match naming it succeeds.
+    const seats = (n) => Array.from({ length: n }, () => ({ play: 'node' }));
+    const create = async (req) => {
+      for (let i = 0; i < 100; i += 1) {
+        try {
+          return await call(matches, 'CreateMatch', req);
+        } catch (e) {
+          if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      throw new Error('the Node agent never connected');
+    };
+    const ids = [];
+    ids.push((await create({ game: 'expedition', preset: 'no-dice', seats: seats(2) })).match_id);
+    ids.push((await create({ game: 'journey', preset: 'classic', params: { travellers: '2' }, seats: seats(2) })).match_id);
+    for (const id of ids) {
+      let record;
+      for (let i = 0; i < 600 && !record; i += 1) {
+        try {
+          record = await call(matches, 'GetRecord', { match_id: id });
+        } catch (e) {
+          if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      assert.ok(record, `match ${id} ended`);
+      assert.ok(record.actions.length > 0, 'moves were played');
+      assert.deepStrictEqual(record.outcome.verdicts, [], 'no verdicts: every answer legal and in time');
+    }
+    matches.close();
+    child.kill('SIGTERM');
+    const stats = await playing;
+    assert.ok(stats.decisions > 10, `decisions: ${stats.decisions}`);
+    assert.strictEqual(stats.ended, 4, 'a MatchEnded for each of its four seats');
+    assert.deepStrictEqual(stats.errors, []);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
