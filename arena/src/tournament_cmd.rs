@@ -13,16 +13,22 @@ pub struct TournamentArgs {
     /// The directory to write the log and the report into.
     #[arg(long, value_name = "DIR", required_unless_present = "resume")]
     pub out: Option<PathBuf>,
-    /// Finish the tournament stopped in DIR: only the games its log lacks are played.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "out", "shard", "games_per_pairing", "move_time_ms", "seed", "set"])]
+    /// Finish the tournament stopped in DIR: only the games its log lacks are played. With
+    /// `--shard K/N`, DIR must hold that shard (a check for scripts).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["file", "out", "games_per_pairing", "move_time_ms", "seed", "set"])]
     pub resume: Option<PathBuf>,
     /// Play only shard K of N of the schedule (0 ≤ K < N): games whose id is K modulo N.
     /// Merge the shards' directories with `arena report DIR...`.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// Worker threads (default: the file's `concurrency`, or one per core).
+    /// Worker threads (default: the file's `concurrency`, or one per CPU: see --cpus).
     #[arg(long, visible_alias = "workers")]
     pub concurrency: Option<usize>,
+    /// The CPUs this run may use (e.g. those a scheduler granted): one worker each, unless
+    /// the file or --concurrency sets the workers (default: the CPUs this process may run on).
+    /// Not kept for --resume.
+    #[arg(long, value_name = "N")]
+    pub cpus: Option<std::num::NonZeroUsize>,
     /// Deals per pairing, instead of the file's `games_per_pairing`.
     #[arg(long)]
     pub games_per_pairing: Option<u32>,
@@ -49,6 +55,10 @@ pub struct ReportArgs {
     /// Where to write the report (default: DIR/report of the first directory).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Report even when games are missing or logged twice (they are named in the notes);
+    /// without it, such a merge is an error naming the directories and shards at fault.
+    #[arg(long)]
+    pub allow_incomplete: bool,
 }
 
 fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
@@ -58,7 +68,7 @@ fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
         (false, false) => run::Progress::Lines,
     };
     run::RunOptions {
-        workers: args.concurrency.unwrap_or_else(|| t.config.workers()),
+        workers: args.concurrency.unwrap_or_else(|| t.config.workers(args.cpus.map(|n| n.get()))),
         time: t.config.time_controls(),
         progress,
     }
@@ -104,6 +114,17 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     let say = |line: String| eprintln!("{line}");
     if let Some(dir) = &args.resume {
         let (t, info) = tournament::load_dir(dir, &load_file)?;
+        if let Some(asked) = args.shard.as_deref().map(Shard::parse).transpose()?
+            && info.shard != Some(asked)
+        {
+            return Err(format!(
+                "{} holds {}, not {}: one results folder serves one split of a tournament \
+                 (the same shard count for every task); use another folder for another split",
+                dir.display(),
+                Shard::name(info.shard),
+                Shard::name(Some(asked))
+            ));
+        }
         let opts = options(&t, &args);
         let outcome = external::with_agents(&t, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
         summary(&outcome);
@@ -167,7 +188,7 @@ pub fn compact_standings(list: &reports::ratings::RatingList) -> String {
 
 pub fn report(args: ReportArgs) -> Result<(), String> {
     let out = args.out.clone().unwrap_or_else(|| args.dirs[0].join("report"));
-    let (dir, list, notes) = tournament::write_report(&args.dirs, &out, &load_file)?;
+    let (dir, list, notes) = tournament::write_report(&args.dirs, &out, &load_file, args.allow_incomplete)?;
     out!("{}", compact_standings(&list));
     for n in &notes {
         outln!("note: {n}");

@@ -96,22 +96,16 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     // Shards: three processes, run by the Slurm job-array script as Slurm would (one task per
     // shard), then one report over their directories.
     let root = temp_dir("slurm");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm-array.sh");
     for k in 0..3 {
-        run_ok(
-            Command::new("bash")
-                .arg(&script)
-                .args([file.to_str().unwrap(), root.to_str().unwrap()])
-                .env("SLURM_ARRAY_TASK_COUNT", "3")
-                .env("SLURM_ARRAY_TASK_ID", k.to_string())
-                .env("SLURM_CPUS_PER_TASK", "1")
-                .env("ARENA", env!("CARGO_BIN_EXE_arena")),
-        );
+        run_ok(&mut slurm_task(&file, &root, 3, k));
     }
     let shards: Vec<PathBuf> = (0..3).map(|k| root.join(format!("shard-{k}"))).collect();
     for dir in &shards {
         assert!(dir.join("games.jsonl").exists());
         assert!(!dir.join("report").exists(), "a shard alone is not reported");
+        // Its output, in the results folder; the file's `concurrency: 2` outranks Slurm's CPUs.
+        let log = std::fs::read_to_string(dir.join("output.log")).unwrap();
+        assert!(log.contains("--cpus 1") && log.contains("with 2 workers"), "{log}");
     }
     let merged = temp_dir("merged");
     let mut args: Vec<String> = vec!["report".into()];
@@ -119,55 +113,167 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     args.extend(["--out".into(), merged.display().to_string()]);
     run_ok(arena().args(&args));
     assert_eq!(ratings(&merged), ratings(&whole.join("report")), "shards give the ratings of one run");
-    // A missing shard is named.
+    // A missing shard: the merge fails, naming it, and writes nothing; allowed, it is noted.
+    let partial = temp_dir("partial");
+    let o = arena()
+        .args(["report", shards[0].to_str().unwrap(), shards[1].to_str().unwrap(), "--out", partial.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    let lacking = sorted_records(&shards[2]).len();
+    assert!(err.contains(&format!("{lacking} of {total} games missing")), "{err}");
+    assert!(err.contains(&format!("shard 2/3: no directory given ({lacking} games missing)")), "{err}");
+    assert!(!partial.exists(), "nothing written");
     let report = run_ok(arena().args([
         "report",
         shards[0].to_str().unwrap(),
         shards[1].to_str().unwrap(),
         "--out",
-        temp_dir("partial").to_str().unwrap(),
+        partial.to_str().unwrap(),
+        "--allow-incomplete",
     ]));
     assert!(report.contains("missing"), "{report}");
-    // Twice the same shard: the duplicates are named.
+    // Twice the same shard: refused, naming it; allowed, the duplicates are noted.
+    let o = arena()
+        .args(["report", shards[0].to_str().unwrap(), shards[0].to_str().unwrap(), shards[1].to_str().unwrap()])
+        .args(["--out", temp_dir("twice").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{} is given twice", shards[0].display())), "{err}");
     let report = run_ok(arena().args([
         "report",
         shards[0].to_str().unwrap(),
         shards[0].to_str().unwrap(),
         "--out",
         temp_dir("twice").to_str().unwrap(),
+        "--allow-incomplete",
     ]));
     assert!(report.contains("logged twice"), "{report}");
 
-    // The Kubernetes Indexed Job runs the same shards: its container script, run here as each
-    // pod would run it (JOB_COMPLETION_INDEX set, the volume and the config map at temporary
-    // paths), plays the same games.
-    let manifest =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/k8s-indexed-job.yaml")).unwrap();
+    // The Kubernetes Indexed Job runs the same shards: its container command, run here as
+    // each pod would run it (JOB_COMPLETION_INDEX set, the image's PATH, the volume and the
+    // config map at temporary paths), plays the same games; the report Job merges them.
+    let deploy = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy");
+    let manifest = std::fs::read_to_string(deploy.join("k8s-indexed-job.yaml")).unwrap();
     let job: serde_yaml::Value = serde_yaml::from_str(manifest.split("\n---").next().unwrap()).unwrap();
     let spec = &job["spec"];
     assert_eq!(spec["completionMode"], "Indexed");
     assert_eq!(spec["completions"], spec["parallelism"]);
     let container = &spec["template"]["spec"]["containers"][0];
-    assert_eq!(container["env"][0]["value"].as_str().unwrap(), spec["completions"].as_u64().unwrap().to_string());
-    let pod_script = container["args"][0].as_str().unwrap();
+    let env = |name: &str| {
+        container["env"].as_sequence().unwrap().iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("{name}"))
+    };
+    // The shard count is fixed in the manifest, equal to the completions.
+    assert_eq!(env("SHARDS")["value"].as_str().unwrap(), spec["completions"].as_u64().unwrap().to_string());
+    let cpus = &env("CPUS")["valueFrom"]["resourceFieldRef"];
+    assert_eq!((&cpus["containerName"], &cpus["resource"]), (&container["name"], &"requests.cpu".into()));
     let k8s = temp_dir("k8s");
     let bin = k8s.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_arena"), bin.join("arena")).unwrap();
-    let script = pod_script
-        .replace("/config/tournament.yaml", file.to_str().unwrap())
-        .replace("/results", k8s.to_str().unwrap());
+    std::os::unix::fs::symlink(deploy.join("arena-shard.sh"), bin.join("arena-shard.sh")).unwrap();
+    let results = k8s.join("results");
+    let in_pod = |text: &str| {
+        text.replace("/config/tournament.yaml", file.to_str().unwrap()).replace("/results", results.to_str().unwrap())
+    };
+    let path = format!("{}:/usr/bin:/bin", bin.display());
+    let mut pod: Vec<String> =
+        container["command"].as_sequence().unwrap().iter().map(|v| in_pod(v.as_str().unwrap())).collect();
+    pod.extend(container["args"].as_sequence().unwrap().iter().map(|v| in_pod(v.as_str().unwrap())));
     for (k, shard) in shards.iter().enumerate() {
-        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
         run_ok(
-            Command::new("sh")
-                .args(["-c", &script])
-                .env("PATH", path)
+            Command::new(&pod[0])
+                .args(&pod[1..])
+                .env("PATH", &path)
+                .env_remove("ARENA")
                 .env("SHARDS", "3")
+                .env("CPUS", "1")
                 .env("JOB_COMPLETION_INDEX", k.to_string()),
         );
-        assert_eq!(sorted_records(&k8s.join(format!("shard-{k}"))), sorted_records(shard));
+        let dir = results.join(format!("shard-{k}"));
+        assert_eq!(sorted_records(&dir), sorted_records(shard));
+        assert!(std::fs::read_to_string(dir.join("output.log")).unwrap().contains("played"));
     }
+    let report_job: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(deploy.join("k8s-report-job.yaml")).unwrap()).unwrap();
+    let merge: Vec<String> = report_job["spec"]["template"]["spec"]["containers"][0]["command"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|v| in_pod(v.as_str().unwrap()))
+        .collect();
+    run_ok(Command::new(&merge[0]).args(&merge[1..]).env("PATH", &path).env_remove("ARENA"));
+    assert_eq!(ratings(&results.join("report")), ratings(&whole.join("report")), "the report Job's merge");
+}
+
+/// One task of `deploy/slurm-array.sh` as Slurm runs it: the tournament in `shards` shards into
+/// `root`, task `index` of an array whose size (2) is not the shard count.
+fn slurm_task(file: &Path, root: &Path, shards: u32, index: u32) -> Command {
+    let mut cmd = Command::new("bash");
+    cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm-array.sh"))
+        .args([file.to_str().unwrap(), root.to_str().unwrap(), &shards.to_string()])
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .env("SLURM_ARRAY_TASK_ID", index.to_string())
+        .env("SLURM_CPUS_PER_TASK", "1")
+        .env("ARENA", env!("CARGO_BIN_EXE_arena"));
+    cmd
+}
+
+fn failure(cmd: &mut Command) -> String {
+    let o = cmd.output().unwrap();
+    assert!(!o.status.success(), "{cmd:?} succeeded");
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Shards name themselves: the count is the run's, never the array's, so any subset of tasks
+/// run again plays exactly its shards; a task past the count, a folder of another split and a
+/// missing binary are refused, saying so. The workers follow Slurm's CPUs when the file sets
+/// no `concurrency`.
+#[test]
+fn any_subset_of_shards_run_again_plays_the_same_games() {
+    let file = temp_dir("subset").with_extension("yaml");
+    std::fs::write(
+        &file,
+        SMALL.replace("games_per_pairing: 24", "games_per_pairing: 6").replace("concurrency: 2\n", ""),
+    )
+    .unwrap();
+    let all = temp_dir("subset-all");
+    for k in 0..4 {
+        let out = run_ok(&mut slurm_task(&file, &all, 4, k));
+        assert!(out.contains("with 1 workers"), "one worker per CPU granted: {out}");
+    }
+    // `--array=1-3` with 4 shards: shards 1/4, 2/4 and 3/4, the same games.
+    let again = temp_dir("subset-again");
+    for k in 1..4 {
+        run_ok(&mut slurm_task(&file, &again, 4, k));
+        let dir = |root: &Path| root.join(format!("shard-{k}"));
+        assert_eq!(sorted_records(&dir(&again)), sorted_records(&dir(&all)), "shard {k}/4");
+    }
+    // A finished shard run again has nothing left to play, and its output log grows.
+    let out = run_ok(&mut slurm_task(&file, &all, 4, 2));
+    assert!(out.contains("played 0 games"), "{out}");
+    let log = std::fs::read_to_string(all.join("shard-2/output.log")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.starts_with("== ")).count(), 2, "appended: {log}");
+    // A task past the count; a folder that holds another split; a binary nowhere to be found.
+    let err = failure(&mut slurm_task(&file, &all, 4, 4));
+    assert!(err.contains("task 4 is out of range: this run has 4 shards, numbered 0 to 3"), "{err}");
+    let err = failure(&mut slurm_task(&file, &all, 3, 1));
+    assert!(err.contains("holds shard 1/4, not shard 1/3"), "{err}");
+    let lone = temp_dir("subset-lone");
+    std::fs::create_dir_all(&lone).unwrap();
+    let script = lone.join("arena-shard.sh");
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/arena-shard.sh"), &script).unwrap();
+    let err = failure(
+        Command::new("bash")
+            .arg(&script)
+            .args(["play", file.to_str().unwrap(), lone.join("out").to_str().unwrap(), "2", "0"])
+            .env_remove("ARENA")
+            .env("PATH", "/usr/bin:/bin"),
+    );
+    assert!(err.contains("cannot find the arena binary"), "{err}");
 }
 
 /// Headless Chromium, as the machine's probe starts it, dumping the DOM of `url` once its

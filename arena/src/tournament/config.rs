@@ -4,7 +4,7 @@
 //! name: my-tournament
 //! seed: 1                   # the master seed: the whole schedule follows from it
 //! games_per_pairing: 40     # deals per pairing (each played once per seat rotation)
-//! concurrency: 0            # workers (0: one per core)
+//! concurrency: 0            # workers (0: one per CPU, or per `--cpus N` granted)
 //! move_time_ms: 5000        # the per-move limit (0: none)
 //! anchor: random            # optional: this participant is rated 0 (default: the mean is 0)
 //! bootstrap: 1000           # resamples for the rating intervals
@@ -336,11 +336,13 @@ impl TournamentConfig {
         self.gauntlet.iter().filter_map(|g| self.participants.iter().position(|p| &p.name == g)).collect()
     }
 
-    pub fn workers(&self) -> usize {
+    /// The worker count: the file's `concurrency`, else `cpus` (the CPUs a scheduler granted),
+    /// else one per core this process may run on.
+    pub fn workers(&self, cpus: Option<usize>) -> usize {
         if self.concurrency > 0 {
             self.concurrency
         } else {
-            std::thread::available_parallelism().map_or(1, |n| n.get())
+            cpus.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         }
     }
 }

@@ -306,7 +306,9 @@ fn run_remaining(
     };
     let report = match shard {
         None => {
-            let (path, list, _) = write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()))?;
+            // A run that ends has played its whole schedule; it is reported as it is.
+            let (path, list, _) =
+                write_report(&[dir.to_path_buf()], &dir.join("report"), &|_| Err("no files".into()), true)?;
             Some((path, list))
         }
         Some(_) => None,
@@ -315,17 +317,25 @@ fn run_remaining(
 }
 
 /// The records of several directories (shards of one tournament, or one whole run), merged:
-/// each game once, with notes naming duplicates and games missing from the schedule.
+/// each game once, with notes naming duplicates and games missing from the schedule. Games
+/// missing or logged twice are an error naming the directories and shards at fault, unless
+/// `allow_incomplete` (then they are only noted). Games a stopping rule made unnecessary are
+/// not missing.
 pub fn merge_logs(
     dirs: &[PathBuf],
     load: &dyn Fn(&str) -> Result<String, String>,
+    allow_incomplete: bool,
 ) -> Result<(Tournament, Vec<MatchRecord>, Vec<String>), String> {
     let first = dirs.first().ok_or("name at least one tournament directory")?;
     let (t, info) = load_dir(first, load)?;
     let mut notes = Vec::new();
-    let mut by_job: BTreeMap<u64, MatchRecord> = BTreeMap::new();
+    // Each game once, with the directory it was first read from.
+    let mut by_job: BTreeMap<u64, (usize, MatchRecord)> = BTreeMap::new();
+    // Games read again: (the directory that had it first, the one that had it again) → count.
+    let mut twice: BTreeMap<(usize, usize), usize> = BTreeMap::new();
     let mut duplicates = Vec::new();
-    for dir in dirs {
+    let mut shards = Vec::new();
+    for (d, dir) in dirs.iter().enumerate() {
         let other = log::read_run_info(dir)?;
         if other.schedule_hash != info.schedule_hash {
             return Err(format!(
@@ -334,6 +344,17 @@ pub fn merge_logs(
                 first.display()
             ));
         }
+        let count = |i: &RunInfo| i.shard.map_or(1, |s| s.count);
+        if count(&other) != count(&info) {
+            return Err(format!(
+                "{} plays {} but {} plays {}: the directories of one merge come from one split (the same shard count)",
+                dir.display(),
+                Shard::name(other.shard),
+                first.display(),
+                Shard::name(info.shard)
+            ));
+        }
+        shards.push(other.shard);
         let read = log::read_log(dir)?;
         if read.truncated {
             notes.push(format!("{}: a last line cut short (a run killed mid-write) was left out", dir.display()));
@@ -344,9 +365,12 @@ pub fn merge_logs(
                 return Err(format!("{}: game {job} is not in the schedule", dir.display()));
             }
             match by_job.get(&job) {
-                Some(_) => duplicates.push(job),
+                Some((had, _)) => {
+                    *twice.entry((*had, d)).or_default() += 1;
+                    duplicates.push(job);
+                }
                 None => {
-                    by_job.insert(job, r);
+                    by_job.insert(job, (d, r));
                 }
             }
         }
@@ -359,7 +383,7 @@ pub fn merge_logs(
         duplicates.sort_unstable();
         notes.push(format!("{} games logged twice (the first kept): {}", duplicates.len(), list(&duplicates)));
     }
-    let records: Vec<MatchRecord> = by_job.values().cloned().collect();
+    let records: Vec<MatchRecord> = by_job.values().map(|(_, r)| r.clone()).collect();
     let rule = stopping::Stopping::of(&t)?;
     let mut missing: Vec<u64> = t.jobs.iter().map(|j| j.id).filter(|id| !by_job.contains_key(id)).collect();
     if let Some(rule) = &rule {
@@ -377,16 +401,85 @@ pub fn merge_logs(
     if !missing.is_empty() {
         notes.push(format!("{} of {} games missing: {}", missing.len(), t.jobs.len(), list(&missing)));
     }
-    Ok((t, by_job.into_values().collect(), notes))
+    if !allow_incomplete && (!missing.is_empty() || !duplicates.is_empty()) {
+        return Err(incomplete(&t, dirs, &shards, &missing, &twice));
+    }
+    Ok((t, records, notes))
+}
+
+/// Why a merge is refused: how many games are missing and logged twice, and where, directory
+/// by directory (and the shards no directory was given for).
+fn incomplete(
+    t: &Tournament,
+    dirs: &[PathBuf],
+    shards: &[Option<Shard>],
+    missing: &[u64],
+    twice: &BTreeMap<(usize, usize), usize>,
+) -> String {
+    let holds = |shard: Option<Shard>, id: u64| shard.is_none_or(|s| s.holds(&t.jobs[id as usize]));
+    let mut lines = Vec::new();
+    // Missing games, by the first directory given for their shard...
+    let mut given = std::collections::BTreeSet::new();
+    for (dir, &shard) in dirs.iter().zip(shards) {
+        if !given.insert(shard.map(|s| s.index)) {
+            continue;
+        }
+        let lacks = missing.iter().filter(|&&id| holds(shard, id)).count();
+        if lacks > 0 {
+            let of = t.jobs.iter().filter(|j| holds(shard, j.id)).count();
+            lines.push(format!("{} ({}): {lacks} of its {of} games missing", dir.display(), Shard::name(shard)));
+        }
+    }
+    // ... or by their shard, when no directory was given for it.
+    if let Some(count) = shards.first().copied().flatten().map(|s| s.count) {
+        for index in (0..count).filter(|k| !given.contains(&Some(*k))) {
+            let shard = Shard { index, count };
+            let lacks = missing.iter().filter(|&&id| holds(Some(shard), id)).count();
+            if lacks > 0 {
+                lines.push(format!("shard {index}/{count}: no directory given ({lacks} games missing)"));
+            }
+        }
+    }
+    for (&(a, b), n) in twice {
+        lines.push(if a == b {
+            format!("{} logs {n} games twice", dirs[a].display())
+        } else if dirs[a] == dirs[b] {
+            format!("{} is given twice ({n} games logged twice)", dirs[a].display())
+        } else {
+            format!("{} and {} both log {n} games", dirs[a].display(), dirs[b].display())
+        });
+    }
+    const SHOWN: usize = 20;
+    let more = lines.len().saturating_sub(SHOWN);
+    lines.truncate(SHOWN);
+    if more > 0 {
+        lines.push(format!("… and {more} more"));
+    }
+    let mut what = Vec::new();
+    if !missing.is_empty() {
+        what.push(format!("{} of {} games missing", missing.len(), t.jobs.len()));
+    }
+    let duplicated: usize = twice.values().sum();
+    if duplicated > 0 {
+        what.push(format!("{duplicated} games logged twice"));
+    }
+    format!(
+        "the merge is incomplete: {}\n  {}\nnothing was written: run what is missing (with the same shard count) \
+         and merge again, or pass --allow-incomplete for a report of the games there are",
+        what.join(", "),
+        lines.join("\n  ")
+    )
 }
 
 /// Rebuild the report of the tournament in `dirs` (one run, or its shards) into `out`.
+/// Games missing or logged twice are an error unless `allow_incomplete` (see [`merge_logs`]).
 pub fn write_report(
     dirs: &[PathBuf],
     out: &Path,
     load: &dyn Fn(&str) -> Result<String, String>,
+    allow_incomplete: bool,
 ) -> Result<(PathBuf, reports::ratings::RatingList, Vec<String>), String> {
-    let (t, records, mut notes) = merge_logs(dirs, load)?;
+    let (t, records, mut notes) = merge_logs(dirs, load, allow_incomplete)?;
     let names = t.names();
     for kind in Fault::ALL {
         let mut who: BTreeMap<&str, usize> = BTreeMap::new();

@@ -162,6 +162,14 @@ impl Shard {
     pub fn holds(&self, job: &Job) -> bool {
         job.id % u64::from(self.count) == u64::from(self.index)
     }
+
+    /// What a directory of this shard (or of the whole schedule) plays, in words.
+    pub fn name(shard: Option<Shard>) -> String {
+        match shard {
+            Some(s) => format!("shard {}/{}", s.index, s.count),
+            None => "the whole schedule".to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
