@@ -41,12 +41,15 @@ fn the_python_agent_plays_a_tournament() {
     assert!(standings.contains("| py |") || standings.contains(" py "), "{standings}");
 }
 
-/// Agents in three languages — built-in Rust agents, the Python example, the Node.js random
-/// agent — play one tournament through the server, every game recorded.
+/// Agents in three languages — built-in Rust agents, the Python ISMCTS agent of the
+/// `tabletop_arena` package, the Node.js random agent — play one tournament through the
+/// server, every game recorded.
 #[test]
-#[ignore = "needs python3 with grpcio and bots/node's packages: .ci/run installs both and runs it"]
+#[ignore = "needs python3 with the tabletop_arena package and bots/node's packages: .ci/run installs both and runs it"]
 fn three_languages_play_one_tournament() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let has_package = Command::new("python3").args(["-c", "import tabletop_arena"]).status().is_ok_and(|s| s.success());
+    assert!(has_package, "python3 with the tabletop_arena package is required: pip install ./bots/python");
     assert!(root.join("bots/node/node_modules/@grpc/grpc-js").exists(), "run `npm ci` in bots/node");
     let dir = std::env::temp_dir().join(format!("arena-languages-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -8,6 +8,7 @@ use super::{
     SmallRng, resolve_params,
 };
 use rand::{RngExt, SeedableRng};
+use serde::Deserialize;
 use std::marker::PhantomData;
 
 /// A named figure of a finished game, for summaries.
@@ -53,6 +54,8 @@ pub trait AnyGame: Send + Sync {
     fn observation_json(&self, seat: Seat) -> serde_json::Value;
     fn observation_text(&self, seat: Seat) -> String;
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
+    /// A state `seat` cannot tell from this one (see [`Game::redraw_hidden`]).
+    fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
     fn clone_box(&self) -> Box<dyn AnyGame>;
     fn metrics(&self) -> Vec<Metric>;
     /// The seat's observation as numbers (see [`Game::observation_tensor`]).
@@ -99,6 +102,9 @@ impl<G: Game> AnyGame for Dyn<G> {
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame> {
         Box::new(Dyn(self.0.determinize(seat, rng)))
     }
+    fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame> {
+        Box::new(Dyn(self.0.redraw_hidden(seat, rng)))
+    }
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
@@ -131,6 +137,11 @@ pub trait AnySpec: Send + Sync {
     fn new_game(&self, seed: u64) -> Box<dyn AnyGame>;
     /// A game set up from a YAML scenario.
     fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String>;
+    /// A full state rebuilt from one seat's observation alone, given as JSON (as
+    /// [`AnyGame::observation_json`] writes it), the hidden facts in a fixed arrangement:
+    /// follow with [`AnyGame::redraw_hidden`] (see [`Game::from_observation`]). For callers
+    /// outside Rust, which hold observations as data.
+    fn state_from_observation(&self, observation: &serde_json::Value) -> Result<Box<dyn AnyGame>, String>;
     /// An empty record for a game of this spec, dealt from `seed` (and from `scenario`, a
     /// YAML position, if given).
     fn record(&self, seed: u64, scenario: Option<&str>) -> Record {
@@ -218,6 +229,11 @@ impl<G: Game> AnySpec for Spec<G> {
             format!("scenario: {}", super::describe_yaml_error(yaml, &path, &e.into_inner().to_string()))
         })?;
         Ok(Box::new(Dyn(G::from_scenario(&self.params, seed, scenario)?)))
+    }
+    fn state_from_observation(&self, observation: &serde_json::Value) -> Result<Box<dyn AnyGame>, String> {
+        let observation = G::Observation::deserialize(observation)
+            .map_err(|e| format!("this is not an observation of {}: {e}", G::NAME))?;
+        Ok(Box::new(Dyn(G::from_observation(&self.params, &observation)?)))
     }
     fn random_playouts(&self, first_seed: u64, games: u64) -> u64 {
         let mut rng = SmallRng::seed_from_u64(first_seed ^ 0x5eed_5eed);

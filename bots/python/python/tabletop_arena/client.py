@@ -1,0 +1,192 @@
+"""Clients of the arena's server (`arena serve`): `play` serves an agent over the Play stream;
+`Client` plays seats by token (Observe, Act, Watch) and creates matches.
+
+An agent is a function (or an object with `act`) that takes a `Request` — one decision of one
+seat: its observation, the legal actions, the time left — and returns one of the legal ids.
+"""
+
+import json
+import os
+import queue
+import sys
+
+import grpc
+import numpy as np
+
+from . import _native
+from ._stubs import stubs
+
+
+def _target(server):
+    """A gRPC target from a URL (`http://host:port`) or a bare `host:port`."""
+    return server.removeprefix("http://")
+
+
+class _Games:
+    """Games built from the parameters the server sends, each built once."""
+
+    def __init__(self):
+        self._games = {}
+
+    def get(self, name, params_yaml):
+        key = (name, params_yaml)
+        if key not in self._games:
+            self._games[key] = _native.load(name, None, params_yaml, [])
+        return self._games[key]
+
+
+class Request:
+    """One decision of one seat, as the server sent it.
+
+    - `game`: the game with the match's parameters (a `tabletop_arena.Game`: a forward model);
+    - `seat`, `match_id`, `version`, `time_left_ms` (0: no limit);
+    - `observation`: the seat's observation as a dict, the engine's own form of it, so that
+      `game.from_observation(request.observation, request.seat, seed)` rebuilds a full state;
+    - `text`: the observation as text; `legal`: the legal ids; `labels`: their labels;
+    - `tensor` and `legal_mask` (numpy), when asked for with `tensors=True`, else None;
+    - `message`: the message itself (a `DecisionRequest` or a `SeatState`).
+    """
+
+    def __init__(self, message, game):
+        self.message = message
+        self.game = game
+        self.seat = message.seat
+        self.match_id = message.match_id
+        self.version = message.version
+        self.time_left_ms = message.time_left_ms
+        self.legal = [a.id for a in message.legal]
+        self.labels = [a.label for a in message.legal]
+        self.text = message.observation.text
+        self._observation = None
+
+    @property
+    def observation(self):
+        if self._observation is None:
+            _, text = _native.observation_from_wire(self.message.observation.SerializeToString())
+            self._observation = json.loads(text)
+        return self._observation
+
+    @property
+    def tensor(self):
+        t = self.message.tensor
+        return np.asarray(t, dtype=np.float32) if len(t) else None
+
+    @property
+    def legal_mask(self):
+        m = self.message.legal_mask
+        if not m:
+            return None
+        bits = np.unpackbits(np.frombuffer(m, dtype=np.uint8), bitorder="little")
+        return bits[: self.game.action_count].astype(np.int8)
+
+
+def _decide(agent, request):
+    act = getattr(agent, "act", agent)
+    return int(act(request))
+
+
+def play(agent, server=None, name=None, games=(), key=None, tensors=False):
+    """Serve `agent` over the Play stream of `server` under `name` until the stream ends.
+
+    `games` lists the games it plays (empty: all). `server`, `name` and `key` default to
+    `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a tournament's
+    `command:` participant). An agent with an `ended(message)` method is told of every
+    `MatchEnded`. Returns `{"decisions": n, "ended": m}`.
+    """
+    pb, rpc = stubs()
+    server = server or os.environ.get("ARENA_SERVER", "http://127.0.0.1:50051")
+    name = name or os.environ.get("ARENA_NAME", "python")
+    key = key if key is not None else os.environ.get("ARENA_KEY", "")
+    outbox = queue.Queue()
+    outbox.put(pb.BotMessage(hello=pb.Hello(name=name, games=list(games), key=key, tensors=tensors)))
+    known = _Games()
+    counts = {"decisions": 0, "ended": 0}
+    with grpc.insecure_channel(_target(server)) as channel:
+        stream = rpc.PlayStub(channel).Play(iter(outbox.get, None))
+        try:
+            for message in stream:
+                kind = message.WhichOneof("message")
+                if kind == "request":
+                    r = message.request
+                    action = _decide(agent, Request(r, known.get(r.game, r.params_yaml)))
+                    outbox.put(pb.BotMessage(decision=pb.Decision(request_id=r.request_id, action=action)))
+                    counts["decisions"] += 1
+                elif kind == "ended":
+                    counts["ended"] += 1
+                    if hasattr(agent, "ended"):
+                        agent.ended(message.ended)
+                elif kind == "error":
+                    # Something sent was refused (a decision past its limit, say); the stream goes on.
+                    print(f"server: {message.error.code}: {message.error.message}", file=sys.stderr)
+        except grpc.RpcError as e:
+            # The server going away ends the session; anything else is an error.
+            if e.code() not in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE):
+                raise
+        finally:
+            outbox.put(None)
+    return counts
+
+
+class Client:
+    """The server's unary and streaming calls, for seats played by token and for creating
+    matches. Messages are the contract's (`Client.pb` is its module of messages)."""
+
+    def __init__(self, server="http://127.0.0.1:50051"):
+        self.pb, rpc = stubs()
+        self._channel = grpc.insecure_channel(_target(server))
+        self.matches = rpc.MatchesStub(self._channel)
+        self.catalogue = rpc.CatalogueStub(self._channel)
+        self._games = _Games()
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *_):
+        self.close()
+
+    def create_match(self, game, preset="", params=None, seats=(), seed=None, **fields):
+        """`CreateMatch`. `seats`: one entry per seat, `"token"`, `{"bot": "mcts"}` or
+        `{"play": "name"}` (empty: every seat by token); `params` values as on the command
+        line. Returns the `CreateMatchResponse` (its `tokens`, one per token seat)."""
+        specs = [self.pb.SeatSpec(token=True) if s == "token" else self.pb.SeatSpec(**s) for s in seats]
+        params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (params or {}).items()}
+        request = self.pb.CreateMatchRequest(game=game, preset=preset, params=params, seats=specs, seed=seed, **fields)
+        return self.matches.CreateMatch(request)
+
+    def observe(self, match_id, token, tensors=False):
+        return self.matches.Observe(self.pb.ObserveRequest(match_id=match_id, token=token, tensors=tensors))
+
+    def watch(self, match_id, token, tensors=False):
+        """The seat's state now and at every change, to the end (`Watch`)."""
+        return self.matches.Watch(self.pb.ObserveRequest(match_id=match_id, token=token, tensors=tensors))
+
+    def act(self, match_id, token, action, version=None):
+        """Play `action` for the seat; returns its new `SeatState`."""
+        request = self.pb.ActRequest(match_id=match_id, token=token, action=action, version=version)
+        return self.matches.Act(request).state
+
+    def record(self, match_id):
+        return self.matches.GetRecord(self.pb.GetRecordRequest(match_id=match_id))
+
+    def game_of(self, match_id):
+        """The match's game with its parameters (from the first public event, `Started`)."""
+        events = self.matches.Spectate(self.pb.SpectateRequest(match_id=match_id))
+        try:
+            started = next(iter(events)).started
+        finally:
+            events.cancel()
+        return self._games.get(started.game, started.params_yaml)
+
+    def play_seat(self, agent, match_id, token, tensors=False):
+        """Play one token seat with `agent` to the end of the match, woken by `Watch` (no
+        polling); returns the `MatchOutcome`."""
+        game = self.game_of(match_id)
+        for state in self.watch(match_id, token, tensors):
+            if state.HasField("to_move") and state.to_move == state.seat and state.legal:
+                self.act(match_id, token, _decide(agent, Request(state, game)), state.version)
+            if state.HasField("outcome"):
+                return state.outcome
+        return None

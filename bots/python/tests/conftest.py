@@ -1,0 +1,50 @@
+"""What the tests share: the project's `arena` binary (ARENA, or target/debug/arena, or
+target/release/arena, as bots/node's tests find it) and a real `arena serve` on a free port."""
+
+import os
+import re
+import subprocess
+import sys
+import threading
+
+import pytest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def arena_binary():
+    candidates = [os.environ.get("ARENA")] + [os.path.join(ROOT, "target", p, "arena") for p in ("debug", "release")]
+    for path in candidates:
+        if path and os.path.exists(path):
+            return path
+    pytest.fail(f"no arena binary: build it (cargo build -p arena) or set ARENA; tried {candidates}")
+
+
+@pytest.fixture(scope="session")
+def arena():
+    return arena_binary()
+
+
+@pytest.fixture(scope="module")
+def server(arena):
+    """The URL of a real `arena serve`, stopped after the module's tests."""
+    child = subprocess.Popen([arena, "serve", "--addr", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
+    try:
+        for line in child.stdout:
+            m = re.search(r"serving tabletop\.arena\.v1 on (\S+)", line)
+            if m:
+                # Whatever it prints later is read and dropped, so it never blocks on a full pipe.
+                threading.Thread(target=child.stdout.read, daemon=True).start()
+                yield f"http://{m.group(1)}"
+                break
+        else:
+            pytest.fail("arena serve ended before serving")
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def python():
+    """The interpreter running the tests (the one with this package installed)."""
+    return sys.executable

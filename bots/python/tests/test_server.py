@@ -1,0 +1,119 @@
+"""The clients against a real `arena serve`: the Play client plays complete games of both games
+(also with tensors), the token client plays a seat woken by Watch, and the example agents run
+as commands."""
+
+import subprocess
+import sys
+import threading
+import time
+
+import grpc
+import pytest
+
+import tabletop_arena as ta
+
+
+def wait_for_record(client, match_id, seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            return client.record(match_id)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                raise
+            time.sleep(0.05)
+    pytest.fail(f"match {match_id} did not end")
+
+
+def create_when_connected(client, name, **match):
+    """CreateMatch, retried until the Play client `name` has said Hello."""
+    for _ in range(200):
+        try:
+            return client.create_match(**match)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.FAILED_PRECONDITION or name not in e.details():
+                raise
+            time.sleep(0.05)
+    pytest.fail(f"{name} never connected")
+
+
+class Checking:
+    """A random agent that checks what every request gives it."""
+
+    def __init__(self):
+        self.requests, self.endings = 0, []
+
+    def act(self, request):
+        self.requests += 1
+        assert request.legal and len(request.labels) == len(request.legal)
+        assert request.game.name in ("journey", "expedition")
+        rebuilt = request.game.from_observation(request.observation, request.seat, self.requests)
+        assert sorted(rebuilt.legal_actions()) == sorted(request.legal)
+        if request.tensor is not None:
+            assert request.tensor.shape == request.game.tensor_shape
+            assert sorted(request.legal_mask.nonzero()[0]) == sorted(request.legal)
+            assert (rebuilt.observation_tensor(request.seat) == request.tensor).all()
+        return request.legal[self.requests % len(request.legal)]
+
+    def ended(self, message):
+        self.endings.append(message)
+
+
+@pytest.mark.parametrize("tensors", [False, True])
+def test_the_play_client_plays_complete_games(server, tensors):
+    name = f"py-{int(tensors)}"
+    agent = Checking()
+    # The stream lasts until the server stops (at the module's end).
+    threading.Thread(target=ta.play, args=(agent,), kwargs={"server": server, "name": name, "tensors": tensors}, daemon=True).start()
+    with ta.Client(server) as client:
+        ids = [
+            create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}] * 2, seed=3).match_id,
+            create_when_connected(client, name, game="journey", preset="classic", params={"travellers": 2}, seats=[{"play": name}, {"bot": "random"}], seed=4).match_id,
+        ]
+        for match_id in ids:
+            record = wait_for_record(client, match_id)
+            assert len(record.actions) > 0 and not record.outcome.verdicts
+        assert agent.requests > 10
+        # Ended messages arrive after the record is kept; give them a moment.
+        deadline = time.monotonic() + 30
+        while len(agent.endings) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(agent.endings) == 3, "a MatchEnded for each of its three seats"
+
+
+def test_a_token_seat_plays_woken_by_watch(server):
+    with ta.Client(server) as client:
+        match = client.create_match(game="expedition", preset="dice", seats=["token", {"bot": "random"}], seed=9)
+        token = next(t.token for t in match.tokens if t.seat == 0)
+        seen = []
+
+        def agent(request):
+            seen.append(request.seat)
+            rebuilt = request.game.from_observation(request.observation, request.seat, len(seen))
+            assert sorted(rebuilt.legal_actions()) == sorted(request.legal)
+            return request.legal[0]
+
+        outcome = client.play_seat(agent, match.match_id, token)
+        assert outcome is not None and len(outcome.scores) == 2 and not outcome.verdicts
+        assert len(seen) > 10 and set(seen) == {0}
+        assert len(client.record(match.match_id).actions) > len(seen)
+
+
+@pytest.mark.parametrize("module", ["random", "ismcts"])
+def test_the_example_agents_play_as_commands(server, python, module):
+    name = f"example-{module}"
+    args = [python, "-m", f"tabletop_arena.agents.{module}", "--server", server, "--name", name]
+    if module == "ismcts":
+        args += ["--iterations", "20"]
+    child = subprocess.Popen(args, stderr=subprocess.PIPE, text=True)
+    try:
+        with ta.Client(server) as client:
+            match = create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}, {"bot": "random"}], seed=5)
+            record = wait_for_record(client, match.match_id)
+            assert not record.outcome.verdicts
+            match = client.create_match(game="journey", preset="classic", params={"travellers": 2}, seats=[{"play": name}] * 2, seed=6)
+            record = wait_for_record(client, match.match_id)
+            assert not record.outcome.verdicts and record.players == [name, name]
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
