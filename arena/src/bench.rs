@@ -25,6 +25,9 @@ pub struct BenchArgs {
     /// Set one parameter in every case, e.g. `--param satchel_limit=5` (repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub param: Vec<String>,
+    /// Threads for the MCTS scaling figure (iterations per second on this many threads).
+    #[arg(long, default_value_t = 2)]
+    pub threads: u32,
 }
 
 #[derive(Serialize)]
@@ -49,6 +52,16 @@ struct MctsRow {
     iterations_per_second: f64,
     /// Iterations over playouts: what the tree costs beside the rollouts.
     ratio: f64,
+    /// Actions a random playout plays, and an iteration (down the tree and in its rollout).
+    actions_per_playout: f64,
+    actions_per_iteration: f64,
+    /// Iterations over playouts per action played: the cost of a search step beside a
+    /// playout's step.
+    ratio_per_action: f64,
+    /// Iterations per second on `threads` threads, and over one thread.
+    threads: u32,
+    threaded_iterations_per_second: f64,
+    thread_scaling: f64,
 }
 
 #[derive(Serialize)]
@@ -57,13 +70,13 @@ struct Report {
     mcts: Vec<MctsRow>,
 }
 
-/// The MCTS search speed of one game's spec.
-struct Speed(u64, f64);
+/// The MCTS search speed of one game's spec: the seed, seconds per measure, threads.
+struct Speed(u64, f64, u32);
 
 impl bots::WithGame for Speed {
     type Output = bots::mcts::Speed;
-    fn run<G: bots::Heuristics>(self, params: &G::Params) -> bots::mcts::Speed {
-        bots::mcts::speed::<G>(params, self.0, 0, self.1)
+    fn run<G: bots::strong::Strong>(self, params: &G::Params) -> bots::mcts::Speed {
+        bots::mcts::speed::<G>(params, self.0, 0, self.1, self.2)
     }
 }
 
@@ -141,30 +154,54 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             let seats = seat_counts[0];
             let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
             let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
-            let (mut playouts, mut iterations, mut ratio) = (vec![], vec![], vec![]);
+            let mut m: [Vec<f64>; 8] = Default::default();
             for run in 0..args.runs {
-                let s = bots::with_game(spec.as_ref(), Speed(run as u64 + 1, args.seconds))?;
-                playouts.push(s.playouts_per_second);
-                iterations.push(s.iterations_per_second);
-                ratio.push(s.iterations_per_second / s.playouts_per_second);
+                let s = bots::with_game(spec.as_ref(), Speed(run as u64 + 1, args.seconds, args.threads))?;
+                let per_action = (s.iterations_per_second * s.actions_per_iteration)
+                    / (s.playouts_per_second * s.actions_per_playout);
+                let figures = [
+                    s.playouts_per_second,
+                    s.iterations_per_second,
+                    s.iterations_per_second / s.playouts_per_second,
+                    s.actions_per_playout,
+                    s.actions_per_iteration,
+                    per_action,
+                    s.threaded_iterations_per_second,
+                    s.threaded_iterations_per_second / s.iterations_per_second,
+                ];
+                m.iter_mut().zip(figures).for_each(|(v, f)| v.push(f));
             }
+            let [playouts, iterations, ratio, app, api, per_action, threaded, scaling] = m.map(median);
             let row = MctsRow {
                 game: entry.name,
                 preset,
                 seats: seats as usize,
-                playouts_per_second: median(playouts),
-                iterations_per_second: median(iterations),
-                ratio: median(ratio),
+                playouts_per_second: playouts,
+                iterations_per_second: iterations,
+                ratio,
+                actions_per_playout: app,
+                actions_per_iteration: api,
+                ratio_per_action: per_action,
+                threads: args.threads,
+                threaded_iterations_per_second: threaded,
+                thread_scaling: scaling,
             };
             if !args.json {
                 outln!(
-                    "{:<11} {:<8} seats {}  mcts {:>9.0} iterations/s  random playouts {:>9.0}/s  ratio {:.2}",
+                    "{:<11} {:<8} seats {}  mcts {:>9.0} iterations/s  random playouts {:>9.0}/s  ratio {:.2}  \
+                     actions {:.1} vs {:.1} (ratio per action {:.2})  {} threads {:>9.0}/s ({:.2}×)",
                     row.game,
                     row.preset,
                     row.seats,
                     row.iterations_per_second,
                     row.playouts_per_second,
-                    row.ratio
+                    row.ratio,
+                    row.actions_per_iteration,
+                    row.actions_per_playout,
+                    row.ratio_per_action,
+                    row.threads,
+                    row.threaded_iterations_per_second,
+                    row.thread_scaling
                 );
             }
             mcts_rows.push(row);

@@ -67,7 +67,9 @@ impl Heuristics for Journey {
     /// - *threat*: the attack of every adversary still ahead (in the Journey deck, and the one
     ///   being fought, by the rounds its health may take), per journeying traveller, and on the
     ///   way home the tolls still to pay;
-    /// - the chance to come through is `sigmoid((resources − threat) / 12)`, and the travellers
+    /// - the chance to come through is the learned network's ([`crate::value`], trained on
+    ///   positions of played games labelled with arrival) where it applies (journeys without a
+    ///   way home), else `sigmoid((resources − threat) / 12)`; the travellers
     ///   expected to arrive are the journeying ones times that chance (those already arrived
     ///   count whole);
     /// - the score expected is the score now plus half the worth of the adversaries ahead,
@@ -102,7 +104,8 @@ impl Heuristics for Journey {
         threat += way.iter().filter(|c| c.is(Suit::Hearts)).map(|&c| self.rank(c) as f64).sum::<f64>() * alive;
         let resources = satchels + wreckage + forage;
         let per_traveller = if alive > 0.0 { (resources - threat) / alive } else { -100.0 };
-        let through = sigmoid(per_traveller / 12.0);
+        // The learned chance (crate::value) where there is one, else the rough balance.
+        let through = crate::value::arrival(self).map_or_else(|| sigmoid(per_traveller / 12.0), f64::from);
         let expected_score = self.score() as f64 + 0.5 * ahead_worth * through;
         (arrived + alive * through + score_part(expected_score)) / (n as f64 + 1.0)
     }

@@ -17,6 +17,11 @@ pub mod greedy;
 pub mod mcts;
 pub mod policy;
 pub mod spec;
+pub mod strong;
+pub mod tree;
+pub mod value;
+#[rustfmt::skip]
+pub mod value_weights;
 pub mod view;
 
 pub use eval::Heuristics;
@@ -93,7 +98,7 @@ impl Agent for RandomAgent {
 /// Work to do with a game's concrete type and its resolved parameters.
 pub trait WithGame {
     type Output;
-    fn run<G: Heuristics>(self, params: &<G as Game>::Params) -> Self::Output;
+    fn run<G: strong::Strong>(self, params: &<G as Game>::Params) -> Self::Output;
 }
 
 /// Run `work` with the concrete type of the game `game` names (every game the agents know).
@@ -113,13 +118,14 @@ pub fn make_agent(spec: &BotSpec, game: &dyn AnySpec, seed: u64) -> Result<Box<d
     struct Build<'a>(&'a BotSpec, u64);
     impl WithGame for Build<'_> {
         type Output = Box<dyn Agent>;
-        fn run<G: Heuristics>(self, params: &<G as Game>::Params) -> Box<dyn Agent> {
+        fn run<G: strong::Strong>(self, params: &<G as Game>::Params) -> Box<dyn Agent> {
             let (spec, seed, name) = (self.0, self.1, self.0.to_string());
             match spec {
                 BotSpec::Random => Box::new(RandomAgent::new(seed)),
                 BotSpec::Rules => Box::new(policy::Rules::<G>::new(params.clone(), seed)),
                 BotSpec::Greedy(g) => Box::new(greedy::Greedy::<G>::new(params.clone(), g.samples, seed, name)),
                 BotSpec::Mcts(m) => Box::new(mcts::Mcts::<G>::new(params.clone(), m.clone(), seed, name)),
+                BotSpec::Strong(m) => Box::new(strong::StrongAgent::<G>::new(params.clone(), m.clone(), seed, name)),
             }
         }
     }

@@ -17,95 +17,95 @@
 use crate::eval::Heuristics;
 use crate::greedy::greedy_step;
 use crate::spec::{MctsConfig, Rollout};
-use crate::view::{Sampler, SeatView};
+use crate::tree::{Offer, Tree, step};
+use crate::view::{Budget, Sampler, SeatView};
 use crate::{Agent, AgentError};
 use engine::core::{ActionId, Seat, SmallRng};
 use rand::{Rng, RngExt, SeedableRng};
 use std::time::{Duration, Instant};
 
-const NONE: u32 = u32::MAX;
-
-/// `ln(n)`, from a table for the small counts the search meets most.
-#[inline]
-fn ln(n: u32) -> f64 {
-    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| (0..4096u32).map(|k| (k.max(1) as f64).ln()).collect());
-    match table.get(n as usize) {
-        Some(&v) => v,
-        None => (n as f64).ln(),
-    }
-}
-
-struct Node {
-    /// The action that leads here from the parent.
-    action: ActionId,
-    /// The seat that chose it (whose reward this node accumulates).
-    mover: u8,
-    visits: u32,
-    /// Iterations in which this node was legal when its parent was passed through.
-    available: u32,
-    total: f64,
-    /// Children, sorted by action.
-    children: Vec<u32>,
-}
-
 /// The statistics of the root's children: (action, visits, total reward).
 pub type RootStats = Vec<(ActionId, u32, f64)>;
 
-/// What a search found: the root's statistics, and how many iterations it ran.
+/// What a search found: the root's statistics, how many iterations it ran and how many
+/// actions they played (down the tree and in rollouts).
 pub struct Searched {
     pub stats: RootStats,
     pub iterations: u32,
+    pub actions: u64,
 }
 
-struct Tree {
-    nodes: Vec<Node>,
-}
-
-impl Tree {
-    fn new() -> Tree {
-        Tree { nodes: vec![Node { action: 0, mover: 0, visits: 0, available: 0, total: 0.0, children: Vec::new() }] }
+/// How an iteration ends below the tree: the rollout's moves, where it stops, and the
+/// rewards it backs up.
+pub trait Playout<G: Heuristics>: Sync {
+    /// The rollout's move in `g`, one of `legal`.
+    fn choose(&self, g: &G, legal: &[ActionId], rng: &mut SmallRng) -> ActionId;
+    /// Stop the rollout after this many moves and evaluate (0: play to the end).
+    fn depth(&self) -> u32 {
+        0
     }
-
-    fn add_child(&mut self, parent: u32, action: ActionId, mover: u8) -> u32 {
-        let id = self.nodes.len() as u32;
-        self.nodes.push(Node { action, mover, visits: 0, available: 1, total: 0.0, children: Vec::new() });
-        let nodes = &self.nodes;
-        let at = nodes[parent as usize].children.partition_point(|&c| nodes[c as usize].action < action);
-        self.nodes[parent as usize].children.insert(at, id);
-        id
+    /// What `seat` (the searching seat) observes in `g` that chance may have changed, for the
+    /// tree to branch on (`None`: nodes are action sequences alone, chance averaged over).
+    fn observed(&self, _g: &G, _seat: Seat) -> Option<u32> {
+        None
+    }
+    /// Every seat's reward (`out[seat]`): of the finished game when `over`, else an estimate.
+    fn rewards(&self, g: &G, over: bool, out: &mut [f64]) {
+        if over {
+            g.rewards(out);
+        } else {
+            for (seat, r) in out.iter_mut().enumerate() {
+                *r = g.evaluate(Seat(seat as u8));
+            }
+        }
     }
 }
 
-/// Reusable buffers of one search.
-struct Scratch {
-    legal: Vec<ActionId>,
-    sorted: Vec<ActionId>,
-    untried: Vec<ActionId>,
-    available: Vec<u32>,
-    path: Vec<u32>,
+impl<G: Heuristics> Playout<G> for MctsConfig {
+    fn choose(&self, g: &G, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
+        match self.rollout {
+            Rollout::Random => legal[rng.random_range(0..legal.len())],
+            Rollout::Greedy => greedy_step(g, g.to_move().expect("not over"), legal),
+            Rollout::Rules => g.policy(legal, rng),
+        }
+    }
+    fn depth(&self) -> u32 {
+        self.depth
+    }
 }
 
-/// Run the search on one thread: `iterations` at most, until `deadline` if any.
-pub fn search<G: Heuristics>(
+/// How much one search may spend.
+#[derive(Clone, Copy, Debug)]
+pub struct Effort {
+    /// Iterations in all, shared among the trees.
+    pub iterations: u32,
+    pub deadline: Option<Instant>,
+    /// Independent trees, their root statistics summed.
+    pub trees: u32,
+    /// Threads the trees run on (the result does not depend on it).
+    pub threads: u32,
+}
+
+/// Run the search on one thread: `iterations` at most, until `deadline` if any; `c` is the
+/// UCB exploration constant.
+pub fn search<G: Heuristics, P: Playout<G>>(
     sampler: &Sampler<G>,
-    cfg: &MctsConfig,
+    playout: &P,
+    c: f64,
     iterations: u32,
     seed: u64,
     deadline: Option<Instant>,
 ) -> Searched {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut tree = Tree::new();
-    let mut s = Scratch {
-        legal: Vec::with_capacity(64),
-        sorted: Vec::with_capacity(64),
-        untried: Vec::with_capacity(64),
-        available: Vec::with_capacity(64),
-        path: Vec::with_capacity(64),
-    };
+    let mut tree = Tree::new(2 * iterations as usize + 1);
+    let observer = sampler.seat();
+    let mut offer = Offer::default();
+    let mut legal = Vec::with_capacity(64);
+    let mut path = Vec::with_capacity(64);
     let seats = sampler.seats();
     let mut rewards = [0.0f64; 4];
-    let mut done = 0;
+    let max_depth = playout.depth();
+    let (mut done, mut actions) = (0, 0u64);
     for it in 0..iterations {
         if let Some(d) = deadline
             && it % 16 == 0
@@ -116,121 +116,93 @@ pub fn search<G: Heuristics>(
         }
         done += 1;
         let mut g = sampler.sample(&mut rng);
-        s.path.clear();
-        s.path.push(0);
+        path.clear();
+        path.push(0);
         let mut node = 0u32;
         // Selection and expansion.
         while let Some(mover) = g.to_move() {
-            s.legal.clear();
-            g.legal_actions(&mut s.legal);
-            s.sorted.clear();
-            s.sorted.extend_from_slice(&s.legal);
-            s.sorted.sort_unstable();
-            s.untried.clear();
-            s.available.clear();
-            let children = &tree.nodes[node as usize].children;
-            let (mut i, mut j) = (0, 0);
-            while j < s.sorted.len() {
-                let a = s.sorted[j];
-                if i < children.len() {
-                    let c = children[i];
-                    let ca = tree.nodes[c as usize].action;
-                    if ca < a {
-                        i += 1;
-                        continue;
-                    }
-                    if ca == a {
-                        s.available.push(c);
-                        i += 1;
-                        j += 1;
-                        continue;
-                    }
-                }
-                s.untried.push(a);
-                j += 1;
-            }
-            if !s.untried.is_empty() {
-                let a = s.untried[rng.random_range(0..s.untried.len())];
+            legal.clear();
+            g.legal_actions(&mut legal);
+            tree.offer(node, &legal, &mut offer);
+            if !offer.untried.is_empty() {
+                let a = offer.untried[rng.random_range(0..offer.untried.len())];
                 let child = tree.add_child(node, a, mover.0);
-                g.apply(a).expect("a legal action");
-                s.path.push(child);
+                step(&mut g, a);
+                path.push(child);
                 break;
             }
             // Every legal action has a child: follow the best by UCB over availability.
-            let mut best = (f64::MIN, NONE);
-            for &c in &s.available {
-                let n = &mut tree.nodes[c as usize];
-                n.available += 1;
-                let mean = n.total / n.visits as f64;
-                let ucb = mean + cfg.c * (ln(n.available) / n.visits as f64).sqrt();
-                if ucb > best.0 {
-                    best = (ucb, c);
-                }
-            }
-            node = best.1;
-            g.apply(tree.nodes[node as usize].action).expect("a legal action");
-            s.path.push(node);
-        }
-        // Rollout.
-        let mut depth = 0;
-        while !g.is_terminal() && (cfg.depth == 0 || depth < cfg.depth) {
-            s.legal.clear();
-            g.legal_actions(&mut s.legal);
-            let a = match cfg.rollout {
-                Rollout::Random => s.legal[rng.random_range(0..s.legal.len())],
-                Rollout::Greedy => {
-                    let seat = g.to_move().expect("not over");
-                    greedy_step(&g, seat, &s.legal)
-                }
-                Rollout::Rules => g.policy(&s.legal, &mut rng),
+            let chosen = tree.select_ucb(&offer.available, c);
+            step(&mut g, tree.nodes[chosen as usize].action);
+            path.push(chosen);
+            node = match playout.observed(&g, observer) {
+                Some(key) => tree.outcome(chosen, key),
+                None => chosen,
             };
-            g.apply(a).expect("a legal action");
-            depth += 1;
         }
-        if g.is_terminal() {
-            g.rewards(&mut rewards[..seats]);
-        } else {
-            for (seat, r) in rewards.iter_mut().enumerate().take(seats) {
-                *r = g.evaluate(Seat(seat as u8));
+        // Rollout (an empty list of legal actions is the end).
+        let mut depth = 0;
+        let over = loop {
+            if max_depth != 0 && depth >= max_depth {
+                break false;
             }
-        }
-        // Backpropagation: each node adds the reward of the seat that chose its action.
-        for &n in &s.path {
-            let node = &mut tree.nodes[n as usize];
-            node.visits += 1;
-            node.total += rewards[node.mover as usize];
-        }
+            legal.clear();
+            g.legal_actions(&mut legal);
+            if legal.is_empty() {
+                break true;
+            }
+            let a = playout.choose(&g, &legal, &mut rng);
+            step(&mut g, a);
+            depth += 1;
+        };
+        actions += u64::from(depth) + path.len() as u64 - 1;
+        playout.rewards(&g, over, &mut rewards[..seats]);
+        tree.backpropagate(&path, &rewards);
     }
-    let root = &tree.nodes[0];
-    let stats = root
-        .children
-        .iter()
-        .map(|&c| {
-            let n = &tree.nodes[c as usize];
-            (n.action, n.visits, n.total)
-        })
-        .collect();
-    Searched { stats, iterations: done }
+    Searched { stats: tree.children(0), iterations: done, actions }
 }
 
-/// Search with `cfg` (on `cfg.threads` threads) and return the summed root statistics.
-pub fn root_stats<G: Heuristics>(sampler: &Sampler<G>, cfg: &MctsConfig, seed: u64) -> RootStats {
-    let deadline = cfg.time.map(|t| Instant::now() + t);
-    let threads = cfg.threads.max(1);
+/// Search with `effort`: its iterations shared among its trees, each with its own seed,
+/// the trees run on its threads (each thread's trees one after another, sharing its time);
+/// returns the root statistics summed in tree order, so the threads change nothing.
+pub fn root_stats<G: Heuristics, P: Playout<G>>(
+    sampler: &Sampler<G>,
+    playout: &P,
+    c: f64,
+    effort: Effort,
+    seed: u64,
+) -> RootStats {
+    let trees = effort.trees.max(1);
+    let threads = effort.threads.clamp(1, trees);
     let mut seeds = SmallRng::seed_from_u64(seed);
-    let shares: Vec<(u32, u64)> = (0..threads)
-        .map(|t| (cfg.iterations / threads + u32::from(t < cfg.iterations % threads), seeds.next_u64()))
+    let shares: Vec<(u32, u64)> = (0..trees)
+        .map(|t| (effort.iterations / trees + u32::from(t < effort.iterations % trees), seeds.next_u64()))
         .collect();
-    if threads == 1 {
-        return search(sampler, cfg, shares[0].0, shares[0].1, deadline).stats;
-    }
-    let results: Vec<RootStats> = std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            shares.iter().map(|&(its, s)| scope.spawn(move || search(sampler, cfg, its, s, deadline).stats)).collect();
-        handles.into_iter().map(|h| h.join().expect("a search thread")).collect()
-    });
+    let start = Instant::now();
+    // Thread `w` runs trees w, w + threads, ...; the k-th of its m trees stops at k/m of the time.
+    let run = |w: u32| -> Vec<(u32, RootStats)> {
+        let mine: Vec<u32> = (w..trees).step_by(threads as usize).collect();
+        let m = mine.len() as u32;
+        mine.iter()
+            .enumerate()
+            .map(|(k, &t)| {
+                let deadline = effort.deadline.map(|d| start + (d - start).mul_f64((k as f64 + 1.0) / m as f64));
+                let (its, s) = shares[t as usize];
+                (t, search(sampler, playout, c, its, s, deadline).stats)
+            })
+            .collect()
+    };
+    let mut results: Vec<(u32, RootStats)> = if threads == 1 {
+        run(0)
+    } else {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads).map(|w| scope.spawn(move || run(w))).collect();
+            handles.into_iter().flat_map(|h| h.join().expect("a search thread")).collect()
+        })
+    };
+    results.sort_by_key(|r| r.0);
     let mut merged: RootStats = Vec::new();
-    for stats in results {
+    for (_, stats) in results {
         for (a, v, t) in stats {
             match merged.iter_mut().find(|m| m.0 == a) {
                 Some(m) => {
@@ -254,6 +226,17 @@ pub fn choose(stats: &RootStats, legal: &[ActionId]) -> ActionId {
             a.1.cmp(&b.1).then((a.2 / a.1.max(1) as f64).total_cmp(&(b.2 / b.1.max(1) as f64))).then(b.0.cmp(&a.0))
         })
         .map_or(legal[0], |s| s.0)
+}
+
+/// When a search that starts now must stop: at its own time limit `time`, and within the
+/// per-move limit of `budget` (with a margin for the answer).
+pub fn deadline(time: Option<Duration>, budget: Budget) -> Option<Instant> {
+    let allowed = budget.per_move.map(|limit| limit.mul_f64(0.8).saturating_sub(Duration::from_millis(2)));
+    let time = match (time, allowed) {
+        (Some(t), Some(a)) => Some(t.min(a)),
+        (t, a) => t.or(a),
+    };
+    time.map(|t| Instant::now() + t)
 }
 
 pub struct Mcts<G: Heuristics> {
@@ -286,28 +269,35 @@ impl<G: Heuristics> Agent for Mcts<G> {
             return Ok(legal[0]);
         }
         let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
-        let mut cfg = self.cfg.clone();
-        // Keep within the time the arena allows for the move (with a margin for the answer).
-        if let Some(limit) = view.budget().per_move {
-            let allowed = limit.mul_f64(0.8).saturating_sub(Duration::from_millis(2));
-            cfg.time = Some(cfg.time.map_or(allowed, |t| t.min(allowed)));
-        }
-        Ok(choose(&root_stats(&sampler, &cfg, seed), legal))
+        let effort = Effort {
+            iterations: self.cfg.iterations,
+            deadline: deadline(self.cfg.time, view.budget()),
+            trees: self.cfg.threads,
+            threads: self.cfg.threads,
+        };
+        Ok(choose(&root_stats(&sampler, &self.cfg, self.cfg.c, effort, seed), legal))
     }
 }
 
-/// The speed of the search against the speed of its rollouts, from one position of a game: random playouts per second (a copy of the position played out at random), and
-/// search iterations per second with random rollouts (each a sampled determinization, a walk
-/// down the tree and a random rollout), each measured for `seconds` on one thread.
+/// The speed of the search against the speed of its rollouts, from one position of a game,
+/// each measured for a while on one thread: random playouts per second (a copy of the
+/// position played out at random), search iterations per second with random rollouts (each a
+/// sampled determinization, a walk down the tree and a random rollout), the actions each
+/// plays, and the iterations per second of the same searches on several threads.
 #[derive(Clone, Copy, Debug)]
 pub struct Speed {
     pub playouts_per_second: f64,
     pub iterations_per_second: f64,
+    pub actions_per_playout: f64,
+    /// Down the tree and in the rollout: the tree's policy survives longer than random play.
+    pub actions_per_iteration: f64,
+    /// On `threads` threads, each running a search of the default budget.
+    pub threaded_iterations_per_second: f64,
 }
 
 /// Measure [`Speed`] for game `G` from the position `moves` random moves into game `seed`
-/// (or the last one before the end).
-pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds: f64) -> Speed {
+/// (or the last one before the end), `seconds` per measure, the last on `threads` threads.
+pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds: f64, threads: u32) -> Speed {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut g = G::new(params, seed);
     let mut buf = Vec::new();
@@ -324,11 +314,11 @@ pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds
     let seat = g.to_move().expect("a position before the end");
     let window = Duration::from_secs_f64(seconds);
     let start = Instant::now();
-    let mut playouts = 0u64;
+    let (mut playouts, mut playout_actions) = (0u64, 0u64);
     while start.elapsed() < window {
         for _ in 0..16 {
             let mut p = g.clone();
-            engine::core::random_playout(&mut p, &mut rng, &mut buf);
+            playout_actions += engine::core::random_playout(&mut p, &mut rng, &mut buf);
         }
         playouts += 16;
     }
@@ -338,11 +328,29 @@ pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds
     let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
     let cfg = MctsConfig { rollout: Rollout::Random, ..MctsConfig::default() };
     let start = Instant::now();
-    let mut iterations = 0u64;
+    let (mut iterations, mut actions) = (0u64, 0u64);
     let mut s = seed;
     while start.elapsed() < window {
         s = s.wrapping_add(1);
-        iterations += u64::from(search(&sampler, &cfg, cfg.iterations, s, None).iterations);
+        let searched = search(&sampler, &cfg, cfg.c, cfg.iterations, s, None);
+        iterations += u64::from(searched.iterations);
+        actions += searched.actions;
     }
-    Speed { playouts_per_second, iterations_per_second: iterations as f64 / start.elapsed().as_secs_f64() }
+    let iterations_per_second = iterations as f64 / start.elapsed().as_secs_f64();
+    let threads = threads.max(1);
+    let effort = Effort { iterations: cfg.iterations * threads, deadline: None, trees: threads, threads };
+    let start = Instant::now();
+    let mut threaded = 0u64;
+    while start.elapsed() < window {
+        s = s.wrapping_add(1);
+        root_stats(&sampler, &cfg, cfg.c, effort, s);
+        threaded += u64::from(effort.iterations);
+    }
+    Speed {
+        playouts_per_second,
+        iterations_per_second,
+        actions_per_playout: playout_actions as f64 / playouts as f64,
+        actions_per_iteration: actions as f64 / iterations as f64,
+        threaded_iterations_per_second: threaded as f64 / start.elapsed().as_secs_f64(),
+    }
 }

@@ -59,6 +59,7 @@ pub enum BotSpec {
     Rules,
     Greedy(GreedyConfig),
     Mcts(MctsConfig),
+    Strong(crate::strong::StrongConfig),
 }
 
 /// The built-in agents, and each one's keys.
@@ -67,6 +68,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("rules", &[]),
     ("greedy", &["samples"]),
     ("mcts", &["iterations", "ms", "c", "rollout", "depth", "threads"]),
+    ("strong", &["iterations", "ms", "c", "threads", "w", "tree", "samples", "rollout", "trees", "depth"]),
 ];
 
 fn positive(kind: &str, key: &str, value: &str) -> Result<u32, String> {
@@ -90,6 +92,7 @@ impl BotSpec {
             "random" => BotSpec::Random,
             "rules" => BotSpec::Rules,
             "greedy" => BotSpec::Greedy(GreedyConfig::default()),
+            "strong" => BotSpec::Strong(Default::default()),
             _ => BotSpec::Mcts(MctsConfig::default()),
         };
         for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -131,9 +134,53 @@ impl BotSpec {
                     }
                     _ => m.threads = positive(kind, key, value)?.min(64),
                 },
+                BotSpec::Strong(m) => match key {
+                    "iterations" => m.iterations = positive(kind, key, value)?,
+                    "ms" => m.time = Some(Duration::from_millis(positive(kind, key, value)? as u64)),
+                    "c" | "w" => {
+                        let x = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|x| x.is_finite() && *x >= 0.0)
+                            .ok_or_else(|| format!("{kind}: `{key}` expects a number ≥ 0, got `{value}`"))?;
+                        if key == "c" { m.c = x } else { m.w = x }
+                    }
+                    "tree" => {
+                        (m.closed, m.coarse) = match value {
+                            "open" => (false, false),
+                            "closed" => (true, false),
+                            "reveal" => (true, true),
+                            _ => return Err(format!("{kind}: `tree` is open, closed or reveal, got `{value}`")),
+                        }
+                    }
+                    "rollout" => {
+                        m.rules = match value {
+                            "strong" => false,
+                            "rules" => true,
+                            _ => return Err(format!("{kind}: `rollout` is strong or rules, got `{value}`")),
+                        }
+                    }
+                    "trees" => m.trees = positive(kind, key, value)?.min(64),
+                    "depth" | "samples" => {
+                        let n = value
+                            .parse::<u32>()
+                            .map_err(|_| format!("{kind}: `{key}` expects a whole number (0: off), got `{value}`"))?;
+                        if key == "depth" { m.depth = n } else { m.samples = n }
+                    }
+                    _ => m.threads = positive(kind, key, value)?.min(64),
+                },
             }
         }
         Ok(spec)
+    }
+
+    /// The thinking time it was given (`ms=`), if any.
+    pub fn time(&self) -> Option<Duration> {
+        match self {
+            BotSpec::Mcts(m) => m.time,
+            BotSpec::Strong(m) => m.time,
+            _ => None,
+        }
     }
 
     /// The kind's name: random, greedy or mcts.
@@ -143,6 +190,7 @@ impl BotSpec {
             BotSpec::Rules => "rules",
             BotSpec::Greedy(_) => "greedy",
             BotSpec::Mcts(_) => "mcts",
+            BotSpec::Strong(_) => "strong",
         }
     }
 }
@@ -173,23 +221,47 @@ impl BotSpec {
         let over = |key: &str, asked: u128, cap: u128| {
             Err(format!("{}: `{key}={asked}` is over this server's cap of {cap}", self.kind()))
         };
+        let search_limits = |iterations: u32, threads: u32, time: Option<Duration>| {
+            if iterations > limits.iterations {
+                return over("iterations", iterations.into(), limits.iterations.into());
+            }
+            if threads > limits.threads {
+                return over("threads", threads.into(), limits.threads.into());
+            }
+            match time {
+                Some(t) if t > limits.time => over("ms", t.as_millis(), limits.time.as_millis()),
+                _ => Ok(()),
+            }
+        };
         match self {
             BotSpec::Random | BotSpec::Rules => Ok(()),
             BotSpec::Greedy(g) if g.samples > limits.samples => {
                 over("samples", g.samples.into(), limits.samples.into())
             }
             BotSpec::Greedy(_) => Ok(()),
-            BotSpec::Mcts(m) => {
-                if m.iterations > limits.iterations {
-                    return over("iterations", m.iterations.into(), limits.iterations.into());
+            BotSpec::Mcts(m) => search_limits(m.iterations, m.threads, m.time),
+            BotSpec::Strong(m) => {
+                // Hindsight plays `iterations` per sample and legal action: its samples count
+                // against the same cap as a search's iterations.
+                if m.samples > limits.samples {
+                    return over("samples", m.samples.into(), limits.samples.into());
                 }
-                if m.threads > limits.threads {
-                    return over("threads", m.threads.into(), limits.threads.into());
+                if m.trees > limits.threads.max(8) {
+                    return over("trees", m.trees.into(), limits.threads.max(8).into());
                 }
-                match m.time {
-                    Some(t) if t > limits.time => over("ms", t.as_millis(), limits.time.as_millis()),
-                    _ => Ok(()),
+                let work = u64::from(m.iterations) * u64::from(m.samples.max(1));
+                if work > u64::from(limits.iterations) {
+                    let asked = if m.samples > 0 {
+                        format!("{}×{}", m.iterations, m.samples)
+                    } else {
+                        m.iterations.to_string()
+                    };
+                    return Err(format!(
+                        "strong: `iterations={asked}` (iterations × samples) is over this server's cap of {}",
+                        limits.iterations
+                    ));
                 }
+                search_limits(m.iterations, m.threads, m.time)
             }
         }
     }
@@ -204,6 +276,41 @@ impl fmt::Display for BotSpec {
             BotSpec::Greedy(g) => {
                 if g.samples != GreedyConfig::default().samples {
                     parts.push(format!("samples={}", g.samples));
+                }
+            }
+            BotSpec::Strong(m) => {
+                let d = crate::strong::StrongConfig::default();
+                if m.iterations != d.iterations {
+                    parts.push(format!("iterations={}", m.iterations));
+                }
+                if let Some(t) = m.time {
+                    parts.push(format!("ms={}", t.as_millis()));
+                }
+                if m.c != d.c {
+                    parts.push(format!("c={}", m.c));
+                }
+                if m.w != d.w {
+                    parts.push(format!("w={}", m.w));
+                }
+                if !m.closed {
+                    parts.push("tree=open".into());
+                } else if m.coarse {
+                    parts.push("tree=reveal".into());
+                }
+                if m.rules {
+                    parts.push("rollout=rules".into());
+                }
+                if m.trees != d.trees {
+                    parts.push(format!("trees={}", m.trees));
+                }
+                if m.depth != d.depth {
+                    parts.push(format!("depth={}", m.depth));
+                }
+                if m.samples != d.samples {
+                    parts.push(format!("samples={}", m.samples));
+                }
+                if m.threads != d.threads {
+                    parts.push(format!("threads={}", m.threads));
                 }
             }
             BotSpec::Mcts(m) => {
@@ -252,12 +359,24 @@ mod tests {
         assert_eq!(BotSpec::parse("mcts:rollout=random").unwrap().to_string(), "mcts:rollout=random");
         assert_eq!(BotSpec::parse("rules").unwrap(), BotSpec::Rules);
         assert_eq!(BotSpec::parse(&m.to_string()).unwrap(), m, "the canonical text parses back");
+        let s = BotSpec::parse("strong:ms=1000,tree=reveal,rollout=rules,trees=2,threads=2,samples=3,w=0.5").unwrap();
+        assert_eq!(s.to_string(), "strong:ms=1000,w=0.5,tree=reveal,rollout=rules,trees=2,samples=3,threads=2");
+        assert_eq!(BotSpec::parse(&s.to_string()).unwrap(), s, "the canonical text parses back");
+        assert_eq!(BotSpec::parse("strong:tree=closed,rollout=strong").unwrap().to_string(), "strong");
     }
 
     #[test]
     fn limits_refuse_what_is_over_them_naming_the_key_and_the_cap() {
         let limits = BotLimits { iterations: 5000, samples: 8, threads: 2, time: Duration::from_millis(500) };
-        for ok in ["random", "rules", "greedy:samples=8", "mcts", "mcts:iterations=5000,threads=2,ms=500"] {
+        for ok in [
+            "random",
+            "rules",
+            "greedy:samples=8",
+            "mcts",
+            "mcts:iterations=5000,threads=2,ms=500",
+            "strong:iterations=5000",
+            "strong:iterations=500,samples=8",
+        ] {
             assert_eq!(BotSpec::parse(ok).unwrap().check_limits(&limits), Ok(()), "{ok}");
         }
         for (bad, key, cap) in [
@@ -265,6 +384,11 @@ mod tests {
             ("mcts:threads=64", "threads=64", "2"),
             ("mcts:ms=600", "ms=600", "500"),
             ("greedy:samples=9", "samples=9", "8"),
+            ("strong:iterations=6000", "iterations=6000", "5000"),
+            ("strong:iterations=1000,samples=6", "iterations=1000×6", "5000"),
+            ("strong:samples=9", "samples=9", "8"),
+            ("strong:trees=64", "trees=64", "8"),
+            ("strong:iterations=100,ms=600", "ms=600", "500"),
         ] {
             let e = BotSpec::parse(bad).unwrap().check_limits(&limits).unwrap_err();
             assert!(e.contains(key) && e.contains(cap), "{bad}: {e}");
@@ -287,6 +411,14 @@ mod tests {
         assert!(e.contains("key=value"), "{e}");
         let e = BotSpec::parse("random:x=1").unwrap_err();
         assert!(e.contains("`x`") && e.contains("takes none"), "{e}");
+        for (bad, named) in
+            [("strong:tree=bushy", "open, closed or reveal"), ("strong:rollout=random", "strong or rules")]
+        {
+            let e = BotSpec::parse(bad).unwrap_err();
+            assert!(e.contains(named), "{bad}: {e}");
+        }
+        let e = BotSpec::parse("strong:w=-1").unwrap_err();
+        assert!(e.contains("`w`") && e.contains("`-1`"), "{e}");
         let e = BotSpec::parse("greedy:samples=lots").unwrap_err();
         assert!(e.contains("`samples`") && e.contains("`lots`"), "{e}");
     }

@@ -67,7 +67,9 @@ fn no_agent_ever_chooses_an_illegal_action() {
         for seed in 0..3 {
             play(s.as_ref(), "mcts:iterations=24", seed);
             play(s.as_ref(), "mcts:iterations=16,depth=4,rollout=greedy", seed);
-            games += 2;
+            play(s.as_ref(), "strong:iterations=24", seed);
+            play(s.as_ref(), "strong:iterations=6,samples=2,tree=open,rollout=rules", seed);
+            games += 4;
         }
     }
     assert!(games > 3000);
@@ -120,7 +122,7 @@ fn honest_in<G: Game>(spec: &dyn AnySpec, states: usize) {
         // Another state with the same observation for the seat and other hidden facts.
         let other = g.determinize(seat, &mut rng);
         assert_eq!(other.observation(seat), g.observation(seat));
-        for bot in ["greedy:samples=3", "mcts:iterations=40"] {
+        for bot in ["greedy:samples=3", "mcts:iterations=40", "strong:iterations=40", "strong:iterations=6,samples=2"] {
             let (a, b) = (choice(spec, &Dyn(g.clone()), bot, 3), choice(spec, &Dyn(other.clone()), bot, 3));
             assert_eq!(a, b, "{bot} chose differently when only hidden facts changed");
         }
@@ -235,9 +237,54 @@ fn mcts_is_deterministic_for_a_seed_and_an_iteration_budget_also_on_threads() {
     let params = typed::<Expedition>(s.as_ref());
     for g in random_states::<Expedition>(params, 12, 41) {
         let game = Dyn(g);
-        for bot in ["mcts:iterations=300", "mcts:iterations=300,threads=2"] {
+        for bot in ["mcts:iterations=300", "mcts:iterations=300,threads=2", "strong:iterations=300"] {
             let first = choice(s.as_ref(), &game, bot, 8);
             assert_eq!(choice(s.as_ref(), &game, bot, 8), first, "{bot}");
         }
+        // The strong agent's trees are its own setting: the threads they run on change nothing.
+        let one = choice(s.as_ref(), &game, "strong:iterations=300,trees=3", 8);
+        assert_eq!(choice(s.as_ref(), &game, "strong:iterations=300,trees=3,threads=2", 8), one);
     }
+    let s = spec("journey", "classic", 2);
+    let params = typed::<Journey>(s.as_ref());
+    for g in random_states::<Journey>(params, 12, 43) {
+        let game = Dyn(g);
+        for bot in ["strong:iterations=300,trees=2", "strong:iterations=20,samples=3"] {
+            let first = choice(s.as_ref(), &game, bot, 8);
+            assert_eq!(choice(s.as_ref(), &game, bot, 8), first, "{bot}");
+        }
+        let one = choice(s.as_ref(), &game, "strong:iterations=300,trees=2", 8);
+        assert_eq!(choice(s.as_ref(), &game, "strong:iterations=300,trees=2,threads=2", 8), one);
+    }
+}
+
+/// Travellers arrived over `deals` solo deals with `bot` (cooperative: one agent per seat).
+fn arrivals(spec: &dyn AnySpec, bot: &str, deals: u64) -> u32 {
+    let mut legal = Vec::new();
+    let mut arrived = 0;
+    for deal in 0..deals {
+        let mut g = spec.new_game(game_seed(1, deal));
+        let mut agents: Vec<Box<dyn Agent>> =
+            (0..g.seats()).map(|s| agent(bot, spec, deal * 7 + s as u64).unwrap()).collect();
+        while let Some(seat) = g.to_move() {
+            legal.clear();
+            g.legal_actions(&mut legal);
+            let view = SeatView::local(g.as_ref(), seat, &legal, Budget::default());
+            g.apply(agents[seat.index()].act(&view).unwrap()).unwrap();
+        }
+        let o = g.outcome().unwrap();
+        arrived += o.achieved.iter().filter(|a| a.as_str() == "arrived").count() as u32;
+    }
+    arrived
+}
+
+#[test]
+fn the_strong_agent_is_not_weaker_with_more_search() {
+    let s = spec("expedition", "no-dice", 2);
+    let share = match_share(s.as_ref(), "strong:iterations=300", "strong:iterations=10", 8);
+    assert!(share >= 0.75, "strong with 300 iterations won only {share:.2} against 10 iterations");
+    let s = spec("journey", "martian", 1);
+    let (more, less) =
+        (arrivals(s.as_ref(), "strong:iterations=400", 24), arrivals(s.as_ref(), "strong:iterations=10", 24));
+    assert!(more > less, "strong arrived {more} times in 24 deals with 400 iterations, {less} with 10");
 }

@@ -494,6 +494,7 @@ pub fn write_report(
         }
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
+    notes.extend(thinking_time(&t, &records, load));
     let games = rate::rated_games(&records, &t.cooperative());
     let (ties, compared) = rate::cooperative_ties(&games, &t.cooperative());
     if compared > 0 {
@@ -526,6 +527,62 @@ pub fn write_report(
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((out.to_path_buf(), written.overall, notes))
+}
+
+/// Each participant's time per decision (those its own process timed): the median, the
+/// slowest, and the slowest beside the participant's limit, so that an agent's overrun is
+/// read off the report. The mover of each decision comes from replaying the record.
+fn thinking_time(
+    t: &Tournament,
+    records: &[MatchRecord],
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Option<String> {
+    let names = t.names();
+    let mut times: Vec<Vec<f32>> = vec![Vec::new(); names.len()];
+    for r in records.iter().filter(|r| !r.move_ms.is_empty()) {
+        let mut movers = Vec::with_capacity(r.move_ms.len());
+        let replayed = r.replay(load, |g| movers.extend(g.to_move()));
+        if replayed.is_err() {
+            continue;
+        }
+        for (seat, &ms) in movers.iter().zip(&r.move_ms) {
+            if let Some(&p) = r.place().seats.get(seat.index()) {
+                times[p].push(ms);
+            }
+        }
+    }
+    // The limit that binds: the arena's per move, or a built-in agent's own `ms=`.
+    let limits: Vec<Option<std::time::Duration>> = t
+        .config
+        .time_controls()
+        .iter()
+        .zip(t.builtin_agents())
+        .map(|(tc, spec)| {
+            let own = spec.and_then(|s| bots::BotSpec::parse(&s).ok()).and_then(|s| s.time());
+            match (tc.per_move, own) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+        })
+        .collect();
+    let parts: Vec<String> = times
+        .iter_mut()
+        .zip(&names)
+        .zip(&limits)
+        .filter(|((v, _), _)| !v.is_empty())
+        .map(|((v, name), limit)| {
+            v.sort_by(f32::total_cmp);
+            let (median, slowest) = (v[v.len() / 2], v[v.len() - 1]);
+            let over = match limit {
+                Some(l) => {
+                    format!(", {:+.1} ms beside its {} ms limit", slowest - l.as_secs_f32() * 1e3, l.as_millis())
+                }
+                None => String::new(),
+            };
+            format!("{name} median {median:.2} ms, slowest {slowest:.1} ms{over} ({} decisions)", v.len())
+        })
+        .collect();
+    (!parts.is_empty()).then(|| format!("time per decision: {}", parts.join("; ")))
 }
 
 /// For every pairing of every game entry (every participant, in a cooperative one): its

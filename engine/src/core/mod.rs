@@ -13,7 +13,7 @@ use std::fmt;
 pub use params::{
     Bounded, GameParams, ParamError, ParamFields, ParamInfo, ParamSource, describe_yaml_error, resolve_params,
 };
-pub use pile::{DrawPile, Pile};
+pub use pile::{DrawPile, Pile, redraw_shuffle};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
 pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, random_playout};

@@ -7,8 +7,7 @@
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
 use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
-use crate::core::{DrawPile, Pile, Seat, SmallRng};
-use rand::seq::SliceRandom;
+use crate::core::{DrawPile, Pile, Seat, SmallRng, redraw_shuffle};
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -314,7 +313,7 @@ impl Expedition {
                 }
             }
         }
-        pool.as_mut_slice().shuffle(rng);
+        redraw_shuffle(pool.as_mut_slice(), rng);
         for (p, &count) in g.players[..n].iter_mut().zip(&counts) {
             for _ in 0..count {
                 if let Some(k) = pool.pop() {
@@ -343,7 +342,7 @@ impl Expedition {
             let nth = rng.random_range(0..tops);
             let at = (0..unseen.len()).filter(|&i| c.is_place(unseen.as_slice()[i]) == top_place).nth(nth);
             let top = unseen.remove(at.expect("the top's kind is among the unseen tiles"));
-            unseen.as_mut_slice().shuffle(rng);
+            redraw_shuffle(unseen.as_mut_slice(), rng);
             let slice = g.pile.unknown_mut();
             let under = slice.len() - 1;
             slice[..under].copy_from_slice(&unseen.as_slice()[..under]);

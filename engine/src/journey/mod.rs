@@ -105,7 +105,7 @@ pub struct FightState {
 }
 
 /// What follows a Take decision.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Then {
     /// The traveller's round action is over.
@@ -115,7 +115,7 @@ pub enum Then {
 }
 
 /// Where the way home stands at a stop.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum StopStep {
     DigUp,
@@ -127,7 +127,7 @@ pub enum StopStep {
 
 /// The step of play. Every phase is public: it names whose decision it is and what it is
 /// about, and the observation carries it whole.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// Reveal the next Journey card (no decision).

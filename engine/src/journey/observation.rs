@@ -11,7 +11,7 @@ use super::{
     CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
     return_journey,
 };
-use crate::core::{DrawPile, Pile, SmallRng};
+use crate::core::{DrawPile, Pile, SmallRng, redraw_shuffle};
 use rand::{Rng, RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -421,10 +421,10 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
         && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
     let lo = usize::from(ace_at_bottom);
     let hi = d.journey.len().saturating_sub(keep_top).max(lo);
-    rand::seq::SliceRandom::shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
-    rand::seq::SliceRandom::shuffle(d.supply.unknown_mut(), rng);
-    d.ruins.shuffle(rng);
-    d.set_aside.shuffle(rng);
+    redraw_shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
+    redraw_shuffle(d.supply.unknown_mut(), rng);
+    redraw_shuffle(d.ruins.as_mut_slice(), rng);
+    redraw_shuffle(d.set_aside.as_mut_slice(), rng);
     // Way home: the stops keep their order; the face-down cards go anywhere among them.
     if g.way.iter().any(|c| !c.is(Suit::Hearts)) {
         let mut way: Pile<Card, 32> = Pile::new();

@@ -1,0 +1,631 @@
+//! The strong agent: information-set MCTS as [`crate::mcts`] runs it, with what makes it
+//! stronger (prototype; settings under study).
+
+use crate::eval::Heuristics;
+use crate::mcts::{Effort, Playout, choose, deadline, root_stats};
+use crate::view::{Sampler, SeatView};
+use crate::{Agent, AgentError};
+use engine::core::{ActionId, Game, Seat, SmallRng};
+use engine::expedition::Expedition;
+use engine::journey::{Card, Journey, Suit};
+use rand::{Rng, SeedableRng};
+use std::hash::{Hash, Hasher};
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrongConfig {
+    pub iterations: u32,
+    pub time: Option<Duration>,
+    pub c: f64,
+    pub threads: u32,
+    /// journey: the weight of how far the journey got beside arrival.
+    pub w: f64,
+    /// The tree branches on what the seat observes after each action.
+    pub closed: bool,
+    /// The tree branches only on the Journey card revealed (with `closed`).
+    pub coarse: bool,
+    /// Hindsight: samples per move (0: information-set MCTS instead).
+    pub samples: u32,
+    /// Rollouts by the rules policy.
+    pub rules: bool,
+    /// Independent trees.
+    pub trees: u32,
+    /// Rollout moves before the learned value judges (0: to the end).
+    pub depth: u32,
+}
+
+impl Default for StrongConfig {
+    fn default() -> Self {
+        StrongConfig {
+            iterations: 20_000,
+            time: None,
+            c: 0.7,
+            threads: 1,
+            w: 1.0,
+            closed: true,
+            coarse: false,
+            samples: 0,
+            rules: false,
+            trees: 1,
+            depth: 0,
+        }
+    }
+}
+
+/// What the strong agent knows of a game beyond its evaluation.
+pub trait Strong: Heuristics {
+    /// The game is won as well as it can be (no search beyond can do better for arrival).
+    fn solved(&self) -> bool {
+        false
+    }
+    /// Every seat's estimated goal short of the end, if the game has a learned value.
+    fn estimate(&self, w: f64, out: &mut [f64]) -> bool {
+        let _ = (w, out);
+        false
+    }
+    /// The rollout policy.
+    fn playout(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
+        self.policy(legal, rng)
+    }
+    /// A key of what `seat` observes now that chance may have changed.
+    fn observed(&self, seat: Seat, coarse: bool) -> u32;
+    /// Every seat's reward of a finished game, with `w` weighing progress beside the goal.
+    fn goal(&self, w: f64, out: &mut [f64]) {
+        let _ = w;
+        self.rewards(out);
+    }
+}
+
+/// A small, fast hasher for observation keys.
+#[derive(Default)]
+struct Mix(u64);
+
+impl Hasher for Mix {
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u64(u64::from(b)));
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
+}
+
+fn mask(cards: &[Card]) -> u64 {
+    cards.iter().fold(0, |m, c| m | 1 << c.index())
+}
+
+trait Progress {
+    fn progress(&self) -> f64;
+}
+
+impl Progress for Journey {
+    /// The score plus the Journey cards dealt with for good.
+    fn progress(&self) -> f64 {
+        let in_play = self.journey_deck().iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
+            + usize::from(self.fight().is_some());
+        (self.score() as f64 + (25 - in_play) as f64).max(0.0)
+    }
+}
+
+impl Strong for Journey {
+    fn playout(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
+        jp::policy(self, legal, rng, &jp::TUNE)
+    }
+    fn solved(&self) -> bool {
+        self.arrived() == self.travellers()
+    }
+    fn observed(&self, _seat: Seat, coarse: bool) -> u32 {
+        let mut h = Mix::default();
+        if !coarse {
+            for s in 0..self.travellers() {
+                h.write_u64(mask(self.satchel(s)));
+            }
+            h.write_u64(mask(self.discard()));
+        }
+        self.phase().hash(&mut h);
+        if let Some(f) = self.fight() {
+            h.write_u64(f.adversary.index() as u64);
+        }
+        h.finish() as u32
+    }
+
+    fn estimate(&self, w: f64, out: &mut [f64]) -> bool {
+        let Some(p) = crate::value::arrival(self) else { return false };
+        let n = self.travellers();
+        let alive = (0..n).filter(|&s| self.status(s) == engine::journey::Status::Journeying).count() as f64;
+        let x = self.progress();
+        let r = (self.arrived() as f64 + alive * f64::from(p) + w * x / (x + 40.0)) / (n as f64 + w);
+        out.iter_mut().for_each(|o| *o = r);
+        true
+    }
+
+    fn goal(&self, w: f64, out: &mut [f64]) {
+        let n = self.travellers() as f64;
+        let x = self.progress();
+        let r = (self.arrived() as f64 + w * x / (x + 40.0)) / (n + w);
+        out.iter_mut().for_each(|o| *o = r);
+    }
+}
+
+impl Strong for Expedition {
+    fn observed(&self, seat: Seat, _coarse: bool) -> u32 {
+        let mut h = Mix::default();
+        h.write_u64(self.player(seat.index()).cards);
+        for (tile, tools) in self.hq() {
+            tile.hash(&mut h);
+            tools.hash(&mut h);
+        }
+        self.face_up().hash(&mut h);
+        self.bag().hash(&mut h);
+        for p in 0..self.seats() {
+            let pl = self.player(p);
+            (pl.tools, pl.tiles.as_slice(), pl.done.as_slice(), pl.torch_lit, pl.score, pl.known).hash(&mut h);
+            h.write_u64(u64::from(pl.cards.count_ones()));
+        }
+        (self.step(), self.die(), self.current()).hash(&mut h);
+        h.finish() as u32
+    }
+}
+
+struct Settings<'a>(&'a StrongConfig);
+
+impl<G: Strong> Playout<G> for Settings<'_> {
+    fn choose(&self, g: &G, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
+        if self.0.rules { g.policy(legal, rng) } else { g.playout(legal, rng) }
+    }
+    fn observed(&self, g: &G, seat: Seat) -> Option<u32> {
+        self.0.closed.then(|| g.observed(seat, self.0.coarse))
+    }
+    fn depth(&self) -> u32 {
+        self.0.depth
+    }
+    fn rewards(&self, g: &G, over: bool, out: &mut [f64]) {
+        if over {
+            g.goal(self.0.w, out);
+        } else if !g.estimate(self.0.w, out) {
+            for (seat, r) in out.iter_mut().enumerate() {
+                *r = g.evaluate(Seat(seat as u8));
+            }
+        }
+    }
+}
+
+pub struct StrongAgent<G: Strong> {
+    params: G::Params,
+    cfg: StrongConfig,
+    rng: SmallRng,
+    name: String,
+}
+
+impl<G: Strong> StrongAgent<G> {
+    pub fn new(params: G::Params, cfg: StrongConfig, seed: u64, name: String) -> Self {
+        StrongAgent { params, cfg, rng: SmallRng::seed_from_u64(seed), name }
+    }
+}
+
+impl<G: Strong> Agent for StrongAgent<G> {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn answers_in_time(&self) -> bool {
+        true
+    }
+
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        let legal = view.legal();
+        let seed = self.rng.next_u64();
+        if legal.len() == 1 {
+            return Ok(legal[0]);
+        }
+        let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
+        // Hindsight judges an action by the best play found after it, which is every seat's
+        // best only when all seats share one goal: competitive games search as ISMCTS.
+        if self.cfg.samples > 0 && G::COOPERATIVE {
+            let d = deadline(self.cfg.time, view.budget());
+            let stats = hindsight(&sampler, legal, &self.cfg, self.cfg.samples, self.cfg.iterations, seed, d);
+            let best = stats.iter().max_by(|a, b| (a.2 / a.1.max(1) as f64).total_cmp(&(b.2 / b.1.max(1) as f64)));
+            return Ok(best.map_or(legal[0], |b| b.0));
+        }
+        let effort = Effort {
+            iterations: self.cfg.iterations,
+            deadline: deadline(self.cfg.time, view.budget()),
+            trees: self.cfg.trees,
+            threads: self.cfg.threads,
+        };
+        Ok(choose(&root_stats(&sampler, &Settings(&self.cfg), self.cfg.c, effort, seed), legal))
+    }
+}
+
+/// Reusable memory of the deep searches.
+struct Deep {
+    tree: crate::tree::Tree,
+    best: Vec<f64>,
+    offer: crate::tree::Offer,
+    legal: Vec<ActionId>,
+    path: Vec<u32>,
+}
+
+impl Deep {
+    fn new() -> Deep {
+        Deep {
+            tree: crate::tree::Tree::new(1024),
+            best: Vec::new(),
+            offer: Default::default(),
+            legal: Vec::new(),
+            path: Vec::new(),
+        }
+    }
+
+    /// The best goal found from `g`, a state with every fact known (a sample): UCT on the
+    /// exact tree for `iterations`, rollouts by the playout policy.
+    fn search<G: Strong>(
+        &mut self,
+        g: &G,
+        cfg: &StrongConfig,
+        iterations: u32,
+        deadline: Option<std::time::Instant>,
+        rng: &mut SmallRng,
+    ) -> f64 {
+        use crate::tree::step;
+        let mut out = [0.0f64; 4];
+        let seats = g.seats();
+        self.tree.clear();
+        self.best.clear();
+        self.best.push(f64::MIN);
+        let mut overall = f64::MIN;
+        for it in 0..iterations {
+            if it % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                break;
+            }
+            let mut s = g.clone();
+            self.path.clear();
+            self.path.push(0);
+            let mut node = 0u32;
+            while let Some(mover) = s.to_move() {
+                self.legal.clear();
+                s.legal_actions(&mut self.legal);
+                self.tree.offer(node, &self.legal, &mut self.offer);
+                if !self.offer.untried.is_empty() {
+                    // The policy's choice first, then the others in turn.
+                    let pick = g_policy_pick(&s, &self.offer.untried, rng);
+                    let child = self.tree.add_child(node, pick, mover.0);
+                    self.best.push(f64::MIN);
+                    step(&mut s, pick);
+                    self.path.push(child);
+                    break;
+                }
+                node = self.tree.select_ucb(&self.offer.available, cfg.c);
+                step(&mut s, self.tree.nodes[node as usize].action);
+                self.path.push(node);
+            }
+            loop {
+                self.legal.clear();
+                s.legal_actions(&mut self.legal);
+                if self.legal.is_empty() {
+                    break;
+                }
+                let a = s.playout(&self.legal, rng);
+                step(&mut s, a);
+            }
+            s.goal(cfg.w, &mut out[..seats]);
+            let r = out[0];
+            overall = overall.max(r);
+            self.tree.backpropagate(&self.path, &out[..seats]);
+            for &id in &self.path {
+                let b = &mut self.best[id as usize];
+                *b = b.max(r);
+            }
+            if s.solved() {
+                break;
+            }
+        }
+        overall
+    }
+}
+
+fn g_policy_pick<G: Strong>(g: &G, untried: &[ActionId], rng: &mut SmallRng) -> ActionId {
+    g.policy(untried, rng)
+}
+
+/// Hindsight optimisation: each action's worth is the best found after it in each of the same
+/// samples, averaged; the best is played.
+pub fn hindsight<G: Strong>(
+    sampler: &Sampler<G>,
+    legal: &[ActionId],
+    cfg: &StrongConfig,
+    samples: u32,
+    per_action: u32,
+    seed: u64,
+    deadline: Option<std::time::Instant>,
+) -> Vec<(ActionId, u32, f64)> {
+    use crate::tree::step;
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let mut deep = Deep::new();
+    let mut totals: Vec<(ActionId, u32, f64)> = legal.iter().map(|&a| (a, 0, 0.0)).collect();
+    let seats = sampler.seats();
+    let mut out = [0.0f64; 4];
+    let mut values = Vec::with_capacity(legal.len());
+    for k in 0..samples {
+        if k > 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+        let s = sampler.sample(&mut rng);
+        values.clear();
+        for t in &totals {
+            let mut g = s.clone();
+            step(&mut g, t.0);
+            values.push(if g.is_terminal() {
+                g.goal(cfg.w, &mut out[..seats]);
+                out[0]
+            } else {
+                deep.search(&g, cfg, per_action, deadline, &mut rng)
+            });
+        }
+        // A sample the deadline cut short judged its last actions on less search: the first
+        // sample counts all the same (there must be an answer), a later one not.
+        if k > 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+        for (t, &v) in totals.iter_mut().zip(&values) {
+            t.1 += 1;
+            t.2 += v;
+        }
+    }
+    totals
+}
+
+pub mod jp {
+    //! journey: the strong agent's rollout policy (prototype).
+    use engine::core::{ActionId, Game, SmallRng};
+    use engine::journey::{Action as J, Card, DueKind, Journey, Phase, Suit};
+    use rand::RngExt;
+
+    fn damage(g: &Journey, c: Card) -> i32 {
+        if g.is_power_ace(c) && c.is(Suit::Diamonds) {
+            return 20;
+        }
+        let v = i32::from(g.value(c));
+        if c.is(Suit::Diamonds) { 2 * v } else { v }
+    }
+
+    /// How much a card is worth keeping (strike use first).
+    fn keep(g: &Journey, c: Card) -> i32 {
+        if c.is_joker() {
+            return 0;
+        }
+        if g.is_power_ace(c) {
+            return 40;
+        }
+        if c.is(Suit::Diamonds) || c.is(Suit::Clubs) { damage(g, c) } else { i32::from(g.value(c)) }
+    }
+
+    pub struct Tune {
+        pub wreck_cost: i32,
+        pub hide_p: f64,
+        pub flee_margin: i32,
+    }
+
+    pub const TUNE: Tune = Tune { wreck_cost: 20, hide_p: 0.6, flee_margin: 5 };
+
+    /// The first item to pay of the cheapest way to pay `owed`: any set of `cards` (value,
+    /// cost), then Wreckage (`wreck`: worth, cost) taken greedily for what is left.
+    fn pay_plan(cards: &[(i32, i32, ActionId)], wreck: &[(i32, i32, ActionId)], owed: i32) -> Option<ActionId> {
+        let n = cards.len().min(10);
+        let mut best: Option<(i32, i32, u32, Option<usize>)> = None;
+        for m in 0u32..(1 << n) {
+            let (mut v, mut c) = (0, 0);
+            for (i, it) in cards.iter().enumerate().take(n) {
+                if m >> i & 1 == 1 {
+                    v += it.0;
+                    c += it.1;
+                }
+            }
+            // What is left, from the Wreckage: the smallest piece that covers it, else the biggest.
+            let mut first_wreck = None;
+            let mut left = owed - v;
+            let mut used = 0u32;
+            while left > 0 {
+                let pick = wreck
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, w)| used >> i & 1 == 0 && w.0 >= left)
+                    .min_by_key(|(_, w)| w.0)
+                    .or_else(|| wreck.iter().enumerate().filter(|(i, _)| used >> i & 1 == 0).max_by_key(|(_, w)| w.0));
+                let Some((i, w)) = pick else { break };
+                used |= 1 << i;
+                first_wreck.get_or_insert(i);
+                left -= w.0;
+                c += w.1;
+            }
+            if left > 0 {
+                continue;
+            }
+            let key = (c, -left, m, first_wreck);
+            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                best = Some(key);
+            }
+        }
+        let (_, _, m, w) = best?;
+        // Pay the biggest card first, the Wreckage after.
+        (0..n)
+            .filter(|&i| m >> i & 1 == 1)
+            .max_by_key(|&i| cards[i].0)
+            .map(|i| cards[i].2)
+            .or_else(|| w.map(|i| wreck[i].2))
+    }
+
+    pub fn policy(g: &Journey, legal: &[ActionId], rng: &mut SmallRng, t: &Tune) -> ActionId {
+        let Some(seat) = g.to_move() else { return legal[0] };
+        let me = seat.index();
+        let dec = |a: ActionId| J::from_id(a);
+        if let Some(due) = g.dues().first() {
+            let owed = i32::from(due.owed);
+            match due.kind {
+                DueKind::Discard | DueKind::DiscardAny => {
+                    return *legal
+                        .iter()
+                        .min_by_key(|&&a| match dec(a) {
+                            Some(J::Spend(c)) => keep(g, c),
+                            _ => 1000,
+                        })
+                        .expect("a legal action");
+                }
+                _ => {
+                    let (mut cards, mut wreck) = ([(0, 0, 0); 12], [(0, 0, 0); 16]);
+                    let (mut nc, mut nw) = (0, 0);
+                    for &a in legal {
+                        match dec(a) {
+                            Some(J::Spend(c)) if nc < cards.len() => {
+                                cards[nc] = (i32::from(g.value(c)), keep(g, c) * 100, a);
+                                nc += 1;
+                            }
+                            Some(J::SpendCompanion) if nc < cards.len() => {
+                                cards[nc] = (10, 1500, a);
+                                nc += 1;
+                            }
+                            Some(J::SpendWreckage(c)) if nw < wreck.len() => {
+                                wreck[nw] = (i32::from(g.worth(c)), i32::from(g.worth(c)) * t.wreck_cost, a);
+                                nw += 1;
+                            }
+                            _ => {}
+                        }
+                    }
+                    return pay_plan(&cards[..nc], &wreck[..nw], owed).unwrap_or(legal[0]);
+                }
+            }
+        }
+        match g.phase() {
+            Phase::Refuge { .. } => {
+                if legal.contains(&J::Forage.id()) {
+                    return J::Forage.id();
+                }
+                let best = legal
+                    .iter()
+                    .filter_map(|&a| match dec(a) {
+                        Some(J::Recover(c)) => Some((keep(g, c), a)),
+                        _ => None,
+                    })
+                    .max();
+                if let Some((k, a)) = best
+                    && k >= 8
+                {
+                    return a;
+                }
+                if legal.contains(&J::Pass.id()) {
+                    return J::Pass.id();
+                }
+                J::EndRefuge.id()
+            }
+            Phase::Fight { .. } => fight(g, me, legal, rng, t),
+            Phase::Take { .. } => *legal
+                .iter()
+                .max_by_key(|&&a| match dec(a) {
+                    Some(J::Take(c)) => keep(g, c),
+                    _ => -1,
+                })
+                .expect("a legal action"),
+            Phase::HideBonus { .. } => {
+                if legal.contains(&J::Forage.id()) {
+                    J::Forage.id()
+                } else {
+                    legal[legal.len() - 1]
+                }
+            }
+            _ => g.policy_fallback(legal, rng),
+        }
+    }
+
+    trait Fallback {
+        fn policy_fallback(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId;
+    }
+    impl Fallback for Journey {
+        fn policy_fallback(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
+            crate::policy::Policy::policy(self, legal, rng)
+        }
+    }
+
+    fn fight(g: &Journey, me: usize, legal: &[ActionId], rng: &mut SmallRng, t: &Tune) -> ActionId {
+        let dec = |a: ActionId| J::from_id(a);
+        let f = g.fight().expect("in a fight");
+        let health = i32::from(f.health);
+        let attack = i32::from((f.attack - f.reduction).max(0));
+        let nemesis_ahead = g.journey_deck().iter().any(|&c| g.is_nemesis(c));
+        let fighting_nemesis = g.is_nemesis(f.adversary);
+        if legal.contains(&J::Reckoning.id()) && (fighting_nemesis || (!nemesis_ahead && health > 20)) {
+            return J::Reckoning.id();
+        }
+        let satchel = g.satchel(me);
+        let big = satchel.iter().filter(|&&c| damage(g, c) >= 20).count();
+        let reserve = |c: Card| !fighting_nemesis && nemesis_ahead && big <= 1 && damage(g, c) >= 20;
+        let strikes: Vec<(ActionId, Card, i32)> = legal
+            .iter()
+            .filter_map(|&a| match dec(a) {
+                Some(J::Strike(c)) => Some((a, c, damage(g, c))),
+                _ => None,
+            })
+            .collect();
+        // A direct hit, with the card least worth keeping.
+        if let Some(&(a, _, _)) = strikes.iter().filter(|s| s.2 == health && !reserve(s.1)).min_by_key(|s| keep(g, s.1))
+        {
+            return a;
+        }
+        // Classic Hide, when the reveal is likely to slip under.
+        let supply = g.supply();
+        let hide = legal
+            .iter()
+            .filter_map(|&a| match dec(a) {
+                Some(J::HideWith(c)) => {
+                    let under = supply.iter().filter(|&&s| s.is_ace() || g.rank(s) < g.rank(c)).count();
+                    Some((under as f64 / supply.len().max(1) as f64, a))
+                }
+                _ => None,
+            })
+            .max_by(|x, y| x.0.total_cmp(&y.0));
+        if let Some((p, a)) = hide
+            && p >= t.hide_p
+        {
+            return a;
+        }
+        // The cheapest strike that defeats it.
+        if let Some(&(a, _, _)) =
+            strikes.iter().filter(|s| s.2 > health && !reserve(s.1)).min_by_key(|s| (s.2, keep(g, s.1)))
+        {
+            return a;
+        }
+        // It survives this round: the counter must be covered.
+        let cover: i32 = satchel.iter().map(|&c| i32::from(g.value(c))).sum::<i32>()
+            + g.wreckage().iter().map(|&c| i32::from(g.worth(c))).sum::<i32>();
+        let hits: Vec<i32> = satchel.iter().map(|&c| damage(g, c)).collect();
+        let set_up = strikes
+            .iter()
+            .filter(|s| s.2 < health && !reserve(s.1) && hits.contains(&(health - s.2)))
+            .filter(|s| cover - i32::from(g.value(s.1)) - (health - s.2) / 2 >= attack + t.flee_margin)
+            .max_by_key(|s| s.2);
+        if let Some(&(a, _, _)) = set_up {
+            return a;
+        }
+        let flee = legal
+            .iter()
+            .filter_map(|&a| match dec(a) {
+                Some(J::Flee(c)) => Some((keep(g, c), a)),
+                _ => None,
+            })
+            .min();
+        if let Some((_, a)) = flee {
+            return a;
+        }
+        if legal.contains(&J::Hide.id()) && f.hide_bar >= 9 && rng.random_range(0..2) == 0 {
+            return J::Hide.id();
+        }
+        if let Some(&(a, _, _)) = strikes.iter().filter(|s| !reserve(s.1)).max_by_key(|s| s.2) {
+            return a;
+        }
+        if let Some(&(a, _, _)) = strikes.iter().max_by_key(|s| s.2) {
+            return a;
+        }
+        crate::policy::Policy::policy(g, legal, rng)
+    }
+}

@@ -1,0 +1,175 @@
+//! The search tree of information-set MCTS, flat in memory: one `Vec` of fixed-size nodes,
+//! children as a linked list sorted by action (no allocation per node), built once per search
+//! with room for every node it can add.
+
+use engine::core::{ActionId, Game};
+
+const NONE: u32 = u32::MAX;
+
+/// `ln(n)`, from a table for the small counts the search meets most.
+#[inline]
+pub(crate) fn ln(n: u32) -> f64 {
+    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..4096u32).map(|k| (k.max(1) as f64).ln()).collect());
+    match table.get(n as usize) {
+        Some(&v) => v,
+        None => (n as f64).ln(),
+    }
+}
+
+/// Play `action`, taken from `g`'s own list of legal actions: the list already vouches for it,
+/// so the engine's second check (`apply` lists them again) is skipped.
+#[inline]
+pub fn step<G: Game>(g: &mut G, action: ActionId) {
+    debug_assert!(!g.is_terminal());
+    let a = g.decode(action).expect("a listed action decodes");
+    debug_assert!(g.is_listed(action, a), "action {action} is not legal");
+    g.perform(a);
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    /// The action that leads here from the parent.
+    pub action: ActionId,
+    pub first_child: u32,
+    pub next_sibling: u32,
+    pub visits: u32,
+    /// Iterations in which this node was legal when its parent was passed through.
+    pub available: u32,
+    /// The seat that chose the action (whose reward this node accumulates).
+    pub mover: u8,
+    pub total: f64,
+}
+
+impl Node {
+    fn new(action: ActionId, mover: u8) -> Node {
+        Node { action, first_child: NONE, next_sibling: NONE, visits: 0, available: 1, mover, total: 0.0 }
+    }
+}
+
+pub(crate) struct Tree {
+    pub nodes: Vec<Node>,
+}
+
+/// What one node offers in one determinization: the legal actions without a child yet, and
+/// the children legal there (both in action order).
+#[derive(Default)]
+pub(crate) struct Offer {
+    pub untried: Vec<ActionId>,
+    pub available: Vec<u32>,
+    sorted: Vec<ActionId>,
+}
+
+impl Tree {
+    /// An empty tree (the root alone) with room for `capacity` nodes (up to a million at
+    /// first; it grows past that).
+    pub fn new(capacity: usize) -> Tree {
+        let mut nodes = Vec::with_capacity(capacity.clamp(1, 1 << 20));
+        nodes.push(Node::new(0, 0));
+        nodes[0].available = 0;
+        Tree { nodes }
+    }
+
+    /// Back to the root alone, keeping the memory.
+    pub fn clear(&mut self) {
+        self.nodes.truncate(1);
+        self.nodes[0] = Node::new(0, 0);
+        self.nodes[0].available = 0;
+    }
+
+    /// Split `legal` at `node` into untried actions and available children.
+    pub fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
+        out.sorted.clear();
+        out.sorted.extend_from_slice(legal);
+        out.sorted.sort_unstable();
+        out.untried.clear();
+        out.available.clear();
+        let mut c = self.nodes[node as usize].first_child;
+        for &a in &out.sorted {
+            while c != NONE && self.nodes[c as usize].action < a {
+                c = self.nodes[c as usize].next_sibling;
+            }
+            if c != NONE && self.nodes[c as usize].action == a {
+                out.available.push(c);
+                c = self.nodes[c as usize].next_sibling;
+            } else {
+                out.untried.push(a);
+            }
+        }
+    }
+
+    /// A new child of `parent` for `action` (not yet a child), kept in action order.
+    pub fn add_child(&mut self, parent: u32, action: ActionId, mover: u8) -> u32 {
+        let id = self.nodes.len() as u32;
+        let mut node = Node::new(action, mover);
+        let mut prev = NONE;
+        let mut c = self.nodes[parent as usize].first_child;
+        while c != NONE && self.nodes[c as usize].action < action {
+            prev = c;
+            c = self.nodes[c as usize].next_sibling;
+        }
+        node.next_sibling = c;
+        self.nodes.push(node);
+        if prev == NONE {
+            self.nodes[parent as usize].first_child = id;
+        } else {
+            self.nodes[prev as usize].next_sibling = id;
+        }
+        id
+    }
+
+    /// The child of action node `parent` for what the searching seat observed after the
+    /// action (`key`), added if new: the tree branches on chance outcomes it can tell apart.
+    pub fn outcome(&mut self, parent: u32, key: u32) -> u32 {
+        let mut c = self.nodes[parent as usize].first_child;
+        while c != NONE {
+            if self.nodes[c as usize].action == key {
+                return c;
+            }
+            c = self.nodes[c as usize].next_sibling;
+        }
+        let id = self.nodes.len() as u32;
+        let mut node = Node::new(key, 0);
+        node.next_sibling = self.nodes[parent as usize].first_child;
+        self.nodes.push(node);
+        self.nodes[parent as usize].first_child = id;
+        id
+    }
+
+    /// Count one more availability for each of `available` and return the one with the best
+    /// UCB (`mean + c·√(ln available / visits)`; ties: the first).
+    pub fn select_ucb(&mut self, available: &[u32], c: f64) -> u32 {
+        let mut best = (f64::MIN, NONE);
+        for &id in available {
+            let n = &mut self.nodes[id as usize];
+            n.available += 1;
+            let visits = n.visits as f64;
+            let ucb = n.total / visits + c * (ln(n.available) / visits).sqrt();
+            if ucb > best.0 {
+                best = (ucb, id);
+            }
+        }
+        best.1
+    }
+
+    /// Every node of `path` adds the reward of the seat that chose its action.
+    pub fn backpropagate(&mut self, path: &[u32], rewards: &[f64]) {
+        for &id in path {
+            let n = &mut self.nodes[id as usize];
+            n.visits += 1;
+            n.total += rewards[n.mover as usize];
+        }
+    }
+
+    /// The children of `node`: (action, visits, total reward), in action order.
+    pub fn children(&self, node: u32) -> Vec<(ActionId, u32, f64)> {
+        let mut out = Vec::new();
+        let mut c = self.nodes[node as usize].first_child;
+        while c != NONE {
+            let n = &self.nodes[c as usize];
+            out.push((n.action, n.visits, n.total));
+            c = n.next_sibling;
+        }
+        out
+    }
+}
