@@ -609,3 +609,23 @@ fn tournaments_stop_when_the_answer_is_known() {
         .unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("shards"));
 }
+
+/// The report says how long each participant took per decision, and its slowest beside the
+/// limit that binds it (the arena's per-move limit, or a search agent's own `ms=`).
+#[test]
+fn the_report_gives_each_participants_time_per_decision() {
+    let dir = temp_dir("timing");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("timing.yaml");
+    std::fs::write(
+        &file,
+        "name: timing\nseed: 3\ngames_per_pairing: 2\nbootstrap: 20\nmove_time_ms: 2000\nparticipants:\n  - { name: random, bot: random }\n  - { name: searcher, bot: \"strong:iterations=40,ms=50\" }\ngames:\n  - { game: expedition, preset: no-dice }\n",
+    )
+    .unwrap();
+    let out = dir.join("run");
+    run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]));
+    let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
+    let line = standings.lines().find(|l| l.contains("time per decision:")).unwrap_or_else(|| panic!("{standings}"));
+    assert!(line.contains("searcher median") && line.contains("beside its 50 ms limit"), "{line}");
+    assert!(line.contains("random median") && line.contains("beside its 2000 ms limit"), "{line}");
+}

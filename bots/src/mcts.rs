@@ -239,20 +239,43 @@ pub fn deadline(time: Option<Duration>, budget: Budget) -> Option<Instant> {
     time.map(|t| Instant::now() + t)
 }
 
-pub struct Mcts<G: Heuristics> {
+/// How a search agent spends one decision: its settings choose an action from the seat's
+/// sampler within the budget.
+pub trait Search<G: Heuristics>: Send {
+    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId;
+}
+
+impl<G: Heuristics> Search<G> for MctsConfig {
+    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId {
+        let effort = Effort {
+            iterations: self.iterations,
+            deadline: deadline(self.time, budget),
+            trees: self.threads,
+            threads: self.threads,
+        };
+        choose(&root_stats(sampler, self, self.c, effort, seed), legal)
+    }
+}
+
+/// An agent that searches with settings `C`: `mcts` ([`Mcts`]) and `strong`
+/// ([`crate::strong::StrongAgent`]). Each decision draws its search's seed from the agent's.
+pub struct SearchAgent<G: Heuristics, C> {
     params: G::Params,
-    cfg: MctsConfig,
+    cfg: C,
     rng: SmallRng,
     name: String,
 }
 
-impl<G: Heuristics> Mcts<G> {
-    pub fn new(params: G::Params, cfg: MctsConfig, seed: u64, name: String) -> Self {
-        Mcts { params, cfg, rng: SmallRng::seed_from_u64(seed), name }
+/// The `mcts` agent.
+pub type Mcts<G> = SearchAgent<G, MctsConfig>;
+
+impl<G: Heuristics, C: Search<G>> SearchAgent<G, C> {
+    pub fn new(params: G::Params, cfg: C, seed: u64, name: String) -> Self {
+        SearchAgent { params, cfg, rng: SmallRng::seed_from_u64(seed), name }
     }
 }
 
-impl<G: Heuristics> Agent for Mcts<G> {
+impl<G: Heuristics, C: Search<G>> Agent for SearchAgent<G, C> {
     fn name(&self) -> &str {
         &self.name
     }
@@ -269,13 +292,7 @@ impl<G: Heuristics> Agent for Mcts<G> {
             return Ok(legal[0]);
         }
         let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
-        let effort = Effort {
-            iterations: self.cfg.iterations,
-            deadline: deadline(self.cfg.time, view.budget()),
-            trees: self.cfg.threads,
-            threads: self.cfg.threads,
-        };
-        Ok(choose(&root_stats(&sampler, &self.cfg, self.cfg.c, effort, seed), legal))
+        Ok(self.cfg.decide(&sampler, legal, view.budget(), seed))
     }
 }
 

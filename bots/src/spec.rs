@@ -146,12 +146,13 @@ impl BotSpec {
                         if key == "c" { m.c = x } else { m.w = x }
                     }
                     "tree" => {
-                        (m.closed, m.coarse) = match value {
-                            "open" => (false, false),
-                            "closed" => (true, false),
-                            "reveal" => (true, true),
+                        use crate::strong::TreeShape;
+                        m.tree = Some(match value {
+                            "open" => TreeShape::Open,
+                            "closed" => TreeShape::Closed,
+                            "reveal" => TreeShape::Reveal,
                             _ => return Err(format!("{kind}: `tree` is open, closed or reveal, got `{value}`")),
-                        }
+                        })
                     }
                     "rollout" => {
                         m.rules = match value {
@@ -292,10 +293,8 @@ impl fmt::Display for BotSpec {
                 if m.w != d.w {
                     parts.push(format!("w={}", m.w));
                 }
-                if !m.closed {
-                    parts.push("tree=open".into());
-                } else if m.coarse {
-                    parts.push("tree=reveal".into());
+                if let Some(t) = m.tree {
+                    parts.push(format!("tree={}", t.name()));
                 }
                 if m.rules {
                     parts.push("rollout=rules".into());
@@ -361,8 +360,9 @@ mod tests {
         assert_eq!(BotSpec::parse(&m.to_string()).unwrap(), m, "the canonical text parses back");
         let s = BotSpec::parse("strong:ms=1000,tree=reveal,rollout=rules,trees=2,threads=2,samples=3,w=0.5").unwrap();
         assert_eq!(s.to_string(), "strong:ms=1000,w=0.5,tree=reveal,rollout=rules,trees=2,samples=3,threads=2");
+        assert_eq!(BotSpec::parse("strong:tree=open").unwrap().to_string(), "strong:tree=open");
         assert_eq!(BotSpec::parse(&s.to_string()).unwrap(), s, "the canonical text parses back");
-        assert_eq!(BotSpec::parse("strong:tree=closed,rollout=strong").unwrap().to_string(), "strong");
+        assert_eq!(BotSpec::parse("strong:rollout=strong").unwrap().to_string(), "strong");
     }
 
     #[test]
