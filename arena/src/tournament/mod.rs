@@ -574,9 +574,10 @@ fn thinking_time(
             v.sort_by(f32::total_cmp);
             let (median, slowest) = (v[v.len() / 2], v[v.len() - 1]);
             let over = match limit {
-                Some(l) => {
-                    format!(", {:+.1} ms beside its {} ms limit", slowest - l.as_secs_f32() * 1e3, l.as_millis())
+                Some(l) if slowest > l.as_secs_f32() * 1e3 => {
+                    format!(", {:.1} ms over its {} ms limit", slowest - l.as_secs_f32() * 1e3, l.as_millis())
                 }
+                Some(l) => format!(" (limit {} ms)", l.as_millis()),
                 None => String::new(),
             };
             format!("{name} median {median:.2} ms, slowest {slowest:.1} ms{over} ({} decisions)", v.len())
