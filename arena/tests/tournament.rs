@@ -602,6 +602,28 @@ fn tournaments_stop_when_the_answer_is_known() {
     assert!((10..120).contains(&n), "two random agents: precise enough before the cap ({n} games)");
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
     assert!(standings.contains("within ±150 Elo"), "{standings}");
+    // Games go where the intervals are widest: the two random agents settle (their games
+    // against each other stop) while `rules`, a bound against both, plays on against them.
+    let three = dir.join("three.yaml");
+    std::fs::write(
+        &three,
+        "name: three\nseed: 2\ngames_per_pairing: 60\nbootstrap: 50\nuntil_error_elo: 150\nparticipants:\n  - { name: random, bot: random }\n  - { name: chance, bot: random }\n  - { name: rules, bot: rules }\ngames:\n  - { game: expedition, preset: no-dice }\n",
+    )
+    .unwrap();
+    let out = dir.join("steered");
+    run_ok(arena().args(["tournament", three.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]));
+    let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
+    let note =
+        standings.lines().find(|l| l.contains("ratings within ±150 Elo:")).unwrap_or_else(|| panic!("{standings}"));
+    let settled = |name: &str| -> u32 {
+        let at = note.find(&format!("{name} after ")).unwrap_or_else(|| panic!("{note}")) + name.len() + 7;
+        note[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    let both = settled("random").max(settled("chance"));
+    let records = sorted_records(&out);
+    let randoms = |r: &&MatchRecord| !r.place().seats.contains(&2);
+    assert!(records.iter().filter(randoms).all(|r| r.place().deal < both), "{note}");
+    assert!(records.iter().any(|r| !randoms(&r) && r.place().deal >= both), "rules played on: {note}");
     // No stopping rule in shards.
     let o = arena()
         .args(["tournament", file.to_str().unwrap(), "--out", dir.join("s").to_str().unwrap(), "--shard", "0/2"])

@@ -281,15 +281,7 @@ impl fmt::Display for BotSpec {
             }
             BotSpec::Strong(m) => {
                 let d = crate::strong::StrongConfig::default();
-                if m.iterations != d.iterations {
-                    parts.push(format!("iterations={}", m.iterations));
-                }
-                if let Some(t) = m.time {
-                    parts.push(format!("ms={}", t.as_millis()));
-                }
-                if m.c != d.c {
-                    parts.push(format!("c={}", m.c));
-                }
+                budget_parts(&mut parts, (m.iterations, d.iterations), m.time, (m.c, d.c));
                 if m.w != d.w {
                     parts.push(format!("w={}", m.w));
                 }
@@ -314,15 +306,7 @@ impl fmt::Display for BotSpec {
             }
             BotSpec::Mcts(m) => {
                 let d = MctsConfig::default();
-                if m.iterations != d.iterations {
-                    parts.push(format!("iterations={}", m.iterations));
-                }
-                if let Some(t) = m.time {
-                    parts.push(format!("ms={}", t.as_millis()));
-                }
-                if m.c != d.c {
-                    parts.push(format!("c={}", m.c));
-                }
+                budget_parts(&mut parts, (m.iterations, d.iterations), m.time, (m.c, d.c));
                 match m.rollout {
                     Rollout::Rules => {}
                     Rollout::Greedy => parts.push("rollout=greedy".into()),
@@ -337,6 +321,20 @@ impl fmt::Display for BotSpec {
             }
         }
         if parts.is_empty() { f.write_str(self.kind()) } else { write!(f, "{}:{}", self.kind(), parts.join(",")) }
+    }
+}
+
+/// A search's budget keys that differ from their defaults (`iterations`, `ms`, `c`), in the
+/// canonical order.
+fn budget_parts(parts: &mut Vec<String>, iterations: (u32, u32), time: Option<Duration>, c: (f64, f64)) {
+    if iterations.0 != iterations.1 {
+        parts.push(format!("iterations={}", iterations.0));
+    }
+    if let Some(t) = time {
+        parts.push(format!("ms={}", t.as_millis()));
+    }
+    if c.0 != c.1 {
+        parts.push(format!("c={}", c.0));
     }
 }
 

@@ -12,7 +12,7 @@
 //! seats: rotations          # 3-4 player tables: `rotations` of each set, or `all` orders
 //! clock: { base_ms: 60000, increment_ms: 500 }   # optional: a game clock per seat
 //! sprt: "elo0=0,elo1=10"    # with a gauntlet: each pairing stops once this test decides
-//! until_error_elo: 20       # optional: stop once every rating is within ±20 Elo
+//! until_error_elo: 20       # optional: games to the widest intervals, until all are ±20 Elo
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
 //! participants:
 //!   - { name: random, bot: random }
@@ -167,7 +167,8 @@ pub struct TournamentConfig {
     /// (`elo0=0,elo1=10,alpha=0.05,beta=0.05`).
     #[serde(default)]
     pub sprt: Option<String>,
-    /// Stop once every overall rating's 95% interval is within ± this many Elo.
+    /// Send games to the participants whose overall 95% intervals are wider than ± this many
+    /// Elo, and stop once none is (see `stopping`).
     #[serde(default)]
     pub until_error_elo: Option<f64>,
     pub participants: Vec<Participant>,

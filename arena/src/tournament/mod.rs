@@ -279,13 +279,14 @@ fn run_remaining(
             // Deal by deal, each after what the deals before it decided.
             let mut stats = run::RunStats::default();
             let last = todo.iter().map(|j| j.deal).max();
-            let mut precise = None;
+            let mut settled = stopping::Decided::default();
             for deal in 0..=last.unwrap_or(0) {
-                if precise.is_none() && deal > 0 && rule.precise_at(t, &done, deal - 1) {
-                    precise = Some(deal - 1);
+                if deal > 0 {
+                    rule.settle(t, &done, deal - 1, &mut settled);
                 }
                 let mut decided = rule.tests(t, &done, deal);
-                decided.precise_after = precise;
+                decided.precise_after = settled.precise_after;
+                decided.settled.clone_from(&settled.settled);
                 let jobs: Vec<Job> = todo
                     .iter()
                     .filter(|j| j.deal == deal && stopping::Stopping::needed(t, &decided, j))

@@ -4,8 +4,10 @@
 //! - `sprt:` (with a gauntlet) — every pairing of a gauntlet participant with an opponent,
 //!   in each competitive game entry, runs the sequential test of `arena compare` over its
 //!   deals (a deal's games are one unit); once it decides, that pairing plays no more;
-//! - `until_error_elo: X` — once every overall rating's 95% interval is at most ±X Elo (over
-//!   at least 10 deals, and no rating a bound), no more deals are played.
+//! - `until_error_elo: X` — games go where the intervals are widest: once a participant's
+//!   overall 95% interval is at most ±X Elo (over at least 10 deals, and not a bound), it
+//!   plays only against participants whose intervals are still wider (a game of settled
+//!   participants alone is not played); once every participant is settled, no more deals.
 //!
 //! The decisions follow from the logged games in deal order alone, so a stopped run resumes
 //! to the same games, and a report tells which pairings stopped where.
@@ -30,6 +32,8 @@ pub struct Decided {
     pub pairings: BTreeMap<Pairing, (Decision, u32, f64)>,
     /// The deal after which every rating was precise enough, if any.
     pub precise_after: Option<u32>,
+    /// Each participant whose interval reached ±`until_error_elo`, and the deal it did after.
+    pub settled: BTreeMap<usize, u32>,
 }
 
 /// The stopping rules of a tournament, if it has any.
@@ -62,24 +66,49 @@ impl Stopping {
         }
     }
 
-    /// Is every overall rating within ±`until_error_elo` on the games of deals up to `deal`?
-    pub fn precise_at(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> bool {
-        let Some(x) = self.until_error_elo else { return false };
+    /// The participants whose overall rating is within ±`until_error_elo` on the games of
+    /// deals up to `deal`, and every rated participant.
+    fn precise_at(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> (Vec<usize>, Vec<usize>) {
+        let Some(x) = self.until_error_elo else { return Default::default() };
         let upto: Vec<MatchRecord> = records.iter().filter(|r| r.place().deal <= deal).cloned().collect();
         let opts = RatingOptions { anchor: None, bootstrap: 200, seed: t.config.seed };
         let list = rate(&t.names(), &rated_games(&upto, &t.cooperative()), &opts);
         // A bound (a perfect score) is never precise: its interval shows only the prior; nor
         // is a bootstrap over a handful of deals.
-        list.units >= MIN_UNITS
-            && !list.entries.is_empty()
-            && list.entries.iter().all(|e| e.bound.is_none() && e.interval.is_some_and(|(lo, hi)| (hi - lo) / 2.0 <= x))
+        if list.units < MIN_UNITS {
+            return Default::default();
+        }
+        let precise = list
+            .entries
+            .iter()
+            .filter(|e| e.bound.is_none() && e.interval.is_some_and(|(lo, hi)| (hi - lo) / 2.0 <= x))
+            .map(|e| e.participant)
+            .collect();
+        (precise, list.entries.iter().map(|e| e.participant).collect())
     }
 
-    /// Everything the logged games decide: the tests of deals before `deal`, and the first
-    /// deal after which the ratings were precise enough.
+    /// Settle, after `deal`, the participants precise then and not settled before; and the
+    /// whole run once every participant is settled.
+    pub fn settle(&self, t: &Tournament, records: &[MatchRecord], deal: u32, decided: &mut Decided) {
+        if self.until_error_elo.is_none() || decided.precise_after.is_some() {
+            return;
+        }
+        let (precise, rated) = self.precise_at(t, records, deal);
+        for p in precise {
+            decided.settled.entry(p).or_insert(deal);
+        }
+        if !rated.is_empty() && rated.iter().all(|p| decided.settled.contains_key(p)) {
+            decided.precise_after = Some(deal);
+        }
+    }
+
+    /// Everything the logged games decide: the tests of deals before `deal`, and which
+    /// participants were settled after which deal.
     pub fn decide(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> Decided {
         let mut decided = self.tests(t, records, deal);
-        decided.precise_after = (0..deal).find(|&d| self.precise_at(t, records, d));
+        for d in 0..deal {
+            self.settle(t, records, d, &mut decided);
+        }
         decided
     }
 
@@ -124,6 +153,9 @@ impl Stopping {
         if decided.precise_after.is_some_and(|d| job.deal > d) {
             return false;
         }
+        if job.seats.iter().all(|p| decided.settled.get(p).is_some_and(|&d| job.deal > d)) {
+            return false;
+        }
         let gauntlet = t.config.gauntlet_indices();
         if job.seats.len() == 2 && !t.games[job.group].cooperative {
             let (x, y) = (job.seats[0], job.seats[1]);
@@ -153,8 +185,18 @@ impl Stopping {
                 deal + 1
             ));
         }
-        if let (Some(x), Some(d)) = (self.until_error_elo, decided.precise_after) {
-            notes.push(format!("every rating was within ±{x} Elo after {} deals: no more were played", d + 1));
+        if let Some(x) = self.until_error_elo
+            && !decided.settled.is_empty()
+        {
+            let each: Vec<String> =
+                decided.settled.iter().map(|(p, d)| format!("{} after {} deals", names[*p], d + 1)).collect();
+            notes.push(format!(
+                "ratings within ±{x} Elo: {} (from then on each played only those whose intervals were wider)",
+                each.join(", ")
+            ));
+            if let Some(d) = decided.precise_after {
+                notes.push(format!("every rating was within ±{x} Elo after {} deals: no more were played", d + 1));
+            }
         }
         notes
     }
