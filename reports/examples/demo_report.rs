@@ -45,6 +45,7 @@ fn main() {
         options: RatingOptions { anchor: None, bootstrap: 1000, seed: 1 },
         side_by_side: vec![(0, 1, "Expedition: dice against no dice".into())],
         notes: vec!["Simulated games: the true strengths are known.".into()],
+        run_notes: vec![],
         to_watch: vec![],
         variants: vec![],
     };

@@ -27,6 +27,9 @@ pub struct ReportInput {
     pub side_by_side: Vec<(usize, usize, String)>,
     /// Lines to print under the standings (verdicts, missing games...).
     pub notes: Vec<String>,
+    /// Lines that differ from run to run of the same games (time per decision): printed with
+    /// the notes, kept out of `ratings.json` (which a resumed or sharded run reproduces).
+    pub run_notes: Vec<String>,
     /// Games to step through, linked from the page, by pairing.
     pub to_watch: Vec<Watch>,
     /// What each side-by-side pair's variants change (same order as `side_by_side`).
@@ -595,6 +598,7 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<ReportOutput, Str
             serde_json::to_string_pretty(&input.variants).map_err(|e| format!("cannot encode variants.json: {e}"))?;
         write_file(dir.join("variants.json"), &text, &mut files)?;
     }
+    notes.extend(input.run_notes.iter().cloned());
     write_file(dir.join("standings.md"), &markdown(input, &overall, &groups, &notes), &mut files)?;
     let page = html(input, &overall, &groups, &notes, &ratings_c, &progress_c, &heat_c, &pairs);
     write_file(dir.join("index.html"), &page, &mut files)?;

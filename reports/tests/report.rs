@@ -58,6 +58,7 @@ fn input(side_by_side: bool) -> ReportInput {
         options: RatingOptions { anchor: None, bootstrap: 200, seed: 3 },
         side_by_side: if side_by_side { vec![(0, 1, "Dice against no dice".into())] } else { vec![] },
         notes: vec!["Verdict: mcts is stronger than greedy.".into(), "12 games were missing.".into()],
+        run_notes: vec![],
         to_watch: vec![],
         variants: vec![],
     }
@@ -168,6 +169,7 @@ fn an_empty_tournament_still_writes_a_report() {
         options: RatingOptions::default(),
         side_by_side: vec![(0, 0, "g against itself".into())],
         notes: vec![],
+        run_notes: vec![],
         to_watch: vec![],
         variants: vec![],
     };

@@ -495,7 +495,7 @@ pub fn write_report(
         }
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
-    notes.extend(thinking_time(&t, &records, load));
+
     let games = rate::rated_games(&records, &t.cooperative());
     let (ties, compared) = rate::cooperative_ties(&games, &t.cooperative());
     if compared > 0 {
@@ -523,6 +523,7 @@ pub fn write_report(
         options: reports::ratings::RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed },
         side_by_side: pairs,
         notes: notes.clone(),
+        run_notes: thinking_time(&t, &records, load).into_iter().collect(),
         to_watch,
         variants,
     };
