@@ -11,6 +11,16 @@ import pytest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
+# The configurations the bindings' and the environment's tests run on: every game, several
+# seat counts.
+CONFIGS = [
+    ("journey", "classic", {"travellers": 1}),
+    ("journey", "martian", {"travellers": 3}),
+    ("journey", "dunwich", {"travellers": 4}),
+    ("expedition", "dice", {"players": 2}),
+    ("expedition", "no-dice", {"players": 4}),
+]
+
 
 def arena_binary():
     candidates = [os.environ.get("ARENA")] + [os.path.join(ROOT, "target", p, "arena") for p in ("debug", "release")]

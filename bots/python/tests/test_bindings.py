@@ -7,14 +7,7 @@ import numpy as np
 import pytest
 
 import tabletop_arena as ta
-
-CONFIGS = [
-    ("journey", "classic", {"travellers": 1}),
-    ("journey", "martian", {"travellers": 3}),
-    ("journey", "dunwich", {"travellers": 4}),
-    ("expedition", "dice", {"players": 2}),
-    ("expedition", "no-dice", {"players": 4}),
-]
+from conftest import CONFIGS  # every game, several seat counts
 
 
 def test_the_games_are_listed():

@@ -6,14 +6,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from tabletop_arena.pettingzoo import env
-
-CONFIGS = [
-    ("journey", "classic", {"travellers": 1}),
-    ("journey", "martian", {"travellers": 3}),
-    ("journey", "dunwich", {"travellers": 4}),
-    ("expedition", "dice", {"players": 2}),
-    ("expedition", "no-dice", {"players": 4}),
-]
+from conftest import CONFIGS  # every game, several seat counts
 
 
 # Observations are dicts with the action mask, as in PettingZoo's own classic games, which
