@@ -47,15 +47,22 @@ fn score_part(score: f64) -> f64 {
     s / (s + 40.0)
 }
 
+/// The group's journey result: the travellers arrived, plus `expected` more (an estimate of
+/// those still journeying, 0 once over), plus how far the journey got — the score and the
+/// Journey cards dealt with — weighted `w`, over the travellers plus `w`. With `w = 1` and
+/// nothing expected it is the reward.
+pub(crate) fn journey_result(g: &Journey, w: f64, expected: f64) -> f64 {
+    let got = g.score() as f64 + PROGRESS_POINTS * g.journey_cleared() as f64;
+    (g.arrived() as f64 + expected + w * score_part(got)) / (g.travellers() as f64 + w)
+}
+
 impl Heuristics for Journey {
     fn turn(&self) -> u32 {
         u32::from(self.turns())
     }
 
     fn reward(&self, _seat: Seat) -> f64 {
-        let n = self.travellers() as f64;
-        let cleared = self.metrics().iter().find(|m| m.name == "journey_cleared").map_or(0.0, |m| m.value);
-        (self.arrived() as f64 + score_part(self.score() as f64 + PROGRESS_POINTS * cleared)) / (n + 1.0)
+        journey_result(self, 1.0, 0.0)
     }
 
     /// `journey`: how likely the travellers still journeying are to come through, and what

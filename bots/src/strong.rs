@@ -23,12 +23,12 @@
 //! independent trees the iterations are shared among (their root statistics summed), which
 //! `threads` runs in parallel without changing the result.
 
-use crate::eval::Heuristics;
+use crate::eval::{Heuristics, journey_result};
 use crate::mcts::{Effort, Playout, choose, deadline, root_stats};
 use crate::view::{Budget, Sampler};
 use engine::core::{ActionId, Game, Seat, SmallRng};
 use engine::expedition::Expedition;
-use engine::journey::{Card, Journey, Suit};
+use engine::journey::{Card, Journey};
 use rand::SeedableRng;
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
@@ -141,19 +141,6 @@ fn mask(cards: &[Card]) -> u64 {
     cards.iter().fold(0, |m, c| m | 1 << c.index())
 }
 
-trait Progress {
-    fn progress(&self) -> f64;
-}
-
-impl Progress for Journey {
-    /// The score plus the Journey cards dealt with for good.
-    fn progress(&self) -> f64 {
-        let in_play = self.journey_deck().iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
-            + usize::from(self.fight().is_some());
-        (self.score() as f64 + (25 - in_play) as f64).max(0.0)
-    }
-}
-
 impl Strong for Journey {
     /// Closed: each revealed card is searched on its own (what it bought: the README's
     /// strength table).
@@ -183,17 +170,12 @@ impl Strong for Journey {
         let Some(p) = crate::value::arrival(self) else { return false };
         let n = self.travellers();
         let alive = (0..n).filter(|&s| self.status(s) == engine::journey::Status::Journeying).count() as f64;
-        let x = self.progress();
-        let r = (self.arrived() as f64 + alive * f64::from(p) + w * x / (x + 40.0)) / (n as f64 + w);
-        out.iter_mut().for_each(|o| *o = r);
+        out.fill(journey_result(self, w, alive * f64::from(p)));
         true
     }
 
     fn goal(&self, w: f64, out: &mut [f64]) {
-        let n = self.travellers() as f64;
-        let x = self.progress();
-        let r = (self.arrived() as f64 + w * x / (x + 40.0)) / (n + w);
-        out.iter_mut().for_each(|o| *o = r);
+        out.fill(journey_result(self, w, 0.0));
     }
 }
 
@@ -267,7 +249,6 @@ impl<G: Strong> crate::mcts::Search<G> for StrongConfig {
 /// Reusable memory of the deep searches.
 struct Deep {
     tree: crate::tree::Tree,
-    best: Vec<f64>,
     offer: crate::tree::Offer,
     legal: Vec<ActionId>,
     path: Vec<u32>,
@@ -275,13 +256,7 @@ struct Deep {
 
 impl Deep {
     fn new() -> Deep {
-        Deep {
-            tree: crate::tree::Tree::new(1024),
-            best: Vec::new(),
-            offer: Default::default(),
-            legal: Vec::new(),
-            path: Vec::new(),
-        }
+        Deep { tree: crate::tree::Tree::new(1024), offer: Default::default(), legal: Vec::new(), path: Vec::new() }
     }
 
     /// The best goal found from `g`, a state with every fact known (a sample): UCT on the
@@ -298,8 +273,6 @@ impl Deep {
         let mut out = [0.0f64; 4];
         let seats = g.seats();
         self.tree.clear();
-        self.best.clear();
-        self.best.push(f64::MIN);
         let mut overall = f64::MIN;
         for it in 0..iterations {
             if it % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
@@ -315,9 +288,8 @@ impl Deep {
                 self.tree.offer(node, &self.legal, &mut self.offer);
                 if !self.offer.untried.is_empty() {
                     // The policy's choice first, then the others in turn.
-                    let pick = g_policy_pick(&s, &self.offer.untried, rng);
+                    let pick = s.policy(&self.offer.untried, rng);
                     let child = self.tree.add_child(node, pick, mover.0);
-                    self.best.push(f64::MIN);
                     step(&mut s, pick);
                     self.path.push(child);
                     break;
@@ -339,20 +311,12 @@ impl Deep {
             let r = out[0];
             overall = overall.max(r);
             self.tree.backpropagate(&self.path, &out[..seats]);
-            for &id in &self.path {
-                let b = &mut self.best[id as usize];
-                *b = b.max(r);
-            }
             if s.solved() {
                 break;
             }
         }
         overall
     }
-}
-
-fn g_policy_pick<G: Strong>(g: &G, untried: &[ActionId], rng: &mut SmallRng) -> ActionId {
-    g.policy(untried, rng)
 }
 
 /// Hindsight optimisation: each action's worth is the best found after it in each of the same
@@ -563,16 +527,7 @@ pub mod jp {
                     legal[legal.len() - 1]
                 }
             }
-            _ => g.policy_fallback(legal, rng),
-        }
-    }
-
-    trait Fallback {
-        fn policy_fallback(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId;
-    }
-    impl Fallback for Journey {
-        fn policy_fallback(&self, legal: &[ActionId], rng: &mut SmallRng) -> ActionId {
-            crate::policy::Policy::policy(self, legal, rng)
+            _ => crate::policy::Policy::policy(g, legal, rng),
         }
     }
 

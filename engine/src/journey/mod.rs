@@ -586,6 +586,14 @@ impl Journey {
     pub fn arrived(&self) -> usize {
         self.status.iter().take(self.travellers()).filter(|&&s| s == Status::Arrived).count()
     }
+
+    /// Journey cards dealt with for good (refuges passed, adversaries beaten): how far the
+    /// outbound journey got, A♥ aside (of 25).
+    pub fn journey_cleared(&self) -> usize {
+        let in_play = self.journey.iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
+            + usize::from(self.fight.is_some());
+        25 - in_play
+    }
 }
 
 impl Game for Journey {
@@ -698,15 +706,11 @@ impl Game for Journey {
     }
 
     fn metrics(&self) -> Vec<Metric> {
-        // Journey cards dealt with for good (refuges passed, adversaries beaten): how far the
-        // outbound journey got, A♥ aside.
-        let in_play = self.journey.iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
-            + usize::from(self.fight.is_some());
         let mut m = vec![
             Metric::rate("arrived", self.arrived() > 0),
             Metric::count("travellers_arrived", self.arrived() as f64),
             Metric::count("turns", self.turns),
-            Metric::count("journey_cleared", (25 - in_play) as f64),
+            Metric::count("journey_cleared", self.journey_cleared() as f64),
         ];
         // How far the journey got, so that two plays that both fail to come home differ.
         if self.p.return_journey.is_on() {
