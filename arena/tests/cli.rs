@@ -19,10 +19,11 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(o.stderr).unwrap()
 }
 
-fn temp(name: &str, text: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join(name);
+mod scratch;
+
+/// A file called `name` holding `text`, in a directory removed when it is dropped.
+fn temp(name: &str, text: &str) -> scratch::Scratch {
+    let p = scratch::scratch("cli", name);
     std::fs::write(&p, text).unwrap();
     p
 }
@@ -129,11 +130,36 @@ fn bad_input_is_named_and_fails() {
     assert!(e.contains("/no/such/content.yaml"), "{e}");
 }
 
+/// `--jobs` plays games side by side; the summary and the records (move times aside) are the
+/// ones played one after another, in the same order.
+#[test]
+fn games_played_side_by_side_are_the_games_played_in_turn() {
+    let records = |jobs: &str| {
+        let file = temp("jobs.jsonl", "");
+        let args = ["play", "expedition", "--games", "5", "--swap-seats", "--seed", "3", "--json", "--jobs", jobs];
+        let bots = ["--bots", "mcts:iterations=40,random", "--records", file.to_str().unwrap()];
+        let summary = json(&[&args[..], &bots[..]].concat());
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("move_ms");
+                v
+            })
+            .collect();
+        (summary, lines)
+    };
+    let (one, one_records) = records("1");
+    let (three, three_records) = records("3");
+    assert_eq!(one_records.len(), 10);
+    assert_eq!(one, three);
+    assert_eq!(one_records, three_records);
+}
+
 #[test]
 fn records_replay_to_the_same_outcomes() {
-    let dir = std::env::temp_dir().join(format!("arena-records-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("games.jsonl");
+    let file = temp("games.jsonl", "");
     let f = file.to_str().unwrap();
     ok(&["play", "expedition", "--games", "3", "--seed", "9", "--records", f]);
     let replayed = ok(&["replay", f]);
@@ -152,8 +178,7 @@ fn records_replay_to_the_same_outcomes() {
 /// move, with what a seat saw.
 #[test]
 fn arena_replay_reads_every_records_file_and_refuses_other_rules() {
-    let dir = std::env::temp_dir().join(format!("arena-replay-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::scratch("replay", "files");
     std::fs::create_dir_all(&dir).unwrap();
     let played = dir.join("play.jsonl");
     ok(&["play", "journey", "--games", "2", "--bots", "rules", "--records", played.to_str().unwrap()]);

@@ -3,6 +3,8 @@
 //! plain `cargo test` (reported as such, never passed unchecked) and run by `.ci/run`, which
 //! installs them, with `cargo test -- --ignored`; there a missing package fails it.
 
+mod scratch;
+
 use arena::tournament::log::read_log;
 use std::path::Path;
 use std::process::Command;
@@ -20,8 +22,7 @@ fn the_python_agent_plays_a_tournament() {
         "name: python\nseed: 4\ngames_per_pairing: 3\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 20000\nparticipants:\n  - {{ name: rules, bot: rules }}\n  - {{ name: py, command: \"python3 {} --policy eager\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: martian }}\n",
         script.display()
     );
-    let dir = std::env::temp_dir().join(format!("arena-python-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::scratch("python", "out");
     let file = dir.with_extension("yaml");
     std::fs::write(&file, text).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_arena"))
@@ -51,8 +52,7 @@ fn three_languages_play_one_tournament() {
     let has_package = Command::new("python3").args(["-c", "import tabletop_arena"]).status().is_ok_and(|s| s.success());
     assert!(has_package, "python3 with the tabletop_arena package is required: pip install ./bots/python");
     assert!(root.join("bots/node/node_modules/@grpc/grpc-js").exists(), "run `npm ci` in bots/node");
-    let dir = std::env::temp_dir().join(format!("arena-languages-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::scratch("languages", "out");
     let o = Command::new(env!("CARGO_BIN_EXE_arena"))
         .current_dir(&root)
         .args([

@@ -3,6 +3,8 @@
 //! and in a server match; the game goes on past an agent that never returns; `MatchEnded`
 //! reaches Play clients in tournaments, and a cooperative outcome carries the team's score.
 
+mod scratch;
+
 use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, play_game};
 use arena::server::{self, AgentMaker, ServerConfig};
 use arena::tournament::run::RunOptions;
@@ -104,8 +106,7 @@ fn in_tournament(name: &'static str) -> BTreeSet<Fault> {
     let factory = |p: usize, spec: &dyn AnySpec, seed: u64| -> Result<Box<dyn Agent>, String> {
         if p == 1 { Ok(misbehaving(name).unwrap()) } else { bots::agent("random", spec, seed) }
     };
-    let dir = std::env::temp_dir().join(format!("arena-referee-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::scratch("referee", name);
     let opts = RunOptions::quiet(1, Some(LIMIT));
     let run = tournament::start(&t, &dir, None, &factory, &opts).unwrap();
     assert_eq!(run.stats.games, t.jobs.len(), "every game was played");
@@ -231,8 +232,7 @@ fn tournament_with_client(
             }));
         }
     };
-    let dir = std::env::temp_dir().join(format!("arena-referee-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch::scratch("referee", name);
     let opts = RunOptions::quiet(1, Some(Duration::from_secs(2)));
     external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
     let ended = client.lock().unwrap().take().unwrap().join().unwrap();

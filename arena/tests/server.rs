@@ -537,10 +537,11 @@ fn small_content() -> String {
     SMALL_CONTENT.to_string()
 }
 
-fn temp_dir(name: &str) -> std::path::PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("arena-server-{name}-{}-{n}", std::process::id()));
+mod scratch;
+
+/// An empty directory of this test's own, removed when it is dropped.
+fn temp_dir(name: &str) -> scratch::Scratch {
+    let dir = scratch::scratch("server", name);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -873,7 +874,8 @@ async fn a_seat_resigns_and_the_creator_cancels() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn finished_matches_are_evicted_after_their_records_are_written() {
-    let records = temp_dir("evict").join("records.jsonl");
+    let dir = temp_dir("evict");
+    let records = dir.join("records.jsonl");
     let config = ServerConfig {
         keep_finished_for: Duration::from_millis(300),
         keep_finished: 2,

@@ -7,10 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("arena-tournament-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
+mod scratch;
+use scratch::Scratch;
+
+fn temp_dir(name: &str) -> Scratch {
+    scratch::scratch("tournament", name)
 }
 
 fn no_files(_: &str) -> Result<String, String> {
@@ -41,8 +42,8 @@ fn ratings(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap()
 }
 
-fn small_file() -> PathBuf {
-    let f = temp_dir("small").with_extension("yaml");
+fn small_file() -> Scratch {
+    let f = temp_dir("small.yaml");
     std::fs::write(&f, SMALL).unwrap();
     f
 }
@@ -234,7 +235,7 @@ fn failure(cmd: &mut Command) -> String {
 /// no `concurrency`.
 #[test]
 fn any_subset_of_shards_run_again_plays_the_same_games() {
-    let file = temp_dir("subset").with_extension("yaml");
+    let file = temp_dir("subset.yaml");
     std::fs::write(
         &file,
         SMALL.replace("games_per_pairing: 24", "games_per_pairing: 6").replace("concurrency: 2\n", ""),
@@ -360,7 +361,7 @@ fn external_participants_play_over_the_play_stream() {
     let text = format!(
         "name: external\nseed: 3\ngames_per_pairing: 4\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: launched, command: \"{bin} bot rules --server $ARENA_SERVER --name $ARENA_NAME\" }}\n  - {{ name: visitor, connect: true }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: classic }}\n"
     );
-    let file = temp_dir("external").with_extension("yaml");
+    let file = temp_dir("external.yaml");
     std::fs::write(&file, text).unwrap();
     let out = temp_dir("external-out");
     let mut child = arena()
@@ -412,7 +413,7 @@ fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
     let text = format!(
         "name: secret\nseed: 5\ngames_per_pairing: 3\nconcurrency: 1\nbootstrap: 50\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: visitor, command: \"{bin} bot random --server $ARENA_SERVER --name $ARENA_NAME\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n"
     );
-    let file = temp_dir("secret").with_extension("yaml");
+    let file = temp_dir("secret.yaml");
     std::fs::write(&file, text).unwrap();
     let run = |out: &Path| {
         run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]))
@@ -458,7 +459,7 @@ fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("ARENA_DEAL_SECRET"));
-    let shards: Vec<PathBuf> = (0..2).map(|k| temp_dir(&format!("secret-shard-{k}"))).collect();
+    let shards: Vec<Scratch> = (0..2).map(|k| temp_dir(&format!("secret-shard-{k}"))).collect();
     for (k, dir) in shards.iter().enumerate() {
         run_ok(
             arena()

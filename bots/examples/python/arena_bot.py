@@ -21,6 +21,7 @@ import argparse
 import os
 import queue
 import random
+import shutil
 import sys
 import tempfile
 import threading
@@ -34,14 +35,18 @@ PROTO = "tabletop/arena/v1/arena.proto"
 
 
 def load_stubs():
-    """Generate the message and service modules from the contract into a temporary folder."""
+    """Generate the message and service modules from the contract into a temporary folder,
+    removed once they are imported."""
     out = tempfile.mkdtemp(prefix="arena-stubs-")
     code = protoc.main(["protoc", f"-I{PROTO_ROOT}", f"--python_out={out}", f"--grpc_python_out={out}", PROTO])
     if code != 0:
         sys.exit(f"cannot compile {PROTO} from {PROTO_ROOT}")
     sys.path.insert(0, out)
-    from tabletop.arena.v1 import arena_pb2, arena_pb2_grpc  # noqa: E402
-
+    try:
+        from tabletop.arena.v1 import arena_pb2, arena_pb2_grpc  # noqa: E402
+    finally:
+        sys.path.remove(out)
+        shutil.rmtree(out, True)
     return arena_pb2, arena_pb2_grpc
 
 
