@@ -172,6 +172,10 @@ fn play_checked(params: &ExpeditionParams, seed: u64, determinize_every: usize) 
     let mut ranks = o.ranks.clone();
     ranks.sort();
     assert_eq!(ranks, (0..g.seats() as u8).collect::<Vec<_>>(), "the tie-break always separates the players");
+    // The outcome's scores are the breakdowns' totals (the outcome skips naming wild tiles).
+    for s in 0..g.seats() {
+        assert_eq!(o.scores[s], g.breakdown(s).total, "seat {s}'s score in game {seed}");
+    }
     let cut = g.metrics().iter().any(|m| m.name == "cut_at_max_rounds" && m.value == 1.0);
     assert_eq!(
         cut,
