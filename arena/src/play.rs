@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reports::{Figure, GameResult, PlaySummary};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 #[derive(Args)]
@@ -54,6 +55,10 @@ pub struct PlayArgs {
     /// game) or `random` (a random legal action is played for it).
     #[arg(long, default_value = "forfeit", value_parser = ["forfeit", "random"])]
     pub on_timeout: String,
+    /// Games played at once, each on its own thread (the summary and the records keep the
+    /// games' order, so they do not depend on it).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: u32,
 }
 
 /// Split an agent list: `random,mcts:iterations=200,c=0.5,greedy` is three agents (a piece
@@ -132,6 +137,92 @@ fn new_game(spec: &dyn AnySpec, scenario: Option<&str>, seed: u64) -> Result<Box
     }
 }
 
+/// One game of a series, played: its summary line and its record (a JSON line, when records
+/// are written).
+struct OneGame {
+    result: GameResult,
+    line: String,
+}
+
+/// What every game of a series shares.
+struct Series<'a> {
+    spec: &'a dyn AnySpec,
+    scenario: Option<&'a str>,
+    seed: u64,
+    agents: &'a [String],
+    rotations: u64,
+    move_time: Option<std::time::Duration>,
+    policy: Policy,
+    /// What `--trace` heads the first game with.
+    title: String,
+}
+
+impl Series<'_> {
+    /// Game `k` of the series: deal `k / rotations`, the agents rotated `k % rotations` seats;
+    /// with `trace`, printed move by move as it is played.
+    fn play(&self, k: u64, trace: bool, with_line: bool) -> Result<OneGame, String> {
+        let (i, rotation) = (k / self.rotations, k % self.rotations);
+        // The deal depends on the series seed and the game number only, never on the agents.
+        let seed = game_seed(self.seed, i);
+        let seats = self.agents.len();
+        let at_seat: Vec<String> = (0..seats).map(|s| self.agents[(s + rotation as usize) % seats].clone()).collect();
+        let g = new_game(self.spec, self.scenario, seed)?;
+        let mut agents = Vec::new();
+        for (s, n) in at_seat.iter().enumerate() {
+            let agent = bots::agent(n, self.spec, game_seed(seed, s as u64 + 1))?;
+            agents.push(SeatAgent::new(agent, TimeControl::per_move(self.move_time)));
+        }
+        if trace {
+            outln!("══ game 1 of {}, seed {seed}", self.title);
+        }
+        let mut n = 0;
+        let referee = Referee::new(self.move_time, self.policy, seed);
+        let played = play_game(g, agents, referee, |g, seat, a| {
+            n += 1;
+            if trace {
+                trace_move(g, seat, a, &at_seat[seat.index()], n);
+            }
+        });
+        if trace {
+            trace_end(played.game.as_ref(), &played.outcome, &played.verdicts);
+        }
+        let o = &played.outcome.result;
+        let metrics = match played.outcome.forfeited_by {
+            None => played.game.metrics(),
+            Some(_) => Vec::new(),
+        };
+        let result = GameResult {
+            agents: at_seat.clone(),
+            scores: o.scores.clone(),
+            ranks: o.ranks.clone(),
+            actions: played.actions.len() as u64,
+            metrics: metrics
+                .iter()
+                .map(|m| Figure { name: m.name, value: m.value, rate: m.kind == MetricKind::Rate })
+                .collect(),
+            verdicts: played.verdicts.iter().map(|v| format!("{}: {}", at_seat[v.seat], v.kind.name())).collect(),
+        };
+        let line = if with_line {
+            let mut record = self.spec.record(seed, self.scenario);
+            record.actions = played.actions;
+            MatchRecord {
+                game: record,
+                players: at_seat,
+                outcome: played.outcome,
+                verdicts: played.verdicts,
+                metrics: metrics.iter().map(|m| (m.name.to_string(), m.value)).collect(),
+                move_ms: played.move_ms,
+                match_id: None,
+                tournament: None,
+            }
+            .to_line()?
+        } else {
+            String::new()
+        };
+        Ok(OneGame { result, line })
+    }
+}
+
 pub fn run(args: PlayArgs) -> Result<(), String> {
     let spec = args.game.spec()?;
     let seats = spec.seats();
@@ -172,66 +263,66 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         progress.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
     let start = Instant::now();
-    for i in 0..args.games {
-        // The deal depends on the series seed and the game number only, never on the agents.
-        let seed = game_seed(args.seed, i);
-        for rotation in 0..rotations {
-            let at_seat: Vec<String> =
-                (0..seats).map(|s| agent_names[(s + rotation as usize) % seats].clone()).collect();
-            let g = new_game(spec.as_ref(), scenario.as_deref(), seed)?;
-            let mut agents = Vec::new();
-            for (s, n) in at_seat.iter().enumerate() {
-                let agent = bots::agent(n, spec.as_ref(), game_seed(seed, s as u64 + 1))?;
-                agents.push(SeatAgent::new(agent, TimeControl::per_move(move_time)));
-            }
-            let trace = args.trace && i == 0 && rotation == 0;
-            if trace {
-                outln!("══ game 1 of {total}{scenario_name}, seed {seed}");
-            }
-            let mut n = 0;
-            let referee = Referee::new(move_time, policy, seed);
-            let played = play_game(g, agents, referee, |g, seat, a| {
-                n += 1;
-                if trace {
-                    trace_move(g, seat, a, &at_seat[seat.index()], n);
-                }
-            });
-            if trace {
-                trace_end(played.game.as_ref(), &played.outcome, &played.verdicts);
-            }
-            let o = &played.outcome.result;
-            let metrics = match played.outcome.forfeited_by {
-                None => played.game.metrics(),
-                Some(_) => Vec::new(),
-            };
-            summary.add(&GameResult {
-                agents: at_seat.clone(),
-                scores: o.scores.clone(),
-                ranks: o.ranks.clone(),
-                actions: played.actions.len() as u64,
-                metrics: metrics
-                    .iter()
-                    .map(|m| Figure { name: m.name, value: m.value, rate: m.kind == MetricKind::Rate })
-                    .collect(),
-                verdicts: played.verdicts.iter().map(|v| format!("{}: {}", at_seat[v.seat], v.kind.name())).collect(),
-            });
-            if let Some(w) = &mut writer {
-                let mut record = spec.record(seed, scenario.as_deref());
-                record.actions = played.actions;
-                let r = MatchRecord {
-                    game: record,
-                    players: at_seat,
-                    outcome: played.outcome,
-                    verdicts: played.verdicts,
-                    metrics: metrics.iter().map(|m| (m.name.to_string(), m.value)).collect(),
-                    move_ms: played.move_ms,
-                    match_id: None,
-                    tournament: None,
-                };
-                w.write_all(r.to_line()?.as_bytes()).map_err(|e| format!("cannot write the records: {e}"))?;
-            }
-            progress.inc(1);
+    let series = Series {
+        spec: spec.as_ref(),
+        scenario: scenario.as_deref(),
+        seed: args.seed,
+        agents: &agent_names,
+        rotations,
+        move_time,
+        policy,
+        title: format!("{total}{scenario_name}"),
+    };
+    let mut emit = |one: OneGame| -> Result<(), String> {
+        summary.add(&one.result);
+        if let Some(w) = &mut writer {
+            w.write_all(one.line.as_bytes()).map_err(|e| format!("cannot write the records: {e}"))?;
         }
+        progress.inc(1);
+        Ok(())
+    };
+    let jobs = u64::from(args.jobs).min(total);
+    if jobs <= 1 {
+        for i in 0..total {
+            emit(series.play(i, args.trace && i == 0, args.records.is_some())?)?;
+        }
+    } else {
+        // Workers take games in turn; the results are emitted in game order.
+        let next = AtomicU64::new(0);
+        let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<OneGame, String>)>();
+        std::thread::scope(|scope| -> Result<(), String> {
+            for _ in 0..jobs {
+                let (tx, next, series) = (tx.clone(), &next, &series);
+                let (trace, with_line) = (args.trace, args.records.is_some());
+                scope.spawn(move || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= total {
+                            break;
+                        }
+                        let r = series.play(i, trace && i == 0, with_line);
+                        // After a failure no game starts: the failure is reported in its turn.
+                        if r.is_err() {
+                            next.store(total, Ordering::Relaxed);
+                        }
+                        if tx.send((i, r)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut waiting = std::collections::BTreeMap::new();
+            let mut due = 0;
+            for (i, r) in rx {
+                waiting.insert(i, r);
+                while let Some(r) = waiting.remove(&due) {
+                    emit(r?)?;
+                    due += 1;
+                }
+            }
+            Ok(())
+        })?;
     }
     progress.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
