@@ -28,6 +28,13 @@ pub struct BenchArgs {
     /// Threads for the MCTS scaling figure (iterations per second on this many threads).
     #[arg(long, default_value_t = 2)]
     pub threads: u32,
+    /// Deals whose opening positions the search speed is measured from, in every run (the
+    /// figures are geometric means over them).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub deals: u32,
+    /// Iterations of each search (per thread): `mcts`'s default, 1000; `strong` searches 20000.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    pub iterations: u32,
 }
 
 #[derive(Serialize)]
@@ -46,9 +53,10 @@ struct MctsRow {
     game: &'static str,
     preset: &'static str,
     seats: usize,
-    /// Random playouts per second from one mid-game position (a copy played out at random).
+    /// Random playouts per second from the opening position of a deal (a copy played out at
+    /// random), the geometric mean over `--deals` deals.
     playouts_per_second: f64,
-    /// MCTS iterations per second with random rollouts, from the same position.
+    /// MCTS iterations per second with random rollouts, from the same positions.
     iterations_per_second: f64,
     /// Iterations over playouts: what the tree costs beside the rollouts.
     ratio: f64,
@@ -70,13 +78,14 @@ struct Report {
     mcts: Vec<MctsRow>,
 }
 
-/// The MCTS search speed of one game's spec: the seed, seconds per measure, threads.
-struct Speed(u64, f64, u32);
+/// The MCTS search speed of one game's spec: the seed, deals, iterations per search, seconds
+/// per measure, threads.
+struct Speed(u64, u32, u32, f64, u32);
 
 impl bots::WithGame for Speed {
     type Output = bots::mcts::Speed;
     fn run<G: bots::strong::Strong>(self, params: &G::Params) -> bots::mcts::Speed {
-        bots::mcts::speed::<G>(params, self.0, 0, self.1, self.2)
+        bots::mcts::speed::<G>(params, self.0, self.1, self.2, self.3, self.4)
     }
 }
 
@@ -156,7 +165,10 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
             let mut m: [Vec<f64>; 8] = Default::default();
             for run in 0..args.runs {
-                let s = bots::with_game(spec.as_ref(), Speed(run as u64 + 1, args.seconds, args.threads))?;
+                let s = bots::with_game(
+                    spec.as_ref(),
+                    Speed(run as u64 + 1, args.deals, args.iterations, args.seconds, args.threads),
+                )?;
                 let per_action = (s.iterations_per_second * s.actions_per_iteration)
                     / (s.playouts_per_second * s.actions_per_playout);
                 let figures = [

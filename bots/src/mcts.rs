@@ -87,7 +87,9 @@ pub struct Effort {
 }
 
 /// Run the search on one thread: `iterations` at most, until `deadline` if any; `c` is the
-/// UCB exploration constant.
+/// UCB exploration constant. With `settle`, it also stops once the root's most visited child
+/// can no longer be overtaken in the iterations left, so the move it returns is the one the
+/// whole budget would return, found sooner.
 pub fn search<G: Heuristics, P: Playout<G>>(
     sampler: &Sampler<G>,
     playout: &P,
@@ -95,6 +97,7 @@ pub fn search<G: Heuristics, P: Playout<G>>(
     iterations: u32,
     seed: u64,
     deadline: Option<Instant>,
+    settle: bool,
 ) -> Searched {
     let mut rng = SmallRng::seed_from_u64(seed);
     let mut tree = Tree::new(2 * iterations as usize + 1);
@@ -112,6 +115,9 @@ pub fn search<G: Heuristics, P: Playout<G>>(
             && it > 0
             && Instant::now() >= d
         {
+            break;
+        }
+        if settle && it % 64 == 0 && it > 0 && tree.settled(iterations - it) {
             break;
         }
         done += 1;
@@ -188,16 +194,21 @@ pub fn root_stats<G: Heuristics, P: Playout<G>>(
             .map(|(k, &t)| {
                 let deadline = effort.deadline.map(|d| start + (d - start).mul_f64((k as f64 + 1.0) / m as f64));
                 let (its, s) = shares[t as usize];
-                (t, search(sampler, playout, c, its, s, deadline).stats)
+                // One tree alone may stop once its choice is settled; several are summed, so
+                // each spends its whole share.
+                (t, search(sampler, playout, c, its, s, deadline, trees == 1).stats)
             })
             .collect()
     };
     let mut results: Vec<(u32, RootStats)> = if threads == 1 {
         run(0)
     } else {
+        // The calling thread runs the first share itself.
         std::thread::scope(|scope| {
-            let handles: Vec<_> = (0..threads).map(|w| scope.spawn(move || run(w))).collect();
-            handles.into_iter().flat_map(|h| h.join().expect("a search thread")).collect()
+            let handles: Vec<_> = (1..threads).map(|w| scope.spawn(move || run(w))).collect();
+            let mut all = run(0);
+            all.extend(handles.into_iter().flat_map(|h| h.join().expect("a search thread")));
+            all
         })
     };
     results.sort_by_key(|r| r.0);
@@ -296,11 +307,14 @@ impl<G: Heuristics, C: Search<G>> Agent for SearchAgent<G, C> {
     }
 }
 
-/// The speed of the search against the speed of its rollouts, from one position of a game,
-/// each measured for a while on one thread: random playouts per second (a copy of the
-/// position played out at random), search iterations per second with random rollouts (each a
-/// sampled determinization, a walk down the tree and a random rollout), the actions each
-/// plays, and the iterations per second of the same searches on several threads.
+/// The speed of the search against the speed of its rollouts, over the opening positions of
+/// several deals of a game, each measured for a while on one thread: random playouts per
+/// second (a copy of the position played out at random), search iterations per second with
+/// random rollouts (each a sampled determinization, a walk down the tree and a random
+/// rollout), the actions each plays, and the iterations per second of the same searches on
+/// several threads. Rates are geometric means over the positions, so that their ratio is the
+/// geometric mean of each position's ratio (one position's figures swing several-fold with
+/// how soon random play ends its game).
 #[derive(Clone, Copy, Debug)]
 pub struct Speed {
     pub playouts_per_second: f64,
@@ -308,66 +322,74 @@ pub struct Speed {
     pub actions_per_playout: f64,
     /// Down the tree and in the rollout: the tree's policy survives longer than random play.
     pub actions_per_iteration: f64,
-    /// On `threads` threads, each running a search of the default budget.
+    /// On `threads` threads, each running a search of the same budget.
     pub threaded_iterations_per_second: f64,
 }
 
-/// Measure [`Speed`] for game `G` from the position `moves` random moves into game `seed`
-/// (or the last one before the end), `seconds` per measure, the last on `threads` threads.
-pub fn speed<G: Heuristics>(params: &G::Params, seed: u64, moves: usize, seconds: f64, threads: u32) -> Speed {
+/// Measure [`Speed`] for game `G` over the opening positions of `deals` deals from `seed` on,
+/// searches of `iterations` (per thread), `seconds` per measure in all (shared among the
+/// positions), the last on `threads` threads.
+pub fn speed<G: Heuristics>(
+    params: &G::Params,
+    seed: u64,
+    deals: u32,
+    iterations: u32,
+    seconds: f64,
+    threads: u32,
+) -> Speed {
+    let deals = deals.max(1);
+    let window = Duration::from_secs_f64(seconds / f64::from(deals));
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut g = G::new(params, seed);
     let mut buf = Vec::new();
-    for _ in 0..moves {
-        buf.clear();
-        g.legal_actions(&mut buf);
-        let mut next = g.clone();
-        next.apply(buf[rng.random_range(0..buf.len())]).expect("a legal action");
-        if next.is_terminal() {
-            break;
-        }
-        g = next;
-    }
-    let seat = g.to_move().expect("a position before the end");
-    let window = Duration::from_secs_f64(seconds);
-    let start = Instant::now();
-    let (mut playouts, mut playout_actions) = (0u64, 0u64);
-    while start.elapsed() < window {
-        for _ in 0..16 {
-            let mut p = g.clone();
-            playout_actions += engine::core::random_playout(&mut p, &mut rng, &mut buf);
-        }
-        playouts += 16;
-    }
-    let playouts_per_second = playouts as f64 / start.elapsed().as_secs_f64();
-    // Searches of the default budget, one after another (each with a new tree), as an agent
-    // runs them move after move.
-    let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
-    let cfg = MctsConfig { rollout: Rollout::Random, ..MctsConfig::default() };
-    let start = Instant::now();
-    let (mut iterations, mut actions) = (0u64, 0u64);
-    let mut s = seed;
-    while start.elapsed() < window {
-        s = s.wrapping_add(1);
-        let searched = search(&sampler, &cfg, cfg.c, cfg.iterations, s, None);
-        iterations += u64::from(searched.iterations);
-        actions += searched.actions;
-    }
-    let iterations_per_second = iterations as f64 / start.elapsed().as_secs_f64();
+    let cfg = MctsConfig { rollout: Rollout::Random, iterations: iterations.max(1), ..MctsConfig::default() };
     let threads = threads.max(1);
     let effort = Effort { iterations: cfg.iterations * threads, deadline: None, trees: threads, threads };
-    let start = Instant::now();
-    let mut threaded = 0u64;
-    while start.elapsed() < window {
-        s = s.wrapping_add(1);
-        root_stats(&sampler, &cfg, cfg.c, effort, s);
-        threaded += u64::from(effort.iterations);
+    // Sums of logarithms of the rates, and of the actions played.
+    let (mut playouts_ln, mut iterations_ln, mut threaded_ln) = (0.0, 0.0, 0.0);
+    let (mut playout_actions, mut iteration_actions) = (0.0, 0.0);
+    let mut s = seed;
+    for deal in 0..deals {
+        let g = G::new(params, engine::core::game_seed(seed, u64::from(deal)));
+        let seat = g.to_move().expect("a game starts with a decision");
+        let start = Instant::now();
+        let (mut playouts, mut actions) = (0u64, 0u64);
+        while start.elapsed() < window {
+            for _ in 0..16 {
+                let mut p = g.clone();
+                actions += engine::core::random_playout(&mut p, &mut rng, &mut buf);
+            }
+            playouts += 16;
+        }
+        playouts_ln += (playouts as f64 / start.elapsed().as_secs_f64()).ln();
+        playout_actions += actions as f64 / playouts as f64;
+        // Searches one after another (each with a new tree), as an agent runs them move after
+        // move.
+        let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
+        let start = Instant::now();
+        let (mut iterations, mut actions) = (0u64, 0u64);
+        while start.elapsed() < window {
+            s = s.wrapping_add(1);
+            let searched = search(&sampler, &cfg, cfg.c, cfg.iterations, s, None, false);
+            iterations += u64::from(searched.iterations);
+            actions += searched.actions;
+        }
+        iterations_ln += (iterations as f64 / start.elapsed().as_secs_f64()).ln();
+        iteration_actions += actions as f64 / iterations as f64;
+        let start = Instant::now();
+        let mut threaded = 0u64;
+        while start.elapsed() < window {
+            s = s.wrapping_add(1);
+            root_stats(&sampler, &cfg, cfg.c, effort, s);
+            threaded += u64::from(effort.iterations);
+        }
+        threaded_ln += (threaded as f64 / start.elapsed().as_secs_f64()).ln();
     }
+    let n = f64::from(deals);
     Speed {
-        playouts_per_second,
-        iterations_per_second,
-        actions_per_playout: playout_actions as f64 / playouts as f64,
-        actions_per_iteration: actions as f64 / iterations as f64,
-        threaded_iterations_per_second: threaded as f64 / start.elapsed().as_secs_f64(),
+        playouts_per_second: (playouts_ln / n).exp(),
+        iterations_per_second: (iterations_ln / n).exp(),
+        actions_per_playout: playout_actions / n,
+        actions_per_iteration: iteration_actions / n,
+        threaded_iterations_per_second: (threaded_ln / n).exp(),
     }
 }

@@ -79,21 +79,28 @@ impl Tree {
 
     /// Split `legal` at `node` into untried actions and available children.
     pub fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
-        out.sorted.clear();
-        out.sorted.extend_from_slice(legal);
-        out.sorted.sort_unstable();
-        out.untried.clear();
-        out.available.clear();
+        let Offer { untried, available, sorted } = out;
+        // The games list their actions in id order as a rule: then they are walked as they are.
+        let legal = if legal.is_sorted() {
+            legal
+        } else {
+            sorted.clear();
+            sorted.extend_from_slice(legal);
+            sorted.sort_unstable();
+            sorted
+        };
+        untried.clear();
+        available.clear();
         let mut c = self.nodes[node as usize].first_child;
-        for &a in &out.sorted {
+        for &a in legal {
             while c != NONE && self.nodes[c as usize].action < a {
                 c = self.nodes[c as usize].next_sibling;
             }
             if c != NONE && self.nodes[c as usize].action == a {
-                out.available.push(c);
+                available.push(c);
                 c = self.nodes[c as usize].next_sibling;
             } else {
-                out.untried.push(a);
+                untried.push(a);
             }
         }
     }
@@ -159,6 +166,24 @@ impl Tree {
             n.visits += 1;
             n.total += rewards[n.mover as usize];
         }
+    }
+
+    /// The root's most visited child leads every other by more than `remaining` visits: no
+    /// further iteration can change which is most visited.
+    pub fn settled(&self, remaining: u32) -> bool {
+        let (mut first, mut second) = (0u32, 0u32);
+        let mut c = self.nodes[0].first_child;
+        while c != NONE {
+            let v = self.nodes[c as usize].visits;
+            if v > first {
+                second = first;
+                first = v;
+            } else if v > second {
+                second = v;
+            }
+            c = self.nodes[c as usize].next_sibling;
+        }
+        first > second.saturating_add(remaining)
     }
 
     /// The children of `node`: (action, visits, total reward), in action order.

@@ -258,6 +258,38 @@ fn mcts_is_deterministic_for_a_seed_and_an_iteration_budget_also_on_threads() {
     }
 }
 
+/// A search that stops once its most visited move can no longer be overtaken returns the move
+/// the whole budget returns, having run fewer iterations where the choice was clear.
+fn settled_in<G: bots::strong::Strong>(spec: &dyn AnySpec, states: usize, seed: u64) -> (u32, u32) {
+    use bots::mcts::{choose, search};
+    let params = typed::<G>(spec);
+    let cfg = bots::MctsConfig::default();
+    let (mut full, mut settled) = (0, 0);
+    for (k, g) in random_states::<G>(params, states, seed).into_iter().enumerate() {
+        let seat = g.to_move().unwrap();
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let sampler = bots::Sampler::<G>::new(params, &g.observation(seat), seat).unwrap();
+        let whole = search(&sampler, &cfg, cfg.c, 2000, k as u64, None, false);
+        let early = search(&sampler, &cfg, cfg.c, 2000, k as u64, None, true);
+        assert_eq!(whole.iterations, 2000);
+        assert_eq!(choose(&early.stats, &legal), choose(&whole.stats, &legal), "state {k}");
+        // It stops only at its checks, every 64 iterations.
+        assert!(early.iterations == 2000 || early.iterations % 64 == 0, "{}", early.iterations);
+        full += whole.iterations;
+        settled += early.iterations;
+    }
+    (full, settled)
+}
+
+#[test]
+fn a_search_stops_once_its_choice_is_settled_and_chooses_the_same() {
+    let (full, settled) = settled_in::<Journey>(spec("journey", "classic", 1).as_ref(), 40, 7);
+    assert!(settled < full, "some journey choices settle early: {settled} of {full} iterations");
+    let (full, settled) = settled_in::<Expedition>(spec("expedition", "dice", 2).as_ref(), 40, 9);
+    assert!(settled < full, "some expedition choices settle early: {settled} of {full} iterations");
+}
+
 /// Travellers arrived over `deals` solo deals with `bot` (cooperative: one agent per seat).
 fn arrivals(spec: &dyn AnySpec, bot: &str, deals: u64) -> u32 {
     let mut legal = Vec::new();
