@@ -28,9 +28,13 @@ impl Default for GreedyConfig {
     }
 }
 
+/// The iterations of a search given `ms=` and no `iterations=`: the time alone ends it (as a
+/// chess engine's `movetime`), rather than the default count ending it first.
+pub const UNTIL_TIME: u32 = u32::MAX;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct MctsConfig {
-    /// Iterations per decision (one determinization each).
+    /// Iterations per decision (one determinization each; [`UNTIL_TIME`]: until the time).
     pub iterations: u32,
     /// A time limit per decision, if any (the search stops at whichever comes first; with a
     /// time limit the choice no longer depends only on the seed).
@@ -95,6 +99,7 @@ impl BotSpec {
             "strong" => BotSpec::Strong(Default::default()),
             _ => BotSpec::Mcts(MctsConfig::default()),
         };
+        let mut iterations_given = false;
         for pair in rest.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (key, value) = pair
                 .split_once('=')
@@ -104,6 +109,7 @@ impl BotSpec {
                 let valid = if keys.is_empty() { "it takes none".to_string() } else { keys.join(", ") };
                 return Err(format!("{kind}: unknown parameter `{key}`; valid: {valid}"));
             }
+            iterations_given |= key == "iterations";
             match &mut spec {
                 BotSpec::Random | BotSpec::Rules => unreachable!("{kind} takes no parameters"),
                 BotSpec::Greedy(g) => g.samples = positive(kind, key, value)?,
@@ -172,6 +178,13 @@ impl BotSpec {
                 },
             }
         }
+        // A time and no count: the time ends the search. (Hindsight's count is per sampled
+        // deal and action, so it keeps its default.)
+        match &mut spec {
+            BotSpec::Mcts(m) if m.time.is_some() && !iterations_given => m.iterations = UNTIL_TIME,
+            BotSpec::Strong(m) if m.time.is_some() && !iterations_given && m.samples == 0 => m.iterations = UNTIL_TIME,
+            _ => {}
+        }
         Ok(spec)
     }
 
@@ -222,8 +235,9 @@ impl BotSpec {
         let over = |key: &str, asked: u128, cap: u128| {
             Err(format!("{}: `{key}={asked}` is over this server's cap of {cap}", self.kind()))
         };
+        // A search until its time is bounded by the cap on time.
         let search_limits = |iterations: u32, threads: u32, time: Option<Duration>| {
-            if iterations > limits.iterations {
+            if iterations > limits.iterations && !(iterations == UNTIL_TIME && time.is_some()) {
                 return over("iterations", iterations.into(), limits.iterations.into());
             }
             if threads > limits.threads {
@@ -251,7 +265,7 @@ impl BotSpec {
                     return over("trees", m.trees.into(), limits.threads.max(8).into());
                 }
                 let work = u64::from(m.iterations) * u64::from(m.samples.max(1));
-                if work > u64::from(limits.iterations) {
+                if work > u64::from(limits.iterations) && m.iterations != UNTIL_TIME {
                     let asked = if m.samples > 0 {
                         format!("{}×{}", m.iterations, m.samples)
                     } else {
@@ -281,7 +295,8 @@ impl fmt::Display for BotSpec {
             }
             BotSpec::Strong(m) => {
                 let d = crate::strong::StrongConfig::default();
-                budget_parts(&mut parts, (m.iterations, d.iterations), m.time, (m.c, d.c));
+                let implied = if m.time.is_some() && m.samples == 0 { UNTIL_TIME } else { d.iterations };
+                budget_parts(&mut parts, (m.iterations, implied), m.time, (m.c, d.c));
                 if m.w != d.w {
                     parts.push(format!("w={}", m.w));
                 }
@@ -306,7 +321,8 @@ impl fmt::Display for BotSpec {
             }
             BotSpec::Mcts(m) => {
                 let d = MctsConfig::default();
-                budget_parts(&mut parts, (m.iterations, d.iterations), m.time, (m.c, d.c));
+                let implied = if m.time.is_some() { UNTIL_TIME } else { d.iterations };
+                budget_parts(&mut parts, (m.iterations, implied), m.time, (m.c, d.c));
                 match m.rollout {
                     Rollout::Rules => {}
                     Rollout::Greedy => parts.push("rollout=greedy".into()),
@@ -324,8 +340,8 @@ impl fmt::Display for BotSpec {
     }
 }
 
-/// A search's budget keys that differ from their defaults (`iterations`, `ms`, `c`), in the
-/// canonical order.
+/// A search's budget keys that differ from what parsing implies without them (`iterations`
+/// given as (the count, the count implied), `ms`, `c`), in the canonical order.
 fn budget_parts(parts: &mut Vec<String>, iterations: (u32, u32), time: Option<Duration>, c: (f64, f64)) {
     if iterations.0 != iterations.1 {
         parts.push(format!("iterations={}", iterations.0));
@@ -361,6 +377,33 @@ mod tests {
         assert_eq!(BotSpec::parse("strong:tree=open").unwrap().to_string(), "strong:tree=open");
         assert_eq!(BotSpec::parse(&s.to_string()).unwrap(), s, "the canonical text parses back");
         assert_eq!(BotSpec::parse("strong:rollout=strong").unwrap().to_string(), "strong");
+    }
+
+    #[test]
+    fn a_time_without_a_count_ends_the_search_by_time() {
+        for text in ["mcts:ms=50", "strong:ms=1000"] {
+            let spec = BotSpec::parse(text).unwrap();
+            let iterations = match &spec {
+                BotSpec::Mcts(m) => m.iterations,
+                BotSpec::Strong(m) => m.iterations,
+                _ => unreachable!(),
+            };
+            assert_eq!(iterations, UNTIL_TIME, "{text}");
+            assert_eq!(spec.to_string(), text);
+            let limits = BotLimits::default();
+            assert_eq!(spec.check_limits(&limits), Ok(()), "the time cap bounds it: {text}");
+        }
+        // A count given with the time is kept, and written.
+        for text in ["mcts:iterations=1000,ms=50", "strong:iterations=20000,ms=1000"] {
+            assert_eq!(BotSpec::parse(text).unwrap().to_string(), text);
+        }
+        // Hindsight's count is per sample and action: it keeps its default under a time.
+        let BotSpec::Strong(h) = BotSpec::parse("strong:ms=1000,samples=2").unwrap() else { panic!() };
+        assert_eq!(h.iterations, crate::strong::StrongConfig::default().iterations);
+        assert_eq!(BotSpec::Strong(h).to_string(), "strong:ms=1000,samples=2");
+        // Over the time cap, refused all the same.
+        let e = BotSpec::parse("strong:ms=6000").unwrap().check_limits(&BotLimits::default()).unwrap_err();
+        assert!(e.contains("ms=6000"), "{e}");
     }
 
     #[test]
