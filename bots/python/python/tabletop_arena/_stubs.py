@@ -2,10 +2,10 @@
 
 The contract's text (`proto/proto/tabletop/arena/v1/arena.proto`) is compiled into the
 extension when the package is built; at the first use of a client it is compiled here with
-grpcio-tools into a temporary folder, removed at exit. No stub is written by hand or kept.
+grpcio-tools into a temporary folder, removed as soon as the modules are imported (a process
+killed later leaves nothing behind). No stub is written by hand or kept.
 """
 
-import atexit
 import os
 import shutil
 import sys
@@ -24,18 +24,20 @@ def stubs():
         from grpc_tools import protoc
 
         out = tempfile.mkdtemp(prefix="tabletop-arena-stubs-")
-        atexit.register(shutil.rmtree, out, True)
-        source = os.path.join(out, "proto")
-        os.makedirs(os.path.join(source, os.path.dirname(_PATH)))
-        with open(os.path.join(source, _PATH), "w", encoding="utf-8") as f:
-            f.write(_native.CONTRACT)
-        code = protoc.main(["protoc", f"-I{source}", f"--python_out={out}", f"--grpc_python_out={out}", _PATH])
-        if code != 0:
-            raise RuntimeError(f"grpcio-tools could not compile the contract ({_PATH})")
-        sys.path.insert(0, out)
         try:
-            from tabletop.arena.v1 import arena_pb2, arena_pb2_grpc
+            source = os.path.join(out, "proto")
+            os.makedirs(os.path.join(source, os.path.dirname(_PATH)))
+            with open(os.path.join(source, _PATH), "w", encoding="utf-8") as f:
+                f.write(_native.CONTRACT)
+            code = protoc.main(["protoc", f"-I{source}", f"--python_out={out}", f"--grpc_python_out={out}", _PATH])
+            if code != 0:
+                raise RuntimeError(f"grpcio-tools could not compile the contract ({_PATH})")
+            sys.path.insert(0, out)
+            try:
+                from tabletop.arena.v1 import arena_pb2, arena_pb2_grpc
+            finally:
+                sys.path.remove(out)
         finally:
-            sys.path.remove(out)
+            shutil.rmtree(out, True)
         _stubs = (arena_pb2, arena_pb2_grpc)
     return _stubs
