@@ -264,8 +264,10 @@ impl BotSpec {
                 if m.trees > limits.threads.max(8) {
                     return over("trees", m.trees.into(), limits.threads.max(8).into());
                 }
+                // A search until its time (no samples, a time given) is bounded by the time cap.
+                let until_time = m.iterations == UNTIL_TIME && m.samples == 0 && m.time.is_some();
                 let work = u64::from(m.iterations) * u64::from(m.samples.max(1));
-                if work > u64::from(limits.iterations) && m.iterations != UNTIL_TIME {
+                if work > u64::from(limits.iterations) && !until_time {
                     let asked = if m.samples > 0 {
                         format!("{}×{}", m.iterations, m.samples)
                     } else {
@@ -401,6 +403,12 @@ mod tests {
         let BotSpec::Strong(h) = BotSpec::parse("strong:ms=1000,samples=2").unwrap() else { panic!() };
         assert_eq!(h.iterations, crate::strong::StrongConfig::default().iterations);
         assert_eq!(BotSpec::Strong(h).to_string(), "strong:ms=1000,samples=2");
+        // Hindsight asked for the largest count by hand is refused, time or not.
+        let e = BotSpec::parse(&format!("strong:iterations={UNTIL_TIME},samples=2,ms=400"))
+            .unwrap()
+            .check_limits(&BotLimits::default())
+            .unwrap_err();
+        assert!(e.contains("iterations × samples"), "{e}");
         // Over the time cap, refused all the same.
         let e = BotSpec::parse("strong:ms=6000").unwrap().check_limits(&BotLimits::default()).unwrap_err();
         assert!(e.contains("ms=6000"), "{e}");

@@ -116,12 +116,8 @@ impl Expedition {
     /// tiles the wild Discovery cards stand for (searches score every game they play out).
     pub(crate) fn final_score(&self, seat: usize) -> i32 {
         let held = self.held(seat);
-        let missions = if held.wild > 0 {
-            best_wild_value(held.have, &held.missions, held.wild)
-        } else {
-            missions_value(held.have, &held.missions)
-        };
-        self.players[seat].score + missions + held.dice_cards
+        // With no wild card (k = 0) this is the Missions' worth as held.
+        self.players[seat].score + best_wild_value(held.have, &held.missions, held.wild) + held.dice_cards
     }
 
     pub(crate) fn final_outcome(&self) -> Outcome {
