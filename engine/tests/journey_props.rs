@@ -186,6 +186,16 @@ fn random_play_from_late_positions_walks_the_way_home() {
     }
 }
 
+#[test]
+fn seeds_that_once_failed_still_pass() {
+    // Cases the property test below found (its regression file is not read from an
+    // integration test's folder), replayed by hand.
+    for (seed, variant, travellers) in [(13225574495150479662u64, 3usize, 4u8), (10450569548942348234, 3, 4)] {
+        let (preset, overrides) = &variants()[variant];
+        check_game(&params(preset, overrides, travellers), seed);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(128))]
     #[test]

@@ -120,26 +120,58 @@ fn cache_ends_the_refuge_and_the_card_is_dug_up_on_the_way_home() {
 }
 
 #[test]
-fn a_power_ace_is_not_recovered_by_the_last_action_before_the_way_home() {
-    // The last action of the last refuge: a recovered A♦ would be removed at arrival at once.
-    let last = "journey: [A♥]\nsupply: [3♦]\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]";
+fn nothing_is_recovered_by_the_last_action_before_the_martian_stock_up() {
+    // The last action of the last refuge: the stock-up that follows removes the powered Aces
+    // wherever they are and shuffles the Discard into the Supply, so a recovery would only end
+    // the refuge.
+    let last = "journey: [A♥]\nsupply: [3♦]\ndiscard: [A♦, 5♣, 7♦]\nsatchels: [[9♦, 2♣]]";
     let g = start("martian", &[("return_journey", "ruins")], last);
     let refuge_of = |g: &engine::journey::Journey| obs(g).refuge_actions_left;
     assert_eq!(refuge_of(&g), Some(11));
     // With actions to spare it may come back by foraging, so it is offered.
     assert!(has(&g, "recover A♦") && has(&g, "recover 5♣"));
-    let one_left = "journey: [2♥]\nsupply: []\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]";
+    let one_left = "journey: [2♥]\nsupply: []\ndiscard: [A♦, 5♣, 7♦]\nsatchels: [[9♦, 2♣]]";
     let mut g = start("martian", &[("return_journey", "ruins")], one_left);
     play(&mut g, "recover 5♣");
     assert_eq!(refuge_of(&g), Some(1));
-    assert!(!has(&g, "recover A♦"), "it would be boxed at arrival before anyone could forage it");
-    // Without the way home, or with a Journey card still to come, it is offered.
+    assert!(!labels(&g).iter().any(|l| l.starts_with("recover")), "{:?}", labels(&g));
+    // Recovering 7♦ and ending the refuge there would have been one and the same game.
+    let mut ended = g.clone();
+    play(&mut ended, "end refuge");
+    assert_eq!(obs(&ended).supply_count, 0, "the Supply is set aside after the stock-up");
+    assert!(obs(&ended).travellers[0].satchel.contains(&c("7♦")), "shuffled in and foraged");
+    // Without the way home, or with a Journey card still to come, they are offered.
     for (params, journey) in [(vec![], "[2♥]"), (vec![("return_journey", "ruins")], "[2♥, 9♠]")] {
-        let yaml = format!("journey: {journey}\nsupply: []\ndiscard: [A♦, 5♣]\nsatchels: [[9♦, 2♣]]");
+        let yaml = format!("journey: {journey}\nsupply: []\ndiscard: [A♦, 5♣, 7♦]\nsatchels: [[9♦, 2♣]]");
         let mut g = start("martian", &params, &yaml);
         play(&mut g, "recover 5♣");
         assert_eq!(refuge_of(&g), Some(1));
-        assert!(has(&g, "recover A♦"), "{params:?} {journey}");
+        assert!(has(&g, "recover A♦") && has(&g, "recover 7♦"), "{params:?} {journey}");
+    }
+}
+
+#[test]
+fn a_power_ace_known_on_top_is_not_foraged_by_the_last_action_before_the_way_home() {
+    // Recovered, the A♣ is the Supply's known top; the refuge's last action could forage it,
+    // but arrival removes it at once: foraging would only end the refuge.
+    let yaml = |supply: &str| format!("journey: [2♥]\nsupply: {supply}\ndiscard: [A♣, 5♣]\nsatchels: [[9♦, 2♣]]");
+    let mut g = start("martian", &[("return_journey", "ruins")], &yaml("[]"));
+    play(&mut g, "recover A♣");
+    assert_eq!(obs(&g).supply_bottom, cards(&["A♣"]));
+    assert_eq!(obs(&g).refuge_actions_left, Some(1));
+    assert!(!has(&g, "forage"), "the known top is boxed at arrival: a twin of `end refuge`");
+    assert!(has(&g, "end refuge"));
+    // An unknown card above it, no way home, or a Journey card still to come: offered.
+    for (params, journey, supply) in [
+        (vec![("return_journey", "ruins")], "[2♥]", "[3♦]"),
+        (vec![], "[2♥]", "[]"),
+        (vec![("return_journey", "ruins")], "[2♥, 9♠]", "[]"),
+    ] {
+        let yaml = format!("journey: {journey}\nsupply: {supply}\ndiscard: [A♣, 5♣]\nsatchels: [[9♦, 2♣]]");
+        let mut g = start("martian", &params, &yaml);
+        play(&mut g, "recover A♣");
+        assert_eq!(obs(&g).refuge_actions_left, Some(1));
+        assert!(has(&g, "forage"), "{params:?} {journey} {supply}");
     }
 }
 

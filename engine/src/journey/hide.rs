@@ -29,7 +29,7 @@ pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMu
                 // on top of the Supply (known by counting) would slip under it. Nominees that
                 // none of them tells apart (two 8s; or 8 and 9 with no 8 that may come up)
                 // are one choice.
-                let supply_ranks = rank_mask(g, could_be_on_top(g));
+                let supply_ranks = rank_mask(g, g.could_be_on_supply_top());
                 let mut offered = 0u64;
                 for &c in g.satchels[actor as usize].iter() {
                     let slips_under = supply_ranks & ((1u32 << g.rank(c)) - 1);
@@ -58,13 +58,6 @@ pub(super) fn nominate_allowed_against(g: &Journey, adversary: Card) -> bool {
 fn rank_mask(g: &Journey, cards: &[Card]) -> u32 {
     let printed = cards.iter().fold(0u32, |m, c| m | 1 << c.rank());
     if g.p.ace_rank == AceRank::Low && printed & 1 << 14 != 0 { (printed & !(1 << 14)) | 1 << 1 } else { printed }
-}
-
-/// The Supply cards that may be its top, as far as the table knows: the cards above the known
-/// bottom, or, when every card was seen slid under, the top one.
-fn could_be_on_top(g: &Journey) -> &[Card] {
-    let (cards, unknown) = (g.supply.as_slice(), g.supply.unknown());
-    if unknown.is_empty() { &cards[cards.len().saturating_sub(1)..] } else { unknown }
 }
 
 /// Does `revealed` slip under `bar`?

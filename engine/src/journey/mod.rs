@@ -307,6 +307,13 @@ impl Journey {
         (base + companions::limit_change(self)).max(0) as usize
     }
 
+    /// The Supply cards that may be its top, as far as the table knows: the cards above the
+    /// known bottom, or, when every card was seen slid under, the top one.
+    pub(crate) fn could_be_on_supply_top(&self) -> &[Card] {
+        let (cards, unknown) = (self.supply.as_slice(), self.supply.unknown());
+        if unknown.is_empty() { &cards[cards.len().saturating_sub(1)..] } else { unknown }
+    }
+
     pub(crate) fn has_room(&self, seat: u8) -> bool {
         self.satchel_load(seat) < self.satchel_limit()
     }

@@ -23,11 +23,17 @@ pub(super) fn reveal(g: &mut Journey) {
 
 pub(super) fn legal(g: &Journey, refuge: Card, left: u8, actor: u8, passes: u8, emit: &mut impl FnMut(Action)) {
     let a = actor as usize;
-    if g.has_room(actor) && !g.supply.is_empty() {
+    // The martian stock-up follows this action: it removes the powered Aces wherever they are
+    // and shuffles the takeable Discard into the Supply. Foraging a powered Ace everyone knows
+    // is on top, or recovering any card, would then only end the refuge: a twin of `end refuge`
+    // (a recovered card is shuffled into the Supply either way).
+    let stock_up_next = stock_up_next(g, refuge, left);
+    let boxed_on_top = stock_up_next && g.could_be_on_supply_top().iter().all(|&c| g.is_power_ace(c));
+    if g.has_room(actor) && !g.supply.is_empty() && !boxed_on_top {
         emit(Action::Forage);
     }
-    for &c in g.discard.iter() {
-        if regroup::takeable(c) && !(g.is_power_ace(c) && boxed_at_arrival(g, refuge, left)) {
+    if !stock_up_next {
+        for &c in g.discard.iter().filter(|&&c| regroup::takeable(c)) {
             emit(Action::Recover(c));
         }
     }
@@ -44,11 +50,10 @@ pub(super) fn legal(g: &Journey, refuge: Card, left: u8, actor: u8, passes: u8, 
     emit(Action::EndRefuge);
 }
 
-/// A power Ace recovered now would be removed at arrival before anyone could forage it: this
-/// is the refuge's last action, no Journey card is left to reveal before arrival (nor an A♥
-/// destination refuge to come), and the martian way home removes the powered Aces wherever
-/// they are. Recovering it would only end the refuge, a twin of `end refuge`.
-fn boxed_at_arrival(g: &Journey, refuge: Card, left: u8) -> bool {
+/// The martian stock-up (section 12) comes right after this action: it is the refuge's last,
+/// no Journey card is left to reveal before arrival (nor an A♥ destination refuge to come),
+/// and the way home is the ruins one.
+fn stock_up_next(g: &Journey, refuge: Card, left: u8) -> bool {
     left <= 1
         && g.journey.is_empty()
         && !(refuge.is_ace() && g.p.destination == Destination::LastRefuge)
