@@ -9,9 +9,8 @@ use crate::referee::{MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, Time
 use engine::core::{AnySpec, Metric, game_seed};
 use reports::sprt::{Decision, SprtSpec, Tally};
 use serde::Serialize;
+use crate::pool::{Flow, Order};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 /// A comparison to run.
@@ -186,78 +185,42 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
         verdicts: BTreeMap::new(),
         seconds: 0.0,
     };
-    let next = AtomicU64::new(0);
-    let stop = AtomicBool::new(false);
-    let done: Mutex<BTreeMap<u64, Result<Unit, String>>> = Mutex::new(BTreeMap::new());
-    let (tx, rx) = mpsc::channel::<()>();
-    std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..c.workers.max(1) {
-            let tx = tx.clone();
-            let (next, stop, done) = (&next, &stop, &done);
-            scope.spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= max_units {
-                        break;
-                    }
-                    let unit = play_unit(c, i);
-                    done.lock().expect("units").insert(i, unit);
-                    if tx.send(()).is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        let mut counted = 0u64;
-        let mut last_shown = Instant::now();
-        'units: for () in rx {
-            // Count the units in order, as far as they are in.
-            loop {
-                let Some(unit) = done.lock().expect("units").remove(&counted) else { break };
-                let unit = match unit {
-                    Ok(u) => u,
-                    Err(e) => {
-                        stop.store(true, Ordering::Relaxed);
-                        return Err(e);
-                    }
-                };
-                counted += 1;
-                tally.add(unit.score);
-                for &r in &unit.results {
-                    if r > 0.5 {
-                        result.wins += 1;
-                    } else if r < 0.5 {
-                        result.losses += 1;
-                    } else {
-                        result.draws += 1;
-                    }
-                }
-                for v in unit.verdicts {
-                    *result.verdicts.entry(v).or_default() += 1;
-                }
-                result.units = counted;
-                result.games = counted * per_unit;
-                if let Some(spec) = &c.sprt {
-                    result.llr = Some(tally.llr(spec));
-                    match tally.decide(spec) {
-                        Decision::H1 => result.result = "H1".into(),
-                        Decision::H0 => result.result = "H0".into(),
-                        Decision::Continue => {}
-                    }
-                }
-                if result.result != "inconclusive" || counted >= max_units {
-                    stop.store(true, Ordering::Relaxed);
-                    break 'units;
-                }
-            }
-            if last_shown.elapsed() >= Duration::from_secs(2) {
-                finish(&mut result, &tally, start);
-                progress(&result);
-                last_shown = Instant::now();
+    let mut last_shown = Instant::now();
+    // Units are counted strictly in order, so that a seed decides the answer.
+    crate::pool::run(c.workers, max_units, Order::Index, |i| play_unit(c, i), |_, unit| {
+        let counted = result.units + 1;
+        tally.add(unit.score);
+        for &r in &unit.results {
+            if r > 0.5 {
+                result.wins += 1;
+            } else if r < 0.5 {
+                result.losses += 1;
+            } else {
+                result.draws += 1;
             }
         }
-        Ok(())
+        for v in unit.verdicts {
+            *result.verdicts.entry(v).or_default() += 1;
+        }
+        result.units = counted;
+        result.games = counted * per_unit;
+        if let Some(spec) = &c.sprt {
+            result.llr = Some(tally.llr(spec));
+            match tally.decide(spec) {
+                Decision::H1 => result.result = "H1".into(),
+                Decision::H0 => result.result = "H0".into(),
+                Decision::Continue => {}
+            }
+        }
+        if result.result != "inconclusive" || counted >= max_units {
+            return Ok(Flow::Stop);
+        }
+        if last_shown.elapsed() >= Duration::from_secs(2) {
+            finish(&mut result, &tally, start);
+            progress(&result);
+            last_shown = Instant::now();
+        }
+        Ok(Flow::Continue)
     })?;
     finish(&mut result, &tally, start);
     Ok(result)

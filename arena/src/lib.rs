@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod compare;
+pub mod pool;
 pub mod record;
 pub mod referee;
 pub mod server;

@@ -12,7 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reports::{Figure, GameResult, PlaySummary};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use arena::pool::{Flow, Order};
 use std::time::Instant;
 
 #[derive(Args)]
@@ -281,49 +281,15 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         progress.inc(1);
         Ok(())
     };
-    let jobs = u64::from(args.jobs).min(total);
-    if jobs <= 1 {
-        for i in 0..total {
-            emit(series.play(i, args.trace && i == 0, args.records.is_some())?)?;
-        }
-    } else {
-        // Workers take games in turn; the results are emitted in game order.
-        let next = AtomicU64::new(0);
-        let (tx, rx) = std::sync::mpsc::channel::<(u64, Result<OneGame, String>)>();
-        std::thread::scope(|scope| -> Result<(), String> {
-            for _ in 0..jobs {
-                let (tx, next, series) = (tx.clone(), &next, &series);
-                let (trace, with_line) = (args.trace, args.records.is_some());
-                scope.spawn(move || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= total {
-                            break;
-                        }
-                        let r = series.play(i, trace && i == 0, with_line);
-                        // After a failure no game starts: the failure is reported in its turn.
-                        if r.is_err() {
-                            next.store(total, Ordering::Relaxed);
-                        }
-                        if tx.send((i, r)).is_err() {
-                            break;
-                        }
-                    }
-                });
-            }
-            drop(tx);
-            let mut waiting = std::collections::BTreeMap::new();
-            let mut due = 0;
-            for (i, r) in rx {
-                waiting.insert(i, r);
-                while let Some(r) = waiting.remove(&due) {
-                    emit(r?)?;
-                    due += 1;
-                }
-            }
-            Ok(())
-        })?;
-    }
+    // Workers take games in turn; the results are emitted in game order.
+    let (trace, with_line) = (args.trace, args.records.is_some());
+    arena::pool::run(
+        args.jobs as usize,
+        total,
+        Order::Index,
+        |i| series.play(i, trace && i == 0, with_line),
+        |_, one| emit(one).map(|()| Flow::Continue),
+    )?;
     progress.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
     if let Some(w) = &mut writer {

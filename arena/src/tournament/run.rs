@@ -10,13 +10,12 @@ use super::config::ResolvedGame;
 use super::log::LogWriter;
 use super::rate::{rated_games, score_shares};
 use super::schedule::Job;
+use crate::pool::{Flow, Order};
 use crate::record::{MatchRecord, TournamentGame};
 use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
 use bots::Agent;
 use engine::core::{AnySpec, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Builds the agent of a participant for one game: (participant, game, seed).
@@ -143,67 +142,45 @@ pub fn run_jobs(
     }
     let mut last_line = Instant::now();
     let workers = opts.workers.clamp(1, jobs.len().max(1));
-    let next = AtomicUsize::new(0);
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
-    let (tx, rx) = mpsc::channel::<Result<MatchRecord, String>>();
-    let result = std::thread::scope(|scope| -> Result<(), String> {
-        for _ in 0..workers {
-            let tx = tx.clone();
-            let next = &next;
-            scope.spawn(move || {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(job) = jobs.get(i) else { break };
-                    let record = play_job(job, &games[job.group], names, factory, opts);
-                    let failed = record.is_err();
-                    if tx.send(record).is_err() || failed {
-                        break;
-                    }
-                }
-            });
-        }
-        drop(tx);
-        for record in rx {
-            let record = match record {
-                Ok(r) => r,
-                Err(e) => {
-                    // Stop handing out games; those in flight finish and are dropped.
-                    next.store(usize::MAX / 2, Ordering::Relaxed);
-                    return Err(e);
-                }
-            };
-            log.append(&record)?;
-            stats.games += 1;
-            stats.playing += Duration::from_secs_f64(record.place().play_ms / 1e3);
-            stats.verdicts += record.verdicts.len();
-            done.push(record);
-            let line_due = opts.progress == Progress::Lines && last_line.elapsed() >= Duration::from_secs(5);
-            if stats.games % 8 == 1 || stats.games == jobs.len() || line_due {
-                let shares = score_shares(&rated_games(done, &cooperative), names.len());
-                let leader = (0..names.len())
-                    .filter(|&p| shares[p].1 > 0.0)
-                    .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)));
-                let leader = leader.map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1));
-                if let Some(l) = &leader {
-                    bar.set_message(l.clone());
-                }
-                if line_due {
-                    // Output that is not a terminal gets a line every few seconds instead.
-                    let rate = stats.games as f64 / start.elapsed().as_secs_f64().max(1e-9);
-                    let eta = (jobs.len() - stats.games) as f64 / rate.max(1e-9);
-                    eprintln!(
-                        "{}/{} games, {rate:.1} games/s, eta {eta:.0} s — leader: {}",
-                        stats.games,
-                        jobs.len(),
-                        leader.unwrap_or_else(|| "none yet".into())
-                    );
-                    last_line = Instant::now();
-                }
+    let play = |i: u64| {
+        let job = &jobs[i as usize];
+        play_job(job, &games[job.group], names, factory, opts)
+    };
+    // Records are logged as they are done; a failure stops handing out games (those in
+    // flight finish and are dropped).
+    let result = crate::pool::run(workers, jobs.len() as u64, Order::Arrival, play, |_, record| {
+        log.append(&record)?;
+        stats.games += 1;
+        stats.playing += Duration::from_secs_f64(record.place().play_ms / 1e3);
+        stats.verdicts += record.verdicts.len();
+        done.push(record);
+        let line_due = opts.progress == Progress::Lines && last_line.elapsed() >= Duration::from_secs(5);
+        if stats.games % 8 == 1 || stats.games == jobs.len() || line_due {
+            let shares = score_shares(&rated_games(done, &cooperative), names.len());
+            let leader = (0..names.len())
+                .filter(|&p| shares[p].1 > 0.0)
+                .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)));
+            let leader = leader.map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1));
+            if let Some(l) = &leader {
+                bar.set_message(l.clone());
             }
-            bar.inc(1);
+            if line_due {
+                // Output that is not a terminal gets a line every few seconds instead.
+                let rate = stats.games as f64 / start.elapsed().as_secs_f64().max(1e-9);
+                let eta = (jobs.len() - stats.games) as f64 / rate.max(1e-9);
+                eprintln!(
+                    "{}/{} games, {rate:.1} games/s, eta {eta:.0} s — leader: {}",
+                    stats.games,
+                    jobs.len(),
+                    leader.unwrap_or_else(|| "none yet".into())
+                );
+                last_line = Instant::now();
+            }
         }
-        Ok(())
+        bar.inc(1);
+        Ok(Flow::Continue)
     });
     bar.finish_and_clear();
     stats.wall = start.elapsed();
