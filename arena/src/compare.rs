@@ -5,11 +5,11 @@
 //! Units run on several workers, but are counted strictly in order, so a seed gives the same
 //! answer whatever the number of workers.
 
+use crate::pool::{Flow, Order};
 use crate::referee::{MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
 use engine::core::{AnySpec, Metric, game_seed};
 use reports::sprt::{Decision, SprtSpec, Tally};
 use serde::Serialize;
-use crate::pool::{Flow, Order};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -187,41 +187,47 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
     };
     let mut last_shown = Instant::now();
     // Units are counted strictly in order, so that a seed decides the answer.
-    crate::pool::run(c.workers, max_units, Order::Index, |i| play_unit(c, i), |_, unit| {
-        let counted = result.units + 1;
-        tally.add(unit.score);
-        for &r in &unit.results {
-            if r > 0.5 {
-                result.wins += 1;
-            } else if r < 0.5 {
-                result.losses += 1;
-            } else {
-                result.draws += 1;
+    crate::pool::run(
+        c.workers,
+        max_units,
+        Order::Index,
+        |i| play_unit(c, i),
+        |_, unit| {
+            let counted = result.units + 1;
+            tally.add(unit.score);
+            for &r in &unit.results {
+                if r > 0.5 {
+                    result.wins += 1;
+                } else if r < 0.5 {
+                    result.losses += 1;
+                } else {
+                    result.draws += 1;
+                }
             }
-        }
-        for v in unit.verdicts {
-            *result.verdicts.entry(v).or_default() += 1;
-        }
-        result.units = counted;
-        result.games = counted * per_unit;
-        if let Some(spec) = &c.sprt {
-            result.llr = Some(tally.llr(spec));
-            match tally.decide(spec) {
-                Decision::H1 => result.result = "H1".into(),
-                Decision::H0 => result.result = "H0".into(),
-                Decision::Continue => {}
+            for v in unit.verdicts {
+                *result.verdicts.entry(v).or_default() += 1;
             }
-        }
-        if result.result != "inconclusive" || counted >= max_units {
-            return Ok(Flow::Stop);
-        }
-        if last_shown.elapsed() >= Duration::from_secs(2) {
-            finish(&mut result, &tally, start);
-            progress(&result);
-            last_shown = Instant::now();
-        }
-        Ok(Flow::Continue)
-    })?;
+            result.units = counted;
+            result.games = counted * per_unit;
+            if let Some(spec) = &c.sprt {
+                result.llr = Some(tally.llr(spec));
+                match tally.decide(spec) {
+                    Decision::H1 => result.result = "H1".into(),
+                    Decision::H0 => result.result = "H0".into(),
+                    Decision::Continue => {}
+                }
+            }
+            if result.result != "inconclusive" || counted >= max_units {
+                return Ok(Flow::Stop);
+            }
+            if last_shown.elapsed() >= Duration::from_secs(2) {
+                finish(&mut result, &tally, start);
+                progress(&result);
+                last_shown = Instant::now();
+            }
+            Ok(Flow::Continue)
+        },
+    )?;
     finish(&mut result, &tally, start);
     Ok(result)
 }

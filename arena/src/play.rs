@@ -1,6 +1,7 @@
 //! `arena play`: a series of games between built-in agents, summarised; `arena replay`.
 
 use crate::setup::{GameArgs, load_file};
+use arena::pool::{Flow, Order};
 use arena::record::{self, MatchRecord};
 use arena::referee::{
     MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, Verdict, limit_ms, play_game,
@@ -12,7 +13,6 @@ use indicatif::{ProgressBar, ProgressStyle};
 use reports::{Figure, GameResult, PlaySummary};
 use std::io::Write;
 use std::path::PathBuf;
-use arena::pool::{Flow, Order};
 use std::time::Instant;
 
 #[derive(Args)]

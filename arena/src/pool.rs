@@ -103,10 +103,16 @@ mod tests {
     fn results_come_in_index_order_whatever_the_workers() {
         for workers in [1, 2, 5] {
             let mut seen = Vec::new();
-            run(workers, 40, Order::Index, |i| Ok(i * i), |i, v| {
-                seen.push((i, v));
-                Ok(Flow::Continue)
-            })
+            run(
+                workers,
+                40,
+                Order::Index,
+                |i| Ok(i * i),
+                |i, v| {
+                    seen.push((i, v));
+                    Ok(Flow::Continue)
+                },
+            )
             .unwrap();
             assert_eq!(seen, (0..40).map(|i| (i, i * i)).collect::<Vec<_>>(), "{workers} workers");
         }
