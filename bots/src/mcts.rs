@@ -104,6 +104,7 @@ pub fn search<G: Heuristics, P: Playout<G>>(
     let observer = sampler.seat();
     let mut offer = Offer::default();
     let mut legal = Vec::with_capacity(64);
+    let mut root_legal = Vec::with_capacity(64);
     let mut path = Vec::with_capacity(64);
     let seats = sampler.seats();
     let mut rewards = [0.0f64; 4];
@@ -127,9 +128,22 @@ pub fn search<G: Heuristics, P: Playout<G>>(
         let mut node = 0u32;
         // Selection and expansion.
         while let Some(mover) = g.to_move() {
-            legal.clear();
-            g.legal_actions(&mut legal);
-            tree.offer(node, &legal, &mut offer);
+            if node == 0 {
+                // The root's legal actions are the seat's own, the same in every sample.
+                if root_legal.is_empty() {
+                    g.legal_actions(&mut root_legal);
+                }
+                debug_assert!({
+                    legal.clear();
+                    g.legal_actions(&mut legal);
+                    legal == root_legal
+                });
+                tree.offer(node, &root_legal, &mut offer);
+            } else {
+                legal.clear();
+                g.legal_actions(&mut legal);
+                tree.offer(node, &legal, &mut offer);
+            }
             if !offer.untried.is_empty() {
                 let a = offer.untried[rng.random_range(0..offer.untried.len())];
                 let child = tree.add_child(node, a, mover.0);

@@ -6,14 +6,29 @@ use engine::core::{ActionId, Game};
 
 const NONE: u32 = u32::MAX;
 
-/// `ln(n)`, from a table for the small counts the search meets most.
+/// Counts below this are looked up in tables rather than computed.
+const TABLED: usize = 4096;
+
+/// `√(ln n)` and `1/√n` for the small counts the search meets most.
+struct Tables {
+    sqrt_ln: Vec<f64>,
+    rsqrt: Vec<f64>,
+}
+
+fn tables() -> &'static Tables {
+    static TABLES: std::sync::OnceLock<Tables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(|| Tables {
+        sqrt_ln: (0..TABLED as u32).map(|k| (k.max(1) as f64).ln().sqrt()).collect(),
+        rsqrt: (0..TABLED as u32).map(|k| 1.0 / (k.max(1) as f64).sqrt()).collect(),
+    })
+}
+
+/// The exploration term `√(ln available / visits)`, from the tables where the counts are small.
 #[inline]
-pub(crate) fn ln(n: u32) -> f64 {
-    static TABLE: std::sync::OnceLock<Vec<f64>> = std::sync::OnceLock::new();
-    let table = TABLE.get_or_init(|| (0..4096u32).map(|k| (k.max(1) as f64).ln()).collect());
-    match table.get(n as usize) {
-        Some(&v) => v,
-        None => (n as f64).ln(),
+fn exploration(t: &Tables, available: u32, visits: u32) -> f64 {
+    match (t.sqrt_ln.get(available as usize), t.rsqrt.get(visits as usize)) {
+        (Some(a), Some(v)) => a * v,
+        _ => (f64::from(available).ln() / f64::from(visits)).sqrt(),
     }
 }
 
@@ -38,12 +53,13 @@ pub(crate) struct Node {
     pub available: u32,
     /// The seat that chose the action (whose reward this node accumulates).
     pub mover: u8,
-    pub total: f64,
+    /// The mean reward of that seat over the visits.
+    pub mean: f64,
 }
 
 impl Node {
     fn new(action: ActionId, mover: u8) -> Node {
-        Node { action, first_child: NONE, next_sibling: NONE, visits: 0, available: 1, mover, total: 0.0 }
+        Node { action, first_child: NONE, next_sibling: NONE, visits: 0, available: 1, mover, mean: 0.0 }
     }
 }
 
@@ -146,12 +162,12 @@ impl Tree {
     /// Count one more availability for each of `available` and return the one with the best
     /// UCB (`mean + c·√(ln available / visits)`; ties: the first).
     pub fn select_ucb(&mut self, available: &[u32], c: f64) -> u32 {
+        let t = tables();
         let mut best = (f64::MIN, NONE);
         for &id in available {
             let n = &mut self.nodes[id as usize];
             n.available += 1;
-            let visits = n.visits as f64;
-            let ucb = n.total / visits + c * (ln(n.available) / visits).sqrt();
+            let ucb = n.mean + c * exploration(t, n.available, n.visits);
             if ucb > best.0 {
                 best = (ucb, id);
             }
@@ -164,7 +180,7 @@ impl Tree {
         for &id in path {
             let n = &mut self.nodes[id as usize];
             n.visits += 1;
-            n.total += rewards[n.mover as usize];
+            n.mean += (rewards[n.mover as usize] - n.mean) / f64::from(n.visits);
         }
     }
 
@@ -192,9 +208,41 @@ impl Tree {
         let mut c = self.nodes[node as usize].first_child;
         while c != NONE {
             let n = &self.nodes[c as usize];
-            out.push((n.action, n.visits, n.total));
+            out.push((n.action, n.visits, n.mean * f64::from(n.visits)));
             c = n.next_sibling;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tabled_exploration_term_is_the_formula() {
+        let t = tables();
+        for available in (1..5000).step_by(7) {
+            for visits in (1..available + 1).step_by(13) {
+                let exact = (f64::from(available).ln() / f64::from(visits)).sqrt();
+                let got = exploration(t, available, visits);
+                assert!((got - exact).abs() <= 1e-12 * exact.max(1.0), "{available} {visits}: {got} vs {exact}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_node_keeps_the_mean_of_its_rewards() {
+        let mut tree = Tree::new(4);
+        let child = tree.add_child(0, 3, 1);
+        let rewards = [[0.0, 1.0], [0.0, 0.25], [1.0, 0.5]];
+        for r in &rewards {
+            tree.backpropagate(&[0, child], r);
+        }
+        let stats = tree.children(0);
+        assert_eq!(stats.len(), 1);
+        let (action, visits, total) = stats[0];
+        assert_eq!((action, visits), (3, 3));
+        assert!((total - 1.75).abs() < 1e-12, "the seat that chose it: 1 + 0.25 + 0.5, got {total}");
     }
 }

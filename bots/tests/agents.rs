@@ -227,7 +227,9 @@ fn more_search_beats_less_and_mcts_beats_random() {
     let share = match_share(s.as_ref(), "mcts:iterations=200", "mcts:iterations=10", 8);
     assert!(share >= 0.75, "mcts with 200 iterations won only {share:.2} against 10 iterations");
     let s = spec("expedition", "dice", 2);
-    let share = match_share(s.as_ref(), "mcts:iterations=50", "random", 8);
+    // 200 iterations win 99% of games against random (198 of 200 in `arena compare`), so 15
+    // of these 16 fail to come by chance once in a hundred seeds; 50 win only 95%.
+    let share = match_share(s.as_ref(), "mcts:iterations=200", "random", 8);
     assert!(share >= 0.9, "mcts won only {share:.2} against random");
 }
 
@@ -316,7 +318,9 @@ fn the_strong_agent_is_not_weaker_with_more_search() {
     let share = match_share(s.as_ref(), "strong:iterations=300", "strong:iterations=10", 8);
     assert!(share >= 0.75, "strong with 300 iterations won only {share:.2} against 10 iterations");
     let s = spec("journey", "martian", 1);
+    // 800 iterations arrive in 35% of martian deals (100 deals with `arena play`), 10 in none
+    // of 200: that 24 deals see no arrival with 800 comes by chance once in 30,000 seeds.
     let (more, less) =
-        (arrivals(s.as_ref(), "strong:iterations=400", 24), arrivals(s.as_ref(), "strong:iterations=10", 24));
-    assert!(more > less, "strong arrived {more} times in 24 deals with 400 iterations, {less} with 10");
+        (arrivals(s.as_ref(), "strong:iterations=800", 24), arrivals(s.as_ref(), "strong:iterations=10", 24));
+    assert!(more > less, "strong arrived {more} times in 24 deals with 800 iterations, {less} with 10");
 }
