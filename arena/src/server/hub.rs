@@ -8,7 +8,7 @@
 
 use super::content::{ContentDir, shown};
 use super::session::Session;
-use super::table::{Limits, NewTable, SeatBinding, Table};
+use super::table::{Limits, SeatBinding, Setup, Table};
 use crate::referee::{Policy, as_ms, limit_ms};
 use bots::{Agent, BotLimits, BotSpec};
 use engine::core::{AnySpec, ParamSource};
@@ -280,7 +280,7 @@ impl Hub {
     /// The match a creator token opens.
     pub fn created(&self, match_id: &str, creator_token: &str) -> Result<Arc<Table>, Status> {
         let table = self.table(match_id)?;
-        if creator_token.is_empty() || !same_secret(&table.creator, creator_token) {
+        if creator_token.is_empty() || !same_secret(&table.setup.creator, creator_token) {
             return Err(Status::permission_denied(format!(
                 "this is not the creator token of match `{}`",
                 shown(match_id)
@@ -516,23 +516,25 @@ impl Hub {
             spec.scenario(seed, &req.scenario).map_err(Status::invalid_argument)?
         };
         let creator = secret()?;
-        let table = Table::new(NewTable {
-            id: id.clone(),
-            game_name: req.game.clone(),
-            cooperative: engine::find_game(&req.game).is_ok_and(|e| e.cooperative),
-            spec,
+        let table = Table::new(
+            Setup {
+                id: id.clone(),
+                game_name: req.game.clone(),
+                cooperative: engine::find_game(&req.game).is_ok_and(|e| e.cooperative),
+                spec,
+                seed,
+                scenario: req.scenario.clone(),
+                seats,
+                players,
+                tokens: tokens.clone(),
+                creator: creator.clone(),
+                limits,
+                next_request: self.next_request.clone(),
+                bot_slots: self.bot_slots.clone(),
+                latencies: self.latencies.clone(),
+            },
             game,
-            seed,
-            scenario: req.scenario.clone(),
-            seats,
-            players,
-            tokens: tokens.clone(),
-            creator: creator.clone(),
-            limits,
-            next_request: self.next_request.clone(),
-            bot_slots: self.bot_slots.clone(),
-            latencies: self.latencies.clone(),
-        })?;
+        )?;
         {
             let mut t = self.tokens.lock().expect("tokens");
             for (s, tok) in tokens.iter().enumerate() {
@@ -566,11 +568,11 @@ impl Hub {
                 .to_line()
                 .and_then(|l| f.write_all(l.as_bytes()).and_then(|_| f.flush()).map_err(|e| e.to_string()))
             {
-                tracing::error!("cannot write the record of match {}: {e}", table.id);
+                tracing::error!("cannot write the record of match {}: {e}", table.setup.id);
             }
         }
-        tracing::info!(match_id = %table.id, "match over");
-        self.finished.lock().expect("finished").push_back(Finished { id: table.id.clone(), at: Instant::now() });
+        tracing::info!(match_id = %table.setup.id, "match over");
+        self.finished.lock().expect("finished").push_back(Finished { id: table.setup.id.clone(), at: Instant::now() });
         self.evict();
     }
 
@@ -597,7 +599,7 @@ impl Hub {
         };
         let mut tokens = self.tokens.lock().expect("tokens");
         for t in &removed {
-            t.tokens.iter().flatten().for_each(|tok| {
+            t.setup.tokens.iter().flatten().for_each(|tok| {
                 tokens.remove(tok);
             });
         }

@@ -165,13 +165,13 @@ impl v1::matches_server::Matches for Services {
         let table = self.hub.created(&r.match_id, &r.creator_token)?;
         table.cancel()?;
         let record = table.record()?;
-        super::wire::record(&record, table.cooperative).map(Response::new).map_err(Status::internal)
+        super::wire::record(&record, table.setup.cooperative).map(Response::new).map_err(Status::internal)
     }
 
     async fn get_record(&self, req: Request<v1::GetRecordRequest>) -> Result<Response<v1::MatchRecord>, Status> {
         let table = self.hub.table(&req.into_inner().match_id)?;
         let record = table.record()?;
-        super::wire::record(&record, table.cooperative).map(Response::new).map_err(Status::internal)
+        super::wire::record(&record, table.setup.cooperative).map(Response::new).map_err(Status::internal)
     }
 
     type SpectateStream = Stream_<v1::MatchEvent>;

@@ -60,31 +60,14 @@ pub struct Limits {
 }
 
 pub struct Table {
-    pub id: String,
-    pub game_name: String,
+    /// What the match is made of, fixed when it is made.
+    pub setup: Setup,
     pub params_yaml: String,
-    pub seed: u64,
-    /// The scenario it started from (empty: a fresh deal).
-    pub scenario: String,
-    pub seats: Vec<SeatBinding>,
-    /// Who sits at each seat, for the record.
-    pub players: Vec<String>,
-    pub tokens: Vec<Option<String>>,
-    /// The creator's token (CancelMatch).
-    pub creator: String,
-    pub limits: Limits,
-    pub cooperative: bool,
     pub state: Mutex<TableState>,
     /// Woken whenever the match changes (an Act, an event, the end).
     pub changed: tokio::sync::Notify,
     /// Woken when the match ends (a permit is stored, so the driver hears it however late).
     pub over: tokio::sync::Notify,
-    pub next_request: Arc<AtomicU64>,
-    pub spec: Arc<dyn AnySpec>,
-    /// Server-run agents think one at a time per slot (a slot taken, the move's clock starts).
-    pub bot_slots: Arc<tokio::sync::Semaphore>,
-    /// Where to note each Play round trip, when the server measures them (benchmarks).
-    pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
 }
 
 /// What the driver waits for, and what ends the wait.
@@ -99,58 +82,51 @@ enum Waited {
     Changed,
 }
 
-/// Everything a new match is made of.
-pub struct NewTable {
+/// Everything a match is made of but its game, fixed when it is made.
+pub struct Setup {
     pub id: String,
     pub game_name: String,
     pub spec: Arc<dyn AnySpec>,
-    pub game: Box<dyn AnyGame>,
     pub seed: u64,
+    /// The scenario it started from (empty: a fresh deal).
     pub scenario: String,
     pub seats: Vec<SeatBinding>,
+    /// Who sits at each seat, for the record.
     pub players: Vec<String>,
     pub tokens: Vec<Option<String>>,
+    /// The creator's token (CancelMatch).
     pub creator: String,
     pub limits: Limits,
     pub cooperative: bool,
     pub next_request: Arc<AtomicU64>,
+    /// Server-run agents think one at a time per slot (a slot taken, the move's clock starts).
     pub bot_slots: Arc<tokio::sync::Semaphore>,
+    /// Where to note each Play round trip, when the server measures them (benchmarks).
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
 }
 
 impl Table {
     /// A match ready to be driven; its Started event is the first.
-    pub fn new(t: NewTable) -> Result<Arc<Table>, Status> {
-        let params_yaml = serde_yaml::to_string(&t.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
+    pub fn new(setup: Setup, game: Box<dyn AnyGame>) -> Result<Arc<Table>, Status> {
+        let params_yaml =
+            serde_yaml::to_string(&setup.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let now = Instant::now();
+        let referee = Referee::new(setup.limits.move_time, setup.limits.policy, setup.seed);
         let table = Arc::new(Table {
-            id: t.id,
-            game_name: t.game_name,
+            setup,
             params_yaml,
-            seed: t.seed,
-            scenario: t.scenario,
-            seats: t.seats,
-            players: t.players,
-            tokens: t.tokens,
-            creator: t.creator,
-            limits: t.limits,
-            cooperative: t.cooperative,
             state: Mutex::new(TableState {
-                game: t.game,
+                game,
                 version: 0,
                 actions: Vec::new(),
                 turn_started: now,
                 last_acted: now,
-                referee: Referee::new(t.limits.move_time, t.limits.policy, t.seed),
+                referee,
                 ended: None,
                 events: Vec::new(),
             }),
             changed: tokio::sync::Notify::new(),
             over: tokio::sync::Notify::new(),
-            next_request: t.next_request,
-            spec: t.spec,
-            bot_slots: t.bot_slots,
-            latencies: t.latencies,
         });
         table.started();
         Ok(table)
@@ -161,14 +137,14 @@ impl Table {
     }
 
     fn event(&self, s: &mut TableState, event: v1::match_event::Event) {
-        s.events.push(v1::MatchEvent { match_id: self.id.clone(), version: s.version, event: Some(event) });
+        s.events.push(v1::MatchEvent { match_id: self.setup.id.clone(), version: s.version, event: Some(event) });
         self.changed.notify_waiters();
     }
 
     fn started(&self) {
         let mut s = self.lock();
-        let seats = self.seats.len() as u32;
-        let started = v1::Started { game: self.game_name.clone(), params_yaml: self.params_yaml.clone(), seats };
+        let seats = self.setup.seats.len() as u32;
+        let started = v1::Started { game: self.setup.game_name.clone(), params_yaml: self.params_yaml.clone(), seats };
         self.event(&mut s, v1::match_event::Event::Started(started));
     }
 
@@ -178,23 +154,23 @@ impl Table {
         let mine = to_move == Some(seat as u32);
         let (ids, legal) = if mine { wire::legal(s.game.as_ref()) } else { (Vec::new(), Vec::new()) };
         let (tensor, legal_mask) = if tensors {
-            wire::tensors(s.game.as_ref(), self.spec.as_ref(), Seat(seat as u8), &ids)
+            wire::tensors(s.game.as_ref(), self.setup.spec.as_ref(), Seat(seat as u8), &ids)
         } else {
             (Vec::new(), Vec::new())
         };
-        let time_left_ms = match (mine, self.limits.move_time) {
+        let time_left_ms = match (mine, self.setup.limits.move_time) {
             (true, Some(limit)) => limit.saturating_sub(s.turn_started.elapsed()).as_millis() as u32,
             _ => 0,
         };
         Ok(v1::SeatState {
-            match_id: self.id.clone(),
+            match_id: self.setup.id.clone(),
             seat: seat as u32,
             version: s.version,
             to_move,
             observation: Some(wire::observation(s.game.as_ref(), Seat(seat as u8)).map_err(Status::internal)?),
             legal,
             time_left_ms,
-            outcome: s.outcome(self.cooperative),
+            outcome: s.outcome(self.setup.cooperative),
             tensor,
             legal_mask,
         })
@@ -224,13 +200,13 @@ impl Table {
         match ruling {
             Ruling::Play(a) => self.apply_locked(s, seat, a, true),
             Ruling::Substitute(a) => self.apply_locked(s, seat, a, false),
-            Ruling::Forfeit(loser) => self.finish(s, MatchOutcome::forfeit(self.seats.len(), loser)),
+            Ruling::Forfeit(loser) => self.finish(s, MatchOutcome::forfeit(self.setup.seats.len(), loser)),
         }
     }
 
     /// `seat` is at fault (the lock held): the referee rules.
     fn fault(&self, s: &mut TableState, seat: usize, kind: Fault, detail: String) {
-        tracing::info!(match_id = %self.id, seat, kind = kind.name(), "verdict: {detail}");
+        tracing::info!(match_id = %self.setup.id, seat, kind = kind.name(), "verdict: {detail}");
         let at = s.actions.len();
         let ruling = s.referee.fault(s.game.as_ref(), seat, at, kind, detail);
         self.rule(s, seat, ruling);
@@ -238,12 +214,16 @@ impl Table {
 
     fn finish(&self, s: &mut TableState, outcome: MatchOutcome) {
         s.ended = Some(outcome);
-        let wire = s.outcome(self.cooperative);
+        let wire = s.outcome(self.setup.cooperative);
         self.over.notify_one();
         self.event(s, v1::match_event::Event::Ended(v1::Ended { outcome: wire.clone() }));
-        for (seat, b) in self.seats.iter().enumerate() {
+        for (seat, b) in self.setup.seats.iter().enumerate() {
             if let SeatBinding::Play(session) = b {
-                session.ended(v1::MatchEnded { match_id: self.id.clone(), seat: seat as u32, outcome: wire.clone() });
+                session.ended(v1::MatchEnded {
+                    match_id: self.setup.id.clone(),
+                    seat: seat as u32,
+                    outcome: wire.clone(),
+                });
             }
         }
     }
@@ -251,7 +231,7 @@ impl Table {
     /// Drop what a finished match no longer needs (its agents); a search still running on a
     /// blocking thread keeps its agent until it returns.
     pub fn release(&self) {
-        for b in &self.seats {
+        for b in &self.setup.seats {
             if let SeatBinding::Bot(agent) = b
                 && let Ok(mut a) = agent.try_lock()
             {
@@ -269,7 +249,7 @@ impl Table {
     pub fn act(&self, seat: usize, action: ActionId, version: Option<u64>) -> Result<v1::SeatState, Status> {
         let mut s = self.lock();
         if s.ended.is_some() {
-            return Err(Status::failed_precondition(format!("match {}: the match is over", self.id)));
+            return Err(Status::failed_precondition(format!("match {}: the match is over", self.setup.id)));
         }
         let to_move = s.game.to_move().map(|m| m.index());
         if to_move != Some(seat) {
@@ -300,7 +280,7 @@ impl Table {
     pub fn resign(&self, seat: usize) -> Result<v1::SeatState, Status> {
         let mut s = self.lock();
         if s.ended.is_some() {
-            return Err(Status::failed_precondition(format!("match {}: the match is over", self.id)));
+            return Err(Status::failed_precondition(format!("match {}: the match is over", self.setup.id)));
         }
         let detail = format!("seat {seat} resigned at version {}", s.version);
         self.fault(&mut s, seat, Fault::Resigned, detail);
@@ -311,10 +291,10 @@ impl Table {
     pub fn cancel(&self) -> Result<(), Status> {
         let mut s = self.lock();
         if s.ended.is_some() {
-            return Err(Status::failed_precondition(format!("match {}: the match is over", self.id)));
+            return Err(Status::failed_precondition(format!("match {}: the match is over", self.setup.id)));
         }
-        tracing::info!(match_id = %self.id, "cancelled by its creator");
-        self.finish(&mut s, MatchOutcome::cancelled(self.seats.len()));
+        tracing::info!(match_id = %self.setup.id, "cancelled by its creator");
+        self.finish(&mut s, MatchOutcome::cancelled(self.setup.seats.len()));
         Ok(())
     }
 
@@ -333,11 +313,11 @@ impl Table {
                 }
                 let Some(seat) = s.game.to_move() else { return };
                 // An agent or a client thinks on a copy; a token seat's move comes by Act.
-                let token = matches!(self.seats[seat.index()], SeatBinding::Token);
-                let idle_at = self.limits.idle.map(|d| tokio::time::Instant::from_std(s.last_acted + d));
+                let token = matches!(self.setup.seats[seat.index()], SeatBinding::Token);
+                let idle_at = self.setup.limits.idle.map(|d| tokio::time::Instant::from_std(s.last_acted + d));
                 (seat.index(), s.version, (!token).then(|| s.game.clone_box()), idle_at)
             };
-            let move_time = self.limits.move_time;
+            let move_time = self.setup.limits.move_time;
             let limit_ms = move_time.unwrap_or_default().as_millis();
             let idle = async {
                 match idle_at {
@@ -345,7 +325,7 @@ impl Table {
                     None => std::future::pending().await,
                 }
             };
-            let waited = match &self.seats[seat] {
+            let waited = match &self.setup.seats[seat] {
                 SeatBinding::Token => {
                     // Wait for Act (or a limit).
                     let deadline = move_time.map(|d| tokio::time::Instant::now() + d);
@@ -392,13 +372,13 @@ impl Table {
             match waited {
                 Waited::Changed => {}
                 Waited::Idle => {
-                    let idle = self.limits.idle.unwrap_or_default().as_secs_f64();
+                    let idle = self.setup.limits.idle.unwrap_or_default().as_secs_f64();
                     self.fault(&mut s, seat, Fault::Idle, format!("no seat acted for {idle:.0} s (the idle limit)"));
                 }
                 Waited::Timeout => self.fault(&mut s, seat, Fault::Timeout, format!("no action within {limit_ms} ms")),
                 Waited::Chosen(answer, took) => {
                     if let Err((kind, detail)) = &answer {
-                        tracing::info!(match_id = %self.id, seat, kind = kind.name(), "verdict: {detail}");
+                        tracing::info!(match_id = %self.setup.id, seat, kind = kind.name(), "verdict: {detail}");
                     }
                     let st = &mut *s;
                     let ruling = st.referee.judge(st.game.as_ref(), seat, st.actions.len(), answer, took);
@@ -412,7 +392,7 @@ impl Table {
     /// thinks on a blocking thread (its clock starts with the slot). One that runs past the
     /// limit and a grace is cut off (the thread is left to finish on its own).
     async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> (Result<ActionId, NoAnswer>, Duration) {
-        let slot = match self.bot_slots.clone().acquire_owned().await {
+        let slot = match self.setup.bot_slots.clone().acquire_owned().await {
             Ok(slot) => slot,
             Err(e) => return (Err((Fault::Crash, e.to_string())), Duration::ZERO),
         };
@@ -421,15 +401,15 @@ impl Table {
         let work = tokio::task::spawn_blocking(move || {
             // The slot is held while the agent thinks, even if the match ends meanwhile.
             let _slot = slot;
-            let SeatBinding::Bot(agent) = &table.seats[seat] else { unreachable!("a bot seat") };
-            let budget = Budget { per_move: table.limits.move_time };
+            let SeatBinding::Bot(agent) = &table.setup.seats[seat] else { unreachable!("a bot seat") };
+            let budget = Budget { per_move: table.setup.limits.move_time };
             let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
             match agent.as_mut() {
                 Some(agent) => ask(agent.as_mut(), snapshot.as_ref(), Seat(seat as u8), budget),
                 None => Err((Fault::Crash, "the match is over".to_string())),
             }
         });
-        let chosen = match self.limits.move_time {
+        let chosen = match self.setup.limits.move_time {
             Some(limit) => match tokio::time::timeout(limit.saturating_add(grace(limit)), work).await {
                 Ok(done) => done.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
                 Err(_) => Err((
@@ -454,16 +434,16 @@ impl Table {
         let (ids, legal) = wire::legal(snapshot.as_ref());
         let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| (Fault::Crash, e))?;
         let (tensor, legal_mask) = if session.tensors {
-            wire::tensors(snapshot.as_ref(), self.spec.as_ref(), Seat(seat as u8), &ids)
+            wire::tensors(snapshot.as_ref(), self.setup.spec.as_ref(), Seat(seat as u8), &ids)
         } else {
             (Vec::new(), Vec::new())
         };
-        let limit_ms = self.limits.move_time.unwrap_or_default().as_millis();
+        let limit_ms = self.setup.limits.move_time.unwrap_or_default().as_millis();
         let request = v1::DecisionRequest {
-            request_id: self.next_request.fetch_add(1, Ordering::Relaxed),
-            match_id: self.id.clone(),
+            request_id: self.setup.next_request.fetch_add(1, Ordering::Relaxed),
+            match_id: self.setup.id.clone(),
             seat: seat as u32,
-            game: self.game_name.clone(),
+            game: self.setup.game_name.clone(),
             params_yaml: self.params_yaml.clone(),
             observation: Some(observation),
             legal,
@@ -474,7 +454,7 @@ impl Table {
         };
         let asked = Instant::now();
         let answer = session.decide(request, deadline).await;
-        if let Some(l) = &self.latencies {
+        if let Some(l) = &self.setup.latencies {
             l.lock().unwrap_or_else(|p| p.into_inner()).push(asked.elapsed());
         }
         answer.map_err(|e| match e {
@@ -489,11 +469,11 @@ impl Table {
         let Some(outcome) = &s.ended else {
             return Err(Status::failed_precondition(format!(
                 "match {} is in play: its record (and seed) is given once it is over",
-                self.id
+                self.setup.id
             )));
         };
-        let scenario = (!self.scenario.trim().is_empty()).then_some(self.scenario.as_str());
-        let mut game = self.spec.record(self.seed, scenario);
+        let scenario = (!self.setup.scenario.trim().is_empty()).then_some(self.setup.scenario.as_str());
+        let mut game = self.setup.spec.record(self.setup.seed, scenario);
         game.actions = s.actions.clone();
         let metrics = match outcome.forfeited_by {
             None if !outcome.cancelled => s.game.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect(),
@@ -501,12 +481,12 @@ impl Table {
         };
         Ok(MatchRecord {
             game,
-            players: self.players.clone(),
+            players: self.setup.players.clone(),
             outcome: outcome.clone(),
             verdicts: s.referee.verdicts().to_vec(),
             metrics,
             move_ms: Vec::new(),
-            match_id: Some(self.id.clone()),
+            match_id: Some(self.setup.id.clone()),
             tournament: None,
         })
     }
