@@ -6,6 +6,7 @@ use engine::expedition::{
     Action, ColumnSpec, DiscoveryRule, Expedition, ExpeditionParams, PlayerSpec, Scenario, Step, Tool,
 };
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rand::{RngExt, SeedableRng};
 use std::collections::BTreeMap;
 
@@ -281,7 +282,11 @@ fn hands_are_private_until_the_end() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/expedition_props.proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
 
     /// Any sequence of ids, legal or not, never panics, and a refused id changes nothing.
     #[test]

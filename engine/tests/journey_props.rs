@@ -4,6 +4,7 @@
 use engine::core::{ActionError, Game, ParamSource, Seat, SmallRng, resolve_params};
 use engine::journey::{CARD_COUNT, Journey, JourneyParams};
 use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
 use rand::{RngExt, SeedableRng};
 
 /// The presets, and each with every optional module on.
@@ -188,8 +189,7 @@ fn random_play_from_late_positions_walks_the_way_home() {
 
 #[test]
 fn seeds_that_once_failed_still_pass() {
-    // Cases the property test below found (its regression file is not read from an
-    // integration test's folder), replayed by hand.
+    // Cases the property test below found, as they read in its report.
     for (seed, variant, travellers) in [(13225574495150479662u64, 3usize, 4u8), (10450569548942348234, 3, 4)] {
         let (preset, overrides) = &variants()[variant];
         check_game(&params(preset, overrides, travellers), seed);
@@ -197,7 +197,13 @@ fn seeds_that_once_failed_still_pass() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    // Failures found are kept beside this file and replayed first (proptest looks for them
+    // by a source path an integration test does not have, so it is named here).
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct("tests/journey_props.proptest-regressions"))),
+        ..ProptestConfig::default()
+    })]
     #[test]
     fn invariants_hold_for_arbitrary_seeds(seed in any::<u64>(), variant in 0usize..6, travellers in 1u8..=4) {
         let (preset, overrides) = &variants()[variant];
