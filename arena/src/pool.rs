@@ -71,19 +71,14 @@ pub fn run<T: Send>(
         let mut waiting = BTreeMap::new();
         let mut due = 0;
         for (i, r) in rx {
-            let ready: Vec<(u64, Result<T, String>)> = match order {
-                Order::Arrival => vec![(i, r)],
-                Order::Index => {
-                    waiting.insert(i, r);
-                    let mut ready = Vec::new();
-                    while let Some(r) = waiting.remove(&due) {
-                        ready.push((due, r));
-                        due += 1;
-                    }
-                    ready
-                }
-            };
-            for (i, r) in ready {
+            waiting.insert(i, r);
+            // Every result that may go out now: the one that came (arrival order), or all
+            // those next in line (index order).
+            while let Some((i, r)) = match order {
+                Order::Arrival => waiting.pop_first(),
+                Order::Index => waiting.remove(&due).map(|r| (due, r)),
+            } {
+                due = i + 1;
                 let flow = r.and_then(|t| emit(i, t)).inspect_err(|_| stop())?;
                 if flow == Flow::Stop {
                     stop();
