@@ -655,3 +655,22 @@ fn the_report_gives_each_participants_time_per_decision() {
     };
     assert!(says("searcher", "50") && says("random", "2000"), "{line}");
 }
+
+/// Every tournament file shipped in `examples/` loads: its agents, games and fields are valid.
+#[test]
+fn the_example_tournament_files_load() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut loaded = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let t = arena::tournament::Tournament::load(&path.display().to_string(), &text, &no_files)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(!t.jobs.is_empty(), "{}: no games", path.display());
+            loaded.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
+    loaded.sort();
+    assert!(loaded.contains(&"strong-vs-mcts.yaml".to_string()) && loaded.len() >= 4, "{loaded:?}");
+}

@@ -27,7 +27,7 @@ pub mod view;
 pub use eval::Heuristics;
 pub use policy::Policy;
 pub use spec::{BotLimits, BotSpec, GreedyConfig, MctsConfig, Rollout};
-pub use view::{Budget, Sampler, SeatView, WireView};
+pub use view::{Budget, Sampler, SeatView, Sight, WireView};
 
 use engine::core::{ActionId, AnySpec, Game, Outcome, Seat, SmallRng, Spec};
 use engine::expedition::Expedition;

@@ -141,7 +141,7 @@ impl BotSpec {
                     _ => m.threads = positive(kind, key, value)?.min(64),
                 },
                 BotSpec::Strong(m) => match key {
-                    "iterations" => m.iterations = positive(kind, key, value)?,
+                    "iterations" => m.iterations = Some(positive(kind, key, value)?),
                     "ms" => m.time = Some(Duration::from_millis(positive(kind, key, value)? as u64)),
                     "c" | "w" => {
                         let x = value
@@ -182,7 +182,9 @@ impl BotSpec {
         // deal and action, so it keeps its default.)
         match &mut spec {
             BotSpec::Mcts(m) if m.time.is_some() && !iterations_given => m.iterations = UNTIL_TIME,
-            BotSpec::Strong(m) if m.time.is_some() && !iterations_given && m.samples == 0 => m.iterations = UNTIL_TIME,
+            BotSpec::Strong(m) if m.time.is_some() && !iterations_given && m.samples == 0 => {
+                m.iterations = Some(UNTIL_TIME)
+            }
             _ => {}
         }
         Ok(spec)
@@ -225,7 +227,9 @@ pub struct BotLimits {
 
 impl Default for BotLimits {
     fn default() -> Self {
-        BotLimits { iterations: 20_000, samples: 64, threads: 1, time: Duration::from_secs(5) }
+        // As many iterations as `strong`'s own budget in any game (a second's work at most),
+        // well within the time cap.
+        BotLimits { iterations: crate::strong::MOST_ITERATIONS, samples: 64, threads: 1, time: Duration::from_secs(5) }
     }
 }
 
@@ -264,21 +268,20 @@ impl BotSpec {
                 if m.trees > limits.threads.max(8) {
                     return over("trees", m.trees.into(), limits.threads.max(8).into());
                 }
+                // Its own budget is the game's: the largest of any game is counted.
+                let iterations = m.iterations.unwrap_or(crate::strong::MOST_ITERATIONS);
                 // A search until its time (no samples, a time given) is bounded by the time cap.
-                let until_time = m.iterations == UNTIL_TIME && m.samples == 0 && m.time.is_some();
-                let work = u64::from(m.iterations) * u64::from(m.samples.max(1));
+                let until_time = iterations == UNTIL_TIME && m.samples == 0 && m.time.is_some();
+                let work = u64::from(iterations) * u64::from(m.samples.max(1));
                 if work > u64::from(limits.iterations) && !until_time {
-                    let asked = if m.samples > 0 {
-                        format!("{}×{}", m.iterations, m.samples)
-                    } else {
-                        m.iterations.to_string()
-                    };
+                    let asked =
+                        if m.samples > 0 { format!("{iterations}×{}", m.samples) } else { iterations.to_string() };
                     return Err(format!(
                         "strong: `iterations={asked}` (iterations × samples) is over this server's cap of {}",
                         limits.iterations
                     ));
                 }
-                search_limits(m.iterations, m.threads, m.time)
+                search_limits(iterations, m.threads, m.time)
             }
         }
     }
@@ -297,7 +300,7 @@ impl fmt::Display for BotSpec {
             }
             BotSpec::Strong(m) => {
                 let d = crate::strong::StrongConfig::default();
-                let implied = if m.time.is_some() && m.samples == 0 { UNTIL_TIME } else { d.iterations };
+                let implied = if m.time.is_some() && m.samples == 0 { Some(UNTIL_TIME) } else { d.iterations };
                 budget_parts(&mut parts, (m.iterations, implied), m.time, (m.c, d.c));
                 if m.w != d.w {
                     parts.push(format!("w={}", m.w));
@@ -324,7 +327,7 @@ impl fmt::Display for BotSpec {
             BotSpec::Mcts(m) => {
                 let d = MctsConfig::default();
                 let implied = if m.time.is_some() { UNTIL_TIME } else { d.iterations };
-                budget_parts(&mut parts, (m.iterations, implied), m.time, (m.c, d.c));
+                budget_parts(&mut parts, (Some(m.iterations), Some(implied)), m.time, (m.c, d.c));
                 match m.rollout {
                     Rollout::Rules => {}
                     Rollout::Greedy => parts.push("rollout=greedy".into()),
@@ -343,10 +346,18 @@ impl fmt::Display for BotSpec {
 }
 
 /// A search's budget keys that differ from what parsing implies without them (`iterations`
-/// given as (the count, the count implied), `ms`, `c`), in the canonical order.
-fn budget_parts(parts: &mut Vec<String>, iterations: (u32, u32), time: Option<Duration>, c: (f64, f64)) {
-    if iterations.0 != iterations.1 {
-        parts.push(format!("iterations={}", iterations.0));
+/// given as (the count, the count implied; `None`: the game's own), `ms`, `c`), in the
+/// canonical order.
+fn budget_parts(
+    parts: &mut Vec<String>,
+    iterations: (Option<u32>, Option<u32>),
+    time: Option<Duration>,
+    c: (f64, f64),
+) {
+    if let Some(n) = iterations.0
+        && iterations.0 != iterations.1
+    {
+        parts.push(format!("iterations={n}"));
     }
     if let Some(t) = time {
         parts.push(format!("ms={}", t.as_millis()));
@@ -387,7 +398,7 @@ mod tests {
             let spec = BotSpec::parse(text).unwrap();
             let iterations = match &spec {
                 BotSpec::Mcts(m) => m.iterations,
-                BotSpec::Strong(m) => m.iterations,
+                BotSpec::Strong(m) => m.iterations.expect("a count"),
                 _ => unreachable!(),
             };
             assert_eq!(iterations, UNTIL_TIME, "{text}");
@@ -438,10 +449,26 @@ mod tests {
             ("strong:samples=9", "samples=9", "8"),
             ("strong:trees=64", "trees=64", "8"),
             ("strong:iterations=100,ms=600", "ms=600", "500"),
+            // Its own budget counts as the largest of any game's.
+            ("strong", "iterations=100000", "5000"),
         ] {
             let e = BotSpec::parse(bad).unwrap().check_limits(&limits).unwrap_err();
             assert!(e.contains(key) && e.contains(cap), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_strong_agent_without_a_count_searches_its_games_own_budget() {
+        use crate::strong::{MOST_ITERATIONS, Strong};
+        let BotSpec::Strong(s) = BotSpec::parse("strong").unwrap() else { panic!() };
+        assert_eq!(s.iterations, None, "the game's own");
+        assert_eq!(<engine::journey::Journey as Strong>::ITERATIONS, 20_000);
+        assert_eq!(<engine::expedition::Expedition as Strong>::ITERATIONS, 100_000);
+        assert_eq!(MOST_ITERATIONS, 100_000);
+        // A server's default caps let a stranger ask for it in either game.
+        assert_eq!(BotSpec::Strong(s).check_limits(&BotLimits::default()), Ok(()));
+        // Written out, a count is kept even where it equals a game's own.
+        assert_eq!(BotSpec::parse("strong:iterations=20000").unwrap().to_string(), "strong:iterations=20000");
     }
 
     #[test]

@@ -128,16 +128,40 @@ impl<'a> SeatView<'a> {
 pub struct Sampler<G: Game> {
     base: G,
     seat: Seat,
+    sight: Sight,
+}
+
+/// What a sampler's states keep of the state it was built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sight {
+    /// The seat's observation alone: every hidden fact and future chance drawn afresh (every
+    /// agent's sampler).
+    Honest,
+    /// Every fact, hidden ones included; future chance drawn afresh.
+    Cards,
+    /// Every fact and the future chance as it stands: the state itself.
+    Future,
 }
 
 impl<G: Game> Sampler<G> {
     pub fn new(params: &G::Params, observation: &G::Observation, seat: Seat) -> Result<Self, String> {
-        Ok(Sampler { base: G::from_observation(params, observation)?, seat })
+        Ok(Sampler { base: G::from_observation(params, observation)?, seat, sight: Sight::Honest })
+    }
+
+    /// A sampler that sees more than `seat` may, built from a full `state`: to measure what
+    /// information is worth to a search (the `ceiling` example). No agent can build one, since
+    /// a [`SeatView`] never gives out the state.
+    pub fn seeing(state: G, seat: Seat, sight: Sight) -> Self {
+        Sampler { base: state, seat, sight }
     }
 
     /// One state the seat cannot tell from the real one.
     pub fn sample(&self, rng: &mut SmallRng) -> G {
-        self.base.redraw_hidden(self.seat, rng)
+        match self.sight {
+            Sight::Honest => self.base.redraw_hidden(self.seat, rng),
+            Sight::Cards => self.base.redraw_chance(rng),
+            Sight::Future => self.base.clone(),
+        }
     }
 
     pub fn seat(&self) -> Seat {

@@ -157,6 +157,10 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A state `seat` cannot tell from this one: every fact hidden from the seat, and the
     /// generator of future chance events, redrawn from `rng`.
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Self;
+    /// This state with the generator of future chance alone redrawn from `rng`: every fact
+    /// kept, hidden ones included (to measure what information is worth; no agent is ever
+    /// given a full state).
+    fn redraw_chance(&self, rng: &mut SmallRng) -> Self;
     /// A full state consistent with `seat`'s observation, the hidden facts drawn from `rng`:
     /// the state rebuilt from the observation alone, so nothing the observation does not
     /// show can reach it.

@@ -17,6 +17,7 @@ pub mod tensor;
 mod turn;
 
 use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
+use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -360,6 +361,12 @@ impl Game for Expedition {
 
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Self {
         self.redraw(seat, rng)
+    }
+
+    fn redraw_chance(&self, rng: &mut SmallRng) -> Self {
+        let mut g = self.clone();
+        g.rng = SmallRng::seed_from_u64(rng.random());
+        g
     }
 
     fn metrics(&self) -> Vec<Metric> {

@@ -28,6 +28,7 @@ pub use setup::JourneyScenario;
 
 use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
 use params::{AceRank, Aces, AdversaryScale, Destination};
+use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// A pile big enough for every card of the game.
@@ -710,6 +711,12 @@ impl Game for Journey {
 
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
         observation::redraw(self, seat.0, rng)
+    }
+
+    fn redraw_chance(&self, rng: &mut SmallRng) -> Journey {
+        let mut g = self.clone();
+        g.rng = SmallRng::seed_from_u64(rng.random());
+        g
     }
 
     fn metrics(&self) -> Vec<Metric> {
