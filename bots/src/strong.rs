@@ -21,7 +21,9 @@
 //!
 //! Its budget keys are `mcts`'s (`iterations`, `ms`, `c`, `threads`), with `trees`: the
 //! independent trees the iterations are shared among (their root statistics summed), which
-//! `threads` runs in parallel without changing the result.
+//! `threads` runs in parallel without changing the result. Without `iterations` it searches
+//! its game's own budget ([`Strong::ITERATIONS`]: 20,000 in journey, 100,000 in expedition,
+//! where budget is what wins).
 
 use crate::eval::{Heuristics, journey_result};
 use crate::mcts::{Effort, Playout, choose, deadline, root_stats};
