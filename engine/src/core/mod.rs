@@ -185,6 +185,12 @@ pub trait Game: Clone + Send + Sync + 'static {
     fn action_name(params: &Self::Params, id: ActionId) -> Option<String>;
 }
 
+/// A generator of future chance drawn afresh from `rng`: what every redraw of a state
+/// (`Game::redraw_hidden`, `Game::redraw_chance`) gives it.
+pub fn fresh_chance(rng: &mut SmallRng) -> SmallRng {
+    <SmallRng as rand::SeedableRng>::seed_from_u64(rand::Rng::next_u64(rng))
+}
+
 /// The seed of game number `index` of a series started from `base` (SplitMix64), so that
 /// series with nearby bases share no games.
 pub fn game_seed(base: u64, index: u64) -> u64 {

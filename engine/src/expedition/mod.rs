@@ -16,8 +16,7 @@ mod setup;
 pub mod tensor;
 mod turn;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
-use rand::{RngExt, SeedableRng};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -364,9 +363,7 @@ impl Game for Expedition {
     }
 
     fn redraw_chance(&self, rng: &mut SmallRng) -> Self {
-        let mut g = self.clone();
-        g.rng = SmallRng::seed_from_u64(rng.random());
-        g
+        Expedition { rng: fresh_chance(rng), ..self.clone() }
     }
 
     fn metrics(&self) -> Vec<Metric> {

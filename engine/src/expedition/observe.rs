@@ -7,8 +7,8 @@
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
 use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
-use crate::core::{DrawPile, Pile, Seat, SmallRng, redraw_shuffle};
-use rand::{RngExt, SeedableRng};
+use crate::core::{DrawPile, Pile, Seat, SmallRng, fresh_chance, redraw_shuffle};
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -349,7 +349,7 @@ impl Expedition {
             slice[under] = top;
             g.boxed_tiles = unseen.as_slice()[under..].iter().fold(0, |m, &t| m | 1 << t);
         }
-        g.rng = SmallRng::seed_from_u64(rng.random());
+        g.rng = fresh_chance(rng);
         g
     }
 }

@@ -26,9 +26,8 @@ pub use observation::{JourneyObservation, RoundView, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
 use params::{AceRank, Aces, AdversaryScale, Destination};
-use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 /// A pile big enough for every card of the game.
@@ -714,9 +713,7 @@ impl Game for Journey {
     }
 
     fn redraw_chance(&self, rng: &mut SmallRng) -> Journey {
-        let mut g = self.clone();
-        g.rng = SmallRng::seed_from_u64(rng.random());
-        g
+        Journey { rng: fresh_chance(rng), ..self.clone() }
     }
 
     fn metrics(&self) -> Vec<Metric> {

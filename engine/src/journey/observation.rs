@@ -11,8 +11,8 @@ use super::{
     CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
     return_journey,
 };
-use crate::core::{DrawPile, Pile, SmallRng, redraw_shuffle};
-use rand::{Rng, RngExt, SeedableRng};
+use crate::core::{DrawPile, Pile, SmallRng, fresh_chance, redraw_shuffle};
+use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
@@ -435,6 +435,6 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
         }
         d.way = way;
     }
-    d.rng = SmallRng::seed_from_u64(rng.next_u64());
+    d.rng = fresh_chance(rng);
     d
 }
