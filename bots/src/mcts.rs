@@ -122,7 +122,7 @@ pub fn search<G: Heuristics, P: Playout<G>>(
             break;
         }
         done += 1;
-        let mut g = sampler.sample(&mut rng);
+        let mut g = sampler.sample_to_play(&mut rng);
         path.clear();
         path.push(0);
         let mut node = 0u32;

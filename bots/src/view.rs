@@ -164,6 +164,16 @@ impl<G: Game> Sampler<G> {
         }
     }
 
+    /// One such state to be played once (a search iteration): the same distribution of play
+    /// as [`Sampler::sample`], its face-down cards drawn only as play reaches them
+    /// (`Game::redraw_to_play`), so that it costs what it plays.
+    pub fn sample_to_play(&self, rng: &mut SmallRng) -> G {
+        match self.sight {
+            Sight::Honest => self.base.redraw_to_play(self.seat, rng),
+            _ => self.sample(rng),
+        }
+    }
+
     pub fn seat(&self) -> Seat {
         self.seat
     }

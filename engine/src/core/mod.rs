@@ -157,6 +157,13 @@ pub trait Game: Clone + Send + Sync + 'static {
     /// A state `seat` cannot tell from this one: every fact hidden from the seat, and the
     /// generator of future chance events, redrawn from `rng`.
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Self;
+    /// [`Game::redraw_hidden`] for a state played once from here (a search's iteration): a
+    /// game may leave face-down cards loose ([`Pile::loosen`]), each drawn at random only when
+    /// play reaches it, so that a sample costs what it plays. Play from it follows the same
+    /// distribution; the order of what still lies loose is not to be read (it is no order).
+    fn redraw_to_play(&self, seat: Seat, rng: &mut SmallRng) -> Self {
+        self.redraw_hidden(seat, rng)
+    }
     /// This state with the generator of future chance alone redrawn from `rng`: every fact
     /// kept, hidden ones included (to measure what information is worth; no agent is ever
     /// given a full state).

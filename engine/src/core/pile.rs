@@ -1,6 +1,12 @@
 //! A fixed-capacity stack of small `Copy` items with no heap storage, so a state made of
 //! piles clones with one `memcpy`. The top of a pile is its last item. A [`DrawPile`] is a
 //! face-down pile that also counts the items at its bottom every seat knows.
+//!
+//! A pile can hold a *loose* run of items, lying in no fixed order yet: a sampled state a
+//! search plays once marks its face-down cards loose ([`Pile::loosen`]) instead of shuffling
+//! them, and each is drawn at random only when the top reaches it ([`Pile::draw_from`]). Play
+//! then follows the same distribution as after a full shuffle, for the price of the cards
+//! drawn. A state of a real game never has a loose run, so its play is untouched.
 
 use rand::Rng;
 use rand::seq::SliceRandom;
@@ -10,6 +16,9 @@ use std::fmt;
 pub struct Pile<T: Copy + Default, const N: usize> {
     items: [T; N],
     len: u8,
+    /// The loose run, `items[lo..hi]`: in no fixed order yet (empty: `lo == hi`).
+    lo: u8,
+    hi: u8,
 }
 
 impl<T: Copy + Default, const N: usize> Default for Pile<T, N> {
@@ -21,7 +30,7 @@ impl<T: Copy + Default, const N: usize> Default for Pile<T, N> {
 impl<T: Copy + Default, const N: usize> Pile<T, N> {
     pub fn new() -> Self {
         const { assert!(N <= 255, "a pile holds at most 255 items") };
-        Pile { items: [T::default(); N], len: 0 }
+        Pile { items: [T::default(); N], len: 0, lo: 0, hi: 0 }
     }
 
     pub fn from_slice(items: &[T]) -> Self {
@@ -65,14 +74,47 @@ impl<T: Copy + Default, const N: usize> Pile<T, N> {
         self.len += 1;
     }
 
-    /// Take from the top.
+    /// Take from the top (the top is not loose: see [`Pile::draw_from`]).
     #[inline]
     pub fn pop(&mut self) -> Option<T> {
         if self.len == 0 {
             return None;
         }
+        debug_assert!(!self.top_is_loose(), "pop of a loose top: draw_from");
         self.len -= 1;
+        self.hi = self.hi.min(self.len);
+        self.lo = self.lo.min(self.hi);
         Some(self.items[self.len as usize])
+    }
+
+    /// Take from the top; a loose top is one of the loose items drawn at random from `rng`
+    /// (a pile without a loose run draws nothing from it).
+    #[inline]
+    pub fn draw_from<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<T> {
+        if self.top_is_loose() {
+            let top = self.len as usize - 1;
+            let lo = self.lo as usize;
+            let pick = lo + below(rng, (top + 1 - lo) as u32) as usize;
+            self.items.swap(pick, top);
+            self.hi -= 1;
+        }
+        self.pop()
+    }
+
+    /// Mark `items[range]` loose: their order is drawn only as the top reaches them.
+    pub fn loosen(&mut self, range: std::ops::Range<usize>) {
+        assert!(range.start <= range.end && range.end <= self.len(), "loosen out of range");
+        (self.lo, self.hi) = if range.len() > 1 { (range.start as u8, range.end as u8) } else { (0, 0) };
+    }
+
+    /// The items of the loose run (in no meaningful order), if any.
+    pub fn is_loose(&self) -> bool {
+        self.lo < self.hi
+    }
+
+    #[inline]
+    fn top_is_loose(&self) -> bool {
+        self.lo < self.hi && self.hi == self.len
     }
 
     /// The top item.
@@ -94,6 +136,16 @@ impl<T: Copy + Default, const N: usize> Pile<T, N> {
         self.items.copy_within(index..len, index + 1);
         self.items[index] = x;
         self.len += 1;
+        // An item put among loose ones joins them (what it is when `index` was drawn
+        // uniformly, as the rules do); one put below moves them up.
+        if self.lo < self.hi {
+            if index < self.lo as usize {
+                self.lo += 1;
+                self.hi += 1;
+            } else if index <= self.hi as usize {
+                self.hi += 1;
+            }
+        }
     }
 
     /// Slide under the bottom.
@@ -108,15 +160,26 @@ impl<T: Copy + Default, const N: usize> Pile<T, N> {
         let x = self.items[index];
         self.items.copy_within(index + 1..len, index);
         self.len -= 1;
+        if self.lo < self.hi {
+            if index < self.lo as usize {
+                self.lo -= 1;
+                self.hi -= 1;
+            } else if index < self.hi as usize {
+                self.hi -= 1;
+            }
+        }
         x
     }
 
     pub fn clear(&mut self) {
         self.len = 0;
+        (self.lo, self.hi) = (0, 0);
     }
 
+    /// Shuffle every item (a loose run is shuffled with the rest and is loose no more).
     pub fn shuffle<R: Rng + ?Sized>(&mut self, rng: &mut R) {
         self.as_mut_slice().shuffle(rng);
+        (self.lo, self.hi) = (0, 0);
     }
 }
 
@@ -242,12 +305,19 @@ impl<T: Copy + Default, const N: usize> DrawPile<T, N> {
         self.items.push(x);
     }
 
-    /// Take the top item; drawing into the known bottom leaves fewer known.
+    /// Take the top item; drawing into the known bottom leaves fewer known. A loose top is
+    /// drawn at random from `rng` ([`Pile::draw_from`]).
     #[inline]
-    pub fn draw(&mut self) -> Option<T> {
-        let x = self.items.pop()?;
+    pub fn draw<R: Rng + ?Sized>(&mut self, rng: &mut R) -> Option<T> {
+        let x = self.items.draw_from(rng)?;
         self.known = self.known.min(self.items.len() as u8);
         Some(x)
+    }
+
+    /// Mark the items above the known bottom loose ([`Pile::loosen`]): in a sampled state,
+    /// instead of shuffling them.
+    pub fn loosen_unknown(&mut self) {
+        self.items.loosen(self.known as usize..self.items.len());
     }
 
     /// Slide under the bottom, where every seat sees it go.
@@ -303,6 +373,70 @@ pub fn redraw_shuffle<T, R: Rng + ?Sized>(items: &mut [T], rng: &mut R) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rand::SeedableRng;
+    use rand::rngs::SmallRng;
+
+    #[test]
+    fn a_loose_run_is_drawn_uniformly_and_nothing_else_moves() {
+        // 0 at the bottom and 9 on top stay put; 1..=4 lie loose between them.
+        let mut counts = [[0u32; 5]; 4];
+        let mut rng = SmallRng::seed_from_u64(7);
+        for _ in 0..8000 {
+            let mut p: Pile<u8, 8> = Pile::from_slice(&[0, 1, 2, 3, 4, 9]);
+            p.loosen(1..5);
+            assert!(p.is_loose());
+            assert_eq!(p.draw_from(&mut rng), Some(9), "a fixed top is drawn as it lies");
+            let drawn: Vec<u8> = (0..4).map(|_| p.draw_from(&mut rng).unwrap()).collect();
+            for (k, &c) in drawn.iter().enumerate() {
+                counts[k][c as usize] += 1;
+            }
+            let mut sorted = drawn.clone();
+            sorted.sort();
+            assert_eq!(sorted, [1, 2, 3, 4], "each loose item once");
+            assert!(!p.is_loose());
+            assert_eq!(p.as_slice(), &[0]);
+        }
+        // Each of the 4 draws meets each item about 2000 times (sd ≈ 39).
+        for row in &counts {
+            assert_eq!(row[0], 0);
+            for &n in &row[1..] {
+                assert!((1800..2200).contains(&n), "{counts:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn items_put_among_loose_ones_join_them_and_those_below_move_them_up() {
+        let mut p: Pile<u8, 8> = Pile::from_slice(&[0, 1, 2, 3]);
+        p.loosen(2..4);
+        p.put_under(7); // below: the run moves up to 3..5
+        p.insert(4, 8); // among them: the run is 3..6
+        assert_eq!(p.as_slice(), &[7, 0, 1, 2, 8, 3]);
+        assert!(p.remove_item(0)); // below: 2..5
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut rest: Vec<u8> = (0..3).map(|_| p.draw_from(&mut rng).unwrap()).collect();
+        rest.sort();
+        assert_eq!(rest, [2, 3, 8]);
+        assert!(!p.is_loose());
+        assert_eq!(p.as_slice(), &[7, 1]);
+        // A shuffle leaves nothing loose; so does a run of one.
+        p.loosen(0..2);
+        p.shuffle(&mut rng);
+        assert!(!p.is_loose());
+        p.loosen(1..2);
+        assert!(!p.is_loose());
+    }
+
+    #[test]
+    fn a_draw_pile_loosens_what_no_seat_knows() {
+        let mut p: DrawPile<u8, 8> = DrawPile::with_known_bottom(&[5, 6], &[1, 2, 3]);
+        p.loosen_unknown();
+        let mut rng = SmallRng::seed_from_u64(3);
+        let mut top: Vec<u8> = (0..3).map(|_| p.draw(&mut rng).unwrap()).collect();
+        top.sort();
+        assert_eq!(top, [1, 2, 3]);
+        assert_eq!((p.draw(&mut rng), p.draw(&mut rng)), (Some(6), Some(5)), "the known bottom last, in order");
+    }
 
     #[test]
     fn push_pop_insert_remove_keep_order() {
@@ -324,7 +458,8 @@ mod tests {
         let mut p: DrawPile<u8, 8> = DrawPile::with_known_bottom(&[], &[1, 2]);
         p.put_under(0);
         assert_eq!((p.known_bottom(), p.unknown()), (&[0][..], &[1, 2][..]));
-        assert_eq!((p.draw(), p.draw(), p.draw()), (Some(2), Some(1), Some(0)));
+        let rng = &mut rand::rngs::SmallRng::seed_from_u64(0);
+        assert_eq!((p.draw(rng), p.draw(rng), p.draw(rng)), (Some(2), Some(1), Some(0)));
         assert!(p.known_bottom().is_empty() && p.is_empty());
         p.put_under(5);
         p.put_under(4);

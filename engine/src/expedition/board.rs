@@ -40,7 +40,7 @@ impl Expedition {
     /// empty tool space (as far as pile and bag allow).
     pub(crate) fn restock_column(&mut self, c: usize) {
         if self.hq_tile[c] == NONE {
-            self.hq_tile[c] = self.pile.draw().unwrap_or(NONE);
+            self.hq_tile[c] = self.pile.draw(&mut self.rng).unwrap_or(NONE);
         }
         for k in 0..2 {
             if self.hq_tools[c][k] == NONE {

@@ -66,7 +66,7 @@ pub(crate) fn new_game(params: &ExpeditionParams, seed: u64) -> Expedition {
     g.bag = [TOOLS_PER_KIND; 4];
     // Four tiles into the Headquarters, then two tokens under each, left to right.
     for c in 0..HQ_COLUMNS {
-        g.hq_tile[c] = g.pile.draw().unwrap_or(NONE);
+        g.hq_tile[c] = g.pile.draw(&mut g.rng).unwrap_or(NONE);
     }
     for c in 0..HQ_COLUMNS {
         g.restock_column(c);
@@ -354,7 +354,7 @@ pub(crate) fn from_scenario(params: &ExpeditionParams, seed: u64, sc: Scenario) 
 
     if !hq_given {
         for c in 0..HQ_COLUMNS {
-            g.hq_tile[c] = g.pile.draw().unwrap_or(NONE);
+            g.hq_tile[c] = g.pile.draw(&mut g.rng).unwrap_or(NONE);
         }
         for c in 0..HQ_COLUMNS {
             g.restock_column(c);

@@ -66,7 +66,7 @@ fn lower(g: &Journey, revealed: Card, bar: u8) -> bool {
 }
 
 pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
-    let revealed = g.supply.draw().expect("hide is listed only with a Supply");
+    let revealed = g.supply.draw(&mut g.rng).expect("hide is listed only with a Supply");
     let mut f = g.fight.expect("in a fight");
     match a {
         Action::HideWith(nominee) => {
@@ -129,7 +129,7 @@ pub(super) fn legal_bonus(g: &Journey, seat: u8, emit: &mut impl FnMut(Action)) 
 pub(super) fn apply_bonus(g: &mut Journey, seat: u8, a: Action) {
     match a {
         Action::Forage => {
-            let c = g.supply.draw().expect("listed only with a Supply");
+            let c = g.supply.draw(&mut g.rng).expect("listed only with a Supply");
             g.satchels[seat as usize].push(c);
             g.phase = Phase::Fight { actor: seat };
         }

@@ -709,7 +709,11 @@ impl Game for Journey {
     }
 
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
-        observation::redraw(self, seat.0, rng)
+        observation::redraw(self, seat.0, rng, false)
+    }
+
+    fn redraw_to_play(&self, seat: Seat, rng: &mut SmallRng) -> Journey {
+        observation::redraw(self, seat.0, rng, true)
     }
 
     fn redraw_chance(&self, rng: &mut SmallRng) -> Journey {

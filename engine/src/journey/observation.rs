@@ -413,7 +413,10 @@ pub(super) fn from_observation(p: &JourneyParams, o: &JourneyObservation) -> Res
 /// known bottom, the Ruins, the set-aside Supply, where the face-down cards of the way home
 /// lie among the stops — and the generator of future chance. Nothing is hidden from one
 /// traveller and shown to another, so `seat` changes nothing.
-pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
+/// `g` with every hidden fact redrawn from `rng`. With `loose`, the Journey deck's and the
+/// Supply's face-down cards are left loose instead of shuffled: each is drawn at random as
+/// play reaches it (a state to be played once, see `Game::redraw_to_play`).
+pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng, loose: bool) -> Journey {
     let mut d = g.clone();
     // Journey deck: keep a top shown by the Witness and a bottom A♥.
     let keep_top = usize::from(companions::witness(g) && !g.journey.is_empty());
@@ -421,8 +424,13 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng) -> Journey {
         && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
     let lo = usize::from(ace_at_bottom);
     let hi = d.journey.len().saturating_sub(keep_top).max(lo);
-    redraw_shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
-    redraw_shuffle(d.supply.unknown_mut(), rng);
+    if loose {
+        d.journey.loosen(lo..hi);
+        d.supply.loosen_unknown();
+    } else {
+        redraw_shuffle(&mut d.journey.as_mut_slice()[lo..hi], rng);
+        redraw_shuffle(d.supply.unknown_mut(), rng);
+    }
     redraw_shuffle(d.ruins.as_mut_slice(), rng);
     redraw_shuffle(d.set_aside.as_mut_slice(), rng);
     // Way home: the stops keep their order; the face-down cards go anywhere among them.

@@ -9,7 +9,7 @@ use super::{Action, CacheSpot, Card, Journey, Phase, Suit, companions, fight, re
 
 /// Reveal the top Journey card, or arrive when the deck is empty.
 pub(super) fn reveal(g: &mut Journey) {
-    let Some(card) = g.journey.pop() else {
+    let Some(card) = g.journey.draw_from(&mut g.rng) else {
         g.phase = Phase::Arrive;
         return;
     };
@@ -76,7 +76,7 @@ pub(super) fn apply(g: &mut Journey, refuge: Card, left: u8, actor: u8, passes: 
     let seat = actor as usize;
     match a {
         Action::Forage => {
-            let c = g.supply.draw().expect("forage is listed only with a Supply");
+            let c = g.supply.draw(&mut g.rng).expect("forage is listed only with a Supply");
             g.satchels[seat].push(c);
         }
         Action::Recover(c) => {

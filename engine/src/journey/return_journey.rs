@@ -75,7 +75,7 @@ fn stock_up(g: &mut Journey) {
         for s in 0..g.travellers() as u8 {
             if g.journeying(s)
                 && g.has_room(s)
-                && let Some(c) = g.supply.draw()
+                && let Some(c) = g.supply.draw(&mut g.rng)
             {
                 g.satchels[s as usize].push(c);
                 drew = true;
@@ -85,7 +85,7 @@ fn stock_up(g: &mut Journey) {
             break;
         }
     }
-    while let Some(c) = g.supply.draw() {
+    while let Some(c) = g.supply.draw(&mut g.rng) {
         g.set_aside.push(c);
     }
     g.joker_active = g.find_in_satchels(Card::JOKER).is_some();

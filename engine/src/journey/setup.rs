@@ -97,7 +97,7 @@ fn fill_satchels(g: &mut Journey) {
     for k in 0..g.travellers() as u8 {
         let s = (g.front + k) % g.travellers() as u8;
         while g.has_room(s) {
-            match g.supply.draw() {
+            match g.supply.draw(&mut g.rng) {
                 Some(c) => g.satchels[s as usize].push(c),
                 None => break,
             }
