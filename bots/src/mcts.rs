@@ -138,7 +138,7 @@ pub fn search<G: Heuristics, P: Playout<G>>(
                     g.legal_actions(&mut legal);
                     legal == root_legal
                 });
-                tree.offer(node, &root_legal, &mut offer);
+                tree.offer_root(&root_legal, &mut offer);
             } else {
                 legal.clear();
                 g.legal_actions(&mut legal);

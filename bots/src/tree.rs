@@ -65,15 +65,42 @@ impl Node {
 
 pub(crate) struct Tree {
     pub nodes: Vec<Node>,
+    /// The root's legal actions in id order (the searching seat's own, the same in every
+    /// determinization), once the root has been offered them ...
+    root_actions: Vec<ActionId>,
+    /// ... and the root's child for each (`NONE`: untried): the root, passed through in every
+    /// iteration, is offered without sorting its actions or walking its children.
+    root_children: Vec<u32>,
 }
 
 /// What one node offers in one determinization: the legal actions without a child yet, and
-/// the children legal there (both in action order).
+/// the children legal there (both in the order of the legal list).
 #[derive(Default)]
 pub(crate) struct Offer {
     pub untried: Vec<ActionId>,
     pub available: Vec<u32>,
+    /// An open-addressing table of a node's children by action, valid where its stamp is
+    /// the current one (so that it is never cleared), and the legal actions sorted, for nodes
+    /// with more children than the table holds.
+    slots: Vec<Slot>,
+    stamp: u32,
     sorted: Vec<ActionId>,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    stamp: u32,
+    action: ActionId,
+    child: u32,
+}
+
+/// Slots in the table (a power of two), and the most children it takes (half full at most).
+const SLOTS: usize = 128;
+const TABLED_CHILDREN: usize = SLOTS / 2;
+
+#[inline]
+fn slot_of(action: ActionId) -> usize {
+    (action.wrapping_mul(0x9E37_79B1) >> (32 - SLOTS.trailing_zeros())) as usize
 }
 
 impl Tree {
@@ -83,7 +110,7 @@ impl Tree {
         let mut nodes = Vec::with_capacity(capacity.clamp(1, 1 << 20));
         nodes.push(Node::new(0, 0));
         nodes[0].available = 0;
-        Tree { nodes }
+        Tree { nodes, root_actions: Vec::new(), root_children: Vec::new() }
     }
 
     /// Back to the root alone, keeping the memory.
@@ -91,24 +118,92 @@ impl Tree {
         self.nodes.truncate(1);
         self.nodes[0] = Node::new(0, 0);
         self.nodes[0].available = 0;
+        self.root_actions.clear();
+        self.root_children.clear();
     }
 
-    /// Split `legal` at `node` into untried actions and available children.
-    pub fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
-        let Offer { untried, available, sorted } = out;
-        // The games list their actions in id order as a rule: then they are walked as they are.
-        let legal = if legal.is_sorted() {
-            legal
-        } else {
-            sorted.clear();
-            sorted.extend_from_slice(legal);
+    /// [`Tree::offer`] at the root, whose legal actions are the same in every determinization.
+    pub fn offer_root(&mut self, legal: &[ActionId], out: &mut Offer) {
+        if self.root_actions.is_empty() {
+            self.root_actions.extend_from_slice(legal);
+            self.root_actions.sort_unstable();
+            self.root_children.resize(legal.len(), NONE);
+        }
+        debug_assert!({
+            let mut sorted = legal.to_vec();
             sorted.sort_unstable();
-            sorted
-        };
+            sorted == self.root_actions
+        });
+        out.untried.clear();
+        out.available.clear();
+        for (&a, &c) in self.root_actions.iter().zip(&self.root_children) {
+            if c == NONE {
+                out.untried.push(a);
+            } else {
+                out.available.push(c);
+            }
+        }
+    }
+
+    /// Split `legal` at `node` into untried actions and available children. The games list
+    /// their actions in an order of their own: the children are looked up in a table rather
+    /// than the list sorted (up to 64 children; past that, the sorted list is walked beside
+    /// them).
+    pub fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
+        out.untried.clear();
+        out.available.clear();
+        if out.slots.is_empty() {
+            out.slots.resize(SLOTS, Slot::default());
+        }
+        out.stamp = out.stamp.wrapping_add(1);
+        if out.stamp == 0 {
+            out.slots.fill(Slot::default());
+            out.stamp = 1;
+        }
+        let stamp = out.stamp;
+        let mut c = self.nodes[node as usize].first_child;
+        let mut children = 0;
+        while c != NONE {
+            children += 1;
+            if children > TABLED_CHILDREN {
+                return self.offer_sorted(node, legal, out);
+            }
+            let action = self.nodes[c as usize].action;
+            let mut i = slot_of(action);
+            while out.slots[i].stamp == stamp {
+                i = (i + 1) & (SLOTS - 1);
+            }
+            out.slots[i] = Slot { stamp, action, child: c };
+            c = self.nodes[c as usize].next_sibling;
+        }
+        for &a in legal {
+            let mut i = slot_of(a);
+            loop {
+                let s = out.slots[i];
+                if s.stamp != stamp {
+                    out.untried.push(a);
+                    break;
+                }
+                if s.action == a {
+                    out.available.push(s.child);
+                    break;
+                }
+                i = (i + 1) & (SLOTS - 1);
+            }
+        }
+    }
+
+    /// [`Tree::offer`] for a node of many children: `legal` sorted and walked beside them (in
+    /// action order).
+    fn offer_sorted(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
+        let Offer { untried, available, sorted, .. } = out;
+        sorted.clear();
+        sorted.extend_from_slice(legal);
+        sorted.sort_unstable();
         untried.clear();
         available.clear();
         let mut c = self.nodes[node as usize].first_child;
-        for &a in legal {
+        for &a in sorted.iter() {
             while c != NONE && self.nodes[c as usize].action < a {
                 c = self.nodes[c as usize].next_sibling;
             }
@@ -133,6 +228,11 @@ impl Tree {
         }
         node.next_sibling = c;
         self.nodes.push(node);
+        if parent == 0
+            && let Ok(i) = self.root_actions.binary_search(&action)
+        {
+            self.root_children[i] = id;
+        }
         if prev == NONE {
             self.nodes[parent as usize].first_child = id;
         } else {
@@ -229,6 +329,50 @@ mod tests {
                 assert!((got - exact).abs() <= 1e-12 * exact.max(1.0), "{available} {visits}: {got} vs {exact}");
             }
         }
+    }
+
+    #[test]
+    fn the_table_and_the_sorted_walk_offer_the_same() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = engine::core::SmallRng::seed_from_u64(5);
+        for children in [0usize, 1, 5, 40, 64, 65, 120] {
+            let mut tree = Tree::new(256);
+            let mut ids: Vec<ActionId> = (0..400).map(|k| k * 7 + 256 * (k % 3)).collect();
+            for _ in 0..children {
+                let a = ids.swap_remove(rng.random_range(0..ids.len()));
+                tree.add_child(0, a, 0);
+            }
+            // Legal: some children and some untried, in an order of their own.
+            let mut legal: Vec<ActionId> =
+                tree.children(0).iter().map(|c| c.0).filter(|_| rng.random_bool(0.7)).collect();
+            legal.extend(ids.iter().copied().filter(|_| rng.random_bool(0.05)));
+            rand::seq::SliceRandom::shuffle(&mut legal[..], &mut rng);
+            let (mut table, mut walk) = (Offer::default(), Offer::default());
+            tree.offer(0, &legal, &mut table);
+            tree.offer_sorted(0, &legal, &mut walk);
+            for o in [&mut table, &mut walk] {
+                o.untried.sort_unstable();
+                o.available.sort_unstable();
+            }
+            assert_eq!((&table.untried, &table.available), (&walk.untried, &walk.available), "{children} children");
+            assert_eq!(table.untried.len() + table.available.len(), legal.len());
+        }
+    }
+
+    #[test]
+    fn the_root_is_offered_as_any_node_is() {
+        let mut tree = Tree::new(16);
+        let legal = [9, 2, 7, 4];
+        let (mut root, mut any) = (Offer::default(), Offer::default());
+        for a in [7, 2] {
+            tree.offer_root(&legal, &mut root);
+            tree.add_child(0, a, 0);
+        }
+        tree.offer_root(&legal, &mut root);
+        tree.offer_sorted(0, &legal, &mut any);
+        assert_eq!((&root.untried, &root.available), (&any.untried, &any.available));
+        assert_eq!(root.untried, [4, 9]);
+        assert_eq!(root.available.iter().map(|&c| tree.nodes[c as usize].action).collect::<Vec<_>>(), [2, 7]);
     }
 
     #[test]
