@@ -550,8 +550,11 @@ pub mod jp {
         }
     }
 
+    /// Cards a satchel holds at most (its pile's capacity): the most strikes a fight lists, one
+    /// per card.
+    const SATCHEL: usize = 40;
+
     fn fight(g: &Journey, me: usize, legal: &[ActionId], rng: &mut SmallRng, t: &Tune) -> ActionId {
-        let dec = |a: ActionId| J::from_id(a);
         let f = g.fight().expect("in a fight");
         let health = i32::from(f.health);
         let attack = i32::from((f.attack - f.reduction).max(0));
@@ -563,13 +566,18 @@ pub mod jp {
         let satchel = g.satchel(me);
         let big = satchel.iter().filter(|&&c| damage(g, c) >= 20).count();
         let reserve = |c: Card| !fighting_nemesis && nemesis_ahead && big <= 1 && damage(g, c) >= 20;
-        let strikes: Vec<(ActionId, Card, i32)> = legal
-            .iter()
-            .filter_map(|&a| match dec(a) {
-                Some(J::Strike(c)) => Some((a, c, damage(g, c))),
-                _ => None,
-            })
-            .collect();
+        // The strikes with their damage, in the order listed (no allocation: one per card).
+        let mut strikes = [(0, Card::default(), 0); SATCHEL];
+        let mut ns = 0;
+        for &a in legal {
+            if let Some(J::Strike(c)) = J::from_id(a)
+                && ns < SATCHEL
+            {
+                strikes[ns] = (a, c, damage(g, c));
+                ns += 1;
+            }
+        }
+        let strikes = &strikes[..ns];
         // A direct hit, with the card least worth keeping.
         if let Some(&(a, _, _)) = strikes.iter().filter(|s| s.2 == health && !reserve(s.1)).min_by_key(|s| keep(g, s.1))
         {
@@ -579,7 +587,7 @@ pub mod jp {
         let supply = g.supply();
         let hide = legal
             .iter()
-            .filter_map(|&a| match dec(a) {
+            .filter_map(|&a| match J::from_id(a) {
                 Some(J::HideWith(c)) => {
                     let under = supply.iter().filter(|&&s| s.is_ace() || g.rank(s) < g.rank(c)).count();
                     Some((under as f64 / supply.len().max(1) as f64, a))
@@ -601,10 +609,10 @@ pub mod jp {
         // It survives this round: the counter must be covered.
         let cover: i32 = satchel.iter().map(|&c| i32::from(g.value(c))).sum::<i32>()
             + g.wreckage().iter().map(|&c| i32::from(g.worth(c))).sum::<i32>();
-        let hits: Vec<i32> = satchel.iter().map(|&c| damage(g, c)).collect();
+        let hits = |x: i32| satchel.iter().any(|&c| damage(g, c) == x);
         let set_up = strikes
             .iter()
-            .filter(|s| s.2 < health && !reserve(s.1) && hits.contains(&(health - s.2)))
+            .filter(|s| s.2 < health && !reserve(s.1) && hits(health - s.2))
             .filter(|s| cover - i32::from(g.value(s.1)) - (health - s.2) / 2 >= attack + t.flee_margin)
             .max_by_key(|s| s.2);
         if let Some(&(a, _, _)) = set_up {
@@ -612,7 +620,7 @@ pub mod jp {
         }
         let flee = legal
             .iter()
-            .filter_map(|&a| match dec(a) {
+            .filter_map(|&a| match J::from_id(a) {
                 Some(J::Flee(c)) => Some((keep(g, c), a)),
                 _ => None,
             })
