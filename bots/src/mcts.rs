@@ -99,8 +99,24 @@ pub fn search<G: Heuristics, P: Playout<G>>(
     deadline: Option<Instant>,
     settle: bool,
 ) -> Searched {
+    let tree = Tree::new(2 * iterations as usize + 1);
+    search_in(tree, sampler, playout, c, iterations, seed, deadline, settle).0
+}
+
+/// [`search`] on `tree`: a new one, or one kept from the seat's last decision and rooted at
+/// this one (its statistics go on growing); returns the tree too.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn search_in<G: Heuristics, P: Playout<G>>(
+    mut tree: Tree,
+    sampler: &Sampler<G>,
+    playout: &P,
+    c: f64,
+    iterations: u32,
+    seed: u64,
+    deadline: Option<Instant>,
+    settle: bool,
+) -> (Searched, Tree) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut tree = Tree::new(2 * iterations as usize + 1);
     let observer = sampler.seat();
     let mut offer = Offer::default();
     let mut legal = Vec::with_capacity(64);
@@ -179,7 +195,7 @@ pub fn search<G: Heuristics, P: Playout<G>>(
         playout.rewards(&g, over, &mut rewards[..seats]);
         tree.backpropagate(&path, &rewards);
     }
-    Searched { stats: tree.children(0), iterations: done, actions }
+    (Searched { stats: tree.children(0), iterations: done, actions }, tree)
 }
 
 /// Search with `effort`: its iterations shared among its trees, each with its own seed,
@@ -268,6 +284,25 @@ pub fn deadline(time: Option<Duration>, budget: Budget) -> Option<Instant> {
 /// sampler within the budget.
 pub trait Search<G: Heuristics>: Send {
     fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId;
+    /// [`Search::decide`], going on from `kept` (the tree of the seat's last search, rooted
+    /// at this decision) when the settings keep their trees; returns the tree to keep.
+    fn decide_from(
+        &self,
+        sampler: &Sampler<G>,
+        legal: &[ActionId],
+        budget: Budget,
+        seed: u64,
+        kept: Option<Tree>,
+    ) -> (ActionId, Option<Tree>) {
+        let _ = kept;
+        (self.decide(sampler, legal, budget, seed), None)
+    }
+    /// The key the tree's nodes below an action are found by in `g` (as
+    /// [`Playout::observed`]), for a kept tree to follow what happened.
+    fn observed(&self, g: &G, seat: Seat) -> Option<u32> {
+        let _ = (g, seat);
+        None
+    }
 }
 
 impl<G: Heuristics> Search<G> for MctsConfig {
@@ -289,14 +324,21 @@ pub struct SearchAgent<G: Heuristics, C> {
     cfg: C,
     rng: SmallRng,
     name: String,
+    /// The tree of the last search, and its node of the action played since, when the
+    /// settings keep their trees.
+    kept: Option<(Tree, u32)>,
 }
+
+/// The most nodes a kept tree may bring to the next search (64 MiB): past it the search
+/// starts afresh, so that a long game of long searches does not pile up memory.
+const KEPT_NODES: usize = 1 << 21;
 
 /// The `mcts` agent.
 pub type Mcts<G> = SearchAgent<G, MctsConfig>;
 
 impl<G: Heuristics, C: Search<G>> SearchAgent<G, C> {
     pub fn new(params: G::Params, cfg: C, seed: u64, name: String) -> Self {
-        SearchAgent { params, cfg, rng: SmallRng::seed_from_u64(seed), name }
+        SearchAgent { params, cfg, rng: SmallRng::seed_from_u64(seed), name, kept: None }
     }
 }
 
@@ -313,11 +355,31 @@ impl<G: Heuristics, C: Search<G>> Agent for SearchAgent<G, C> {
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let legal = view.legal();
         let seed = self.rng.next_u64();
-        if legal.len() == 1 {
+        if legal.len() == 1 && self.kept.is_none() {
             return Ok(legal[0]);
         }
         let sampler: Sampler<G> = view.sampler(&self.params).map_err(AgentError::Failed)?;
-        Ok(self.cfg.decide(&sampler, legal, view.budget(), seed))
+        // Where the kept tree stands: below the action played, at what the seat now observes.
+        let here = self.kept.take().and_then(|(tree, played)| {
+            let node = match self.cfg.observed(sampler.state(), view.seat()) {
+                Some(key) => tree.child(played, key)?,
+                None => played,
+            };
+            Some((tree, node))
+        });
+        if legal.len() == 1 {
+            self.kept = here.and_then(|(tree, node)| tree.child(node, legal[0]).map(|p| (tree, p)));
+            return Ok(legal[0]);
+        }
+        let kept =
+            here.map(|(tree, node)| tree.subtree(node, tree.nodes.len())).filter(|t| t.nodes.len() <= KEPT_NODES);
+        let (action, tree) = self.cfg.decide_from(&sampler, legal, view.budget(), seed, kept);
+        self.kept = tree.and_then(|t| t.child(0, action).map(|p| (t, p)));
+        Ok(action)
+    }
+
+    fn game_over(&mut self, _seat: Seat, _outcome: &engine::core::Outcome) {
+        self.kept = None;
     }
 }
 
@@ -405,5 +467,56 @@ pub fn speed<G: Heuristics>(
         actions_per_playout: playout_actions / n,
         actions_per_iteration: iteration_actions / n,
         threaded_iterations_per_second: (threaded_ln / n).exp(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strong::StrongConfig;
+    use engine::core::{Dyn, Game, GameParams};
+    use engine::journey::{Journey, JourneyParams};
+
+    /// In a solo journey `strong` goes on from its last tree: at most decisions the node it
+    /// kept has a child for what the seat then observes, the kept tree's statistics start the
+    /// next search, and that search's root is the kept node.
+    #[test]
+    fn the_strong_agent_keeps_its_tree_between_decisions() {
+        let params = JourneyParams::preset("martian").unwrap();
+        let cfg = StrongConfig { iterations: Some(400), ..StrongConfig::default() };
+        let (mut searched, mut followed) = (0, 0);
+        for seed in 0..4 {
+            let mut g = Journey::new(&params, seed);
+            let mut agent =
+                SearchAgent::<Journey, StrongConfig>::new(params.clone(), cfg.clone(), seed, "strong".into());
+            let mut legal = Vec::new();
+            while let Some(seat) = g.to_move() {
+                legal.clear();
+                g.legal_actions(&mut legal);
+                let state = Dyn(g.clone());
+                let view = SeatView::local(&state, seat, &legal, Budget::default());
+                let sampler: Sampler<Journey> = view.sampler(&params).unwrap();
+                // The visits below the kept node for what the seat observes now.
+                let visits = |tree: &Tree, node: u32| tree.children(node).iter().map(|c| c.1).sum::<u32>();
+                let kept_visits = agent.kept.as_ref().and_then(|(tree, played)| {
+                    let key = Search::<Journey>::observed(&cfg, sampler.state(), seat)?;
+                    tree.child(*played, key).map(|n| visits(tree, n))
+                });
+                let a = agent.act(&view).unwrap();
+                if legal.len() > 1 {
+                    searched += 1;
+                    followed += usize::from(kept_visits.is_some_and(|v| v > 0));
+                    let (tree, played) = agent.kept.as_ref().expect("a tree kept after a search");
+                    assert_eq!(tree.nodes[*played as usize].action, a);
+                    // The search went on from what was kept.
+                    assert!(visits(tree, 0) > kept_visits.unwrap_or(0));
+                }
+                g.apply(a).unwrap();
+            }
+            let outcome = g.outcome().unwrap();
+            agent.game_over(Seat(0), &outcome);
+            assert!(agent.kept.is_none(), "a finished game keeps no tree");
+        }
+        assert!(2 * followed >= searched, "the kept tree was followed at {followed} of {searched} searches");
     }
 }

@@ -72,7 +72,7 @@ pub const KINDS: &[(&str, &[&str])] = &[
     ("rules", &[]),
     ("greedy", &["samples"]),
     ("mcts", &["iterations", "ms", "c", "rollout", "depth", "threads"]),
-    ("strong", &["iterations", "ms", "c", "threads", "w", "tree", "samples", "rollout", "trees", "depth"]),
+    ("strong", &["iterations", "ms", "c", "threads", "w", "tree", "samples", "rollout", "trees", "depth", "reuse"]),
 ];
 
 fn positive(kind: &str, key: &str, value: &str) -> Result<u32, String> {
@@ -168,6 +168,13 @@ impl BotSpec {
                         }
                     }
                     "trees" => m.trees = positive(kind, key, value)?.min(64),
+                    "reuse" => {
+                        m.reuse = match value {
+                            "true" => true,
+                            "false" => false,
+                            _ => return Err(format!("{kind}: `reuse` is true or false, got `{value}`")),
+                        }
+                    }
                     "depth" | "samples" => {
                         let n = value
                             .parse::<u32>()
@@ -319,6 +326,9 @@ impl fmt::Display for BotSpec {
                 }
                 if m.samples != d.samples {
                     parts.push(format!("samples={}", m.samples));
+                }
+                if m.reuse != d.reuse {
+                    parts.push(format!("reuse={}", m.reuse));
                 }
                 if m.threads != d.threads {
                     parts.push(format!("threads={}", m.threads));

@@ -17,7 +17,10 @@
 //! - optionally the **learned arrival chance** ([`crate::value`]) at the end of rollouts cut
 //!   off after `depth` moves, and **hindsight search** (`samples=N`, cooperative games only):
 //!   each action judged by the best play a deep search finds after it in each of N sampled
-//!   deals, averaged.
+//!   deals, averaged;
+//! - in a game of one seat (solo journey), the **tree kept** from one decision to the next
+//!   (`reuse=true`, the default): the next search starts from the subtree below the action
+//!   played and what the seat then observed, its statistics going on growing.
 //!
 //! Its budget keys are `mcts`'s (`iterations`, `ms`, `c`, `threads`), with `trees`: the
 //! independent trees the iterations are shared among (their root statistics summed), which
@@ -26,12 +29,13 @@
 //! where budget is what wins).
 
 use crate::eval::{Heuristics, journey_result};
-use crate::mcts::{Effort, Playout, choose, deadline, root_stats};
+use crate::mcts::{Effort, Playout, choose, deadline, root_stats, search_in};
+use crate::tree::Tree;
 use crate::view::{Budget, Sampler};
 use engine::core::{ActionId, Game, Seat, SmallRng};
 use engine::expedition::Expedition;
 use engine::journey::{Card, Journey};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use std::hash::{Hash, Hasher};
 use std::time::Duration;
 
@@ -58,6 +62,9 @@ pub struct StrongConfig {
     pub trees: u32,
     /// Rollout moves before the learned value judges (0: to the end).
     pub depth: u32,
+    /// Keep the tree from one decision to the next (games of one seat, one tree, no
+    /// hindsight: where every decision in between is the seat's own).
+    pub reuse: bool,
 }
 
 impl Default for StrongConfig {
@@ -73,6 +80,7 @@ impl Default for StrongConfig {
             rules: false,
             trees: 1,
             depth: 0,
+            reuse: true,
         }
     }
 }
@@ -262,6 +270,36 @@ impl<G: Strong> crate::mcts::Search<G> for StrongConfig {
         }
         let effort = Effort { iterations, deadline: d, trees: self.trees, threads: self.threads };
         choose(&root_stats(sampler, &Settings(self), self.c, effort, seed), legal)
+    }
+
+    /// With `reuse`, in a game of one seat, one tree and no hindsight: the search goes on from
+    /// the subtree of the last decision (the same seed as [`root_stats`] gives its one tree,
+    /// so that a first decision is the same either way).
+    fn decide_from(
+        &self,
+        sampler: &Sampler<G>,
+        legal: &[ActionId],
+        budget: Budget,
+        seed: u64,
+        kept: Option<Tree>,
+    ) -> (ActionId, Option<Tree>) {
+        if !(self.reuse && self.trees <= 1 && self.samples == 0 && sampler.seats() == 1) {
+            return (self.decide(sampler, legal, budget, seed), None);
+        }
+        let iterations = self.iterations.unwrap_or(G::ITERATIONS);
+        let room = 2 * iterations as usize + 1 + kept.as_ref().map_or(0, |t| t.nodes.len());
+        let tree = match kept {
+            Some(t) => t.grown(room),
+            None => Tree::new(room),
+        };
+        let seed = SmallRng::seed_from_u64(seed).next_u64();
+        let d = deadline(self.time, budget);
+        let (searched, tree) = search_in(tree, sampler, &Settings(self), self.c, iterations, seed, d, true);
+        (choose(&searched.stats, legal), Some(tree))
+    }
+
+    fn observed(&self, g: &G, seat: Seat) -> Option<u32> {
+        Playout::observed(&Settings(self), g, seat)
     }
 }
 

@@ -63,8 +63,9 @@ impl Node {
     }
 }
 
-pub(crate) struct Tree {
-    pub nodes: Vec<Node>,
+/// The search tree (see the module).
+pub struct Tree {
+    pub(crate) nodes: Vec<Node>,
     /// The root's legal actions in id order (the searching seat's own, the same in every
     /// determinization), once the root has been offered them ...
     root_actions: Vec<ActionId>,
@@ -106,7 +107,7 @@ fn slot_of(action: ActionId) -> usize {
 impl Tree {
     /// An empty tree (the root alone) with room for `capacity` nodes (up to a million at
     /// first; it grows past that).
-    pub fn new(capacity: usize) -> Tree {
+    pub(crate) fn new(capacity: usize) -> Tree {
         let mut nodes = Vec::with_capacity(capacity.clamp(1, 1 << 20));
         nodes.push(Node::new(0, 0));
         nodes[0].available = 0;
@@ -114,7 +115,7 @@ impl Tree {
     }
 
     /// Back to the root alone, keeping the memory.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.nodes.truncate(1);
         self.nodes[0] = Node::new(0, 0);
         self.nodes[0].available = 0;
@@ -123,11 +124,13 @@ impl Tree {
     }
 
     /// [`Tree::offer`] at the root, whose legal actions are the same in every determinization.
-    pub fn offer_root(&mut self, legal: &[ActionId], out: &mut Offer) {
+    pub(crate) fn offer_root(&mut self, legal: &[ActionId], out: &mut Offer) {
         if self.root_actions.is_empty() {
             self.root_actions.extend_from_slice(legal);
             self.root_actions.sort_unstable();
-            self.root_children.resize(legal.len(), NONE);
+            // A root kept from an earlier search has children already.
+            let children: Vec<u32> = self.root_actions.iter().map(|&a| self.child(0, a).unwrap_or(NONE)).collect();
+            self.root_children = children;
         }
         debug_assert!({
             let mut sorted = legal.to_vec();
@@ -149,7 +152,7 @@ impl Tree {
     /// their actions in an order of their own: the children are looked up in a table rather
     /// than the list sorted (up to 64 children; past that, the sorted list is walked beside
     /// them).
-    pub fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
+    pub(crate) fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
         out.untried.clear();
         out.available.clear();
         if out.slots.is_empty() {
@@ -216,8 +219,50 @@ impl Tree {
         }
     }
 
+    /// The child of `node` for `action` (or for an observation key, below an action), if any.
+    pub(crate) fn child(&self, node: u32, action: ActionId) -> Option<u32> {
+        let mut c = self.nodes[node as usize].first_child;
+        while c != NONE {
+            if self.nodes[c as usize].action == action {
+                return Some(c);
+            }
+            c = self.nodes[c as usize].next_sibling;
+        }
+        None
+    }
+
+    /// This tree with room for `room` nodes in all.
+    pub(crate) fn grown(mut self, room: usize) -> Tree {
+        self.nodes.reserve(room.saturating_sub(self.nodes.len()).min(1 << 20));
+        self
+    }
+
+    /// The subtree under `node` as a tree of its own, `node` its root: what a search keeps for
+    /// the seat's next decision, reached from here. Room for `room` more nodes.
+    pub(crate) fn subtree(&self, node: u32, room: usize) -> Tree {
+        let mut t = Tree::new(room);
+        t.nodes[0] = Node { first_child: NONE, next_sibling: NONE, ..self.nodes[node as usize] };
+        let mut stack = vec![(node, 0u32)];
+        while let Some((old, new)) = stack.pop() {
+            let (mut c, mut prev) = (self.nodes[old as usize].first_child, NONE);
+            while c != NONE {
+                let id = t.nodes.len() as u32;
+                t.nodes.push(Node { first_child: NONE, next_sibling: NONE, ..self.nodes[c as usize] });
+                if prev == NONE {
+                    t.nodes[new as usize].first_child = id;
+                } else {
+                    t.nodes[prev as usize].next_sibling = id;
+                }
+                prev = id;
+                stack.push((c, id));
+                c = self.nodes[c as usize].next_sibling;
+            }
+        }
+        t
+    }
+
     /// A new child of `parent` for `action` (not yet a child), kept in action order.
-    pub fn add_child(&mut self, parent: u32, action: ActionId, mover: u8) -> u32 {
+    pub(crate) fn add_child(&mut self, parent: u32, action: ActionId, mover: u8) -> u32 {
         let id = self.nodes.len() as u32;
         let mut node = Node::new(action, mover);
         let mut prev = NONE;
@@ -243,7 +288,7 @@ impl Tree {
 
     /// The child of action node `parent` for what the searching seat observed after the
     /// action (`key`), added if new: the tree branches on chance outcomes it can tell apart.
-    pub fn outcome(&mut self, parent: u32, key: u32) -> u32 {
+    pub(crate) fn outcome(&mut self, parent: u32, key: u32) -> u32 {
         let mut c = self.nodes[parent as usize].first_child;
         while c != NONE {
             if self.nodes[c as usize].action == key {
@@ -261,7 +306,7 @@ impl Tree {
 
     /// Count one more availability for each of `available` and return the one with the best
     /// UCB (`mean + c·√(ln available / visits)`; ties: the first).
-    pub fn select_ucb(&mut self, available: &[u32], c: f64) -> u32 {
+    pub(crate) fn select_ucb(&mut self, available: &[u32], c: f64) -> u32 {
         let t = tables();
         let mut best = (f64::MIN, NONE);
         for &id in available {
@@ -276,7 +321,7 @@ impl Tree {
     }
 
     /// Every node of `path` adds the reward of the seat that chose its action.
-    pub fn backpropagate(&mut self, path: &[u32], rewards: &[f64]) {
+    pub(crate) fn backpropagate(&mut self, path: &[u32], rewards: &[f64]) {
         for &id in path {
             let n = &mut self.nodes[id as usize];
             n.visits += 1;
@@ -286,24 +331,31 @@ impl Tree {
 
     /// The root's most visited child leads every other by more than `remaining` visits: no
     /// further iteration can change which is most visited.
-    pub fn settled(&self, remaining: u32) -> bool {
+    pub(crate) fn settled(&self, remaining: u32) -> bool {
         let (mut first, mut second) = (0u32, 0u32);
-        let mut c = self.nodes[0].first_child;
-        while c != NONE {
-            let v = self.nodes[c as usize].visits;
+        let mut count = |v: u32| {
             if v > first {
                 second = first;
                 first = v;
             } else if v > second {
                 second = v;
             }
-            c = self.nodes[c as usize].next_sibling;
+        };
+        if self.root_actions.is_empty() {
+            let mut c = self.nodes[0].first_child;
+            while c != NONE {
+                count(self.nodes[c as usize].visits);
+                c = self.nodes[c as usize].next_sibling;
+            }
+        } else {
+            // Only the children legal now (a kept root may have others, from earlier samples).
+            self.root_children.iter().filter(|&&c| c != NONE).for_each(|&c| count(self.nodes[c as usize].visits));
         }
         first > second.saturating_add(remaining)
     }
 
     /// The children of `node`: (action, visits, total reward), in action order.
-    pub fn children(&self, node: u32) -> Vec<(ActionId, u32, f64)> {
+    pub(crate) fn children(&self, node: u32) -> Vec<(ActionId, u32, f64)> {
         let mut out = Vec::new();
         let mut c = self.nodes[node as usize].first_child;
         while c != NONE {

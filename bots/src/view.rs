@@ -178,6 +178,12 @@ impl<G: Game> Sampler<G> {
         self.seat
     }
 
+    /// The state the samples are drawn from: for an honest sampler, rebuilt from the seat's
+    /// observation, its hidden facts in an order of no meaning (what the seat knows, no more).
+    pub fn state(&self) -> &G {
+        &self.base
+    }
+
     /// The number of seats at the table.
     pub fn seats(&self) -> usize {
         self.base.seats()

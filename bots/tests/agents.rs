@@ -324,3 +324,43 @@ fn the_strong_agent_is_not_weaker_with_more_search() {
         (arrivals(s.as_ref(), "strong:iterations=800", 24), arrivals(s.as_ref(), "strong:iterations=10", 24));
     assert!(more > less, "strong arrived {more} times in 24 deals with 800 iterations, {less} with 10");
 }
+
+/// `strong` keeps its tree from one decision to the next in a solo journey: two agents of one
+/// seed play a deal alike, and at the point reached one asked on the state and the other on a
+/// state with other hidden facts still choose alike (the kept tree holds nothing the seat did
+/// not know).
+#[test]
+fn a_kept_tree_keeps_the_strong_agent_deterministic_and_honest() {
+    let s = spec("journey", "classic", 1);
+    let params = typed::<Journey>(s.as_ref());
+    let mut rng = SmallRng::seed_from_u64(3);
+    let mut asked = 0;
+    for seed in 0..6 {
+        let mut g = Journey::new(params, seed);
+        let mut agents = [
+            agent("strong:iterations=300", s.as_ref(), 9).unwrap(),
+            agent("strong:iterations=300", s.as_ref(), 9).unwrap(),
+        ];
+        let mut legal = Vec::new();
+        for _ in 0..8 {
+            let Some(seat) = g.to_move() else { break };
+            legal.clear();
+            g.legal_actions(&mut legal);
+            let state = Dyn(g.clone());
+            let view = SeatView::local(&state, seat, &legal, Budget::default());
+            let (a, b) = (agents[0].act(&view).unwrap(), agents[1].act(&view).unwrap());
+            assert_eq!(a, b, "deal {seed}: one seed, one budget, two moves");
+            g.apply(a).unwrap();
+        }
+        let Some(seat) = g.to_move() else { continue };
+        let other = g.determinize(seat, &mut rng);
+        legal.clear();
+        g.legal_actions(&mut legal);
+        let (state, other) = (Dyn(g.clone()), Dyn(other));
+        let a = agents[0].act(&SeatView::local(&state, seat, &legal, Budget::default())).unwrap();
+        let b = agents[1].act(&SeatView::local(&other, seat, &legal, Budget::default())).unwrap();
+        assert_eq!(a, b, "deal {seed}: the kept tree chose differently when only hidden facts changed");
+        asked += 1;
+    }
+    assert!(asked >= 3, "only {asked} deals lasted 8 moves");
+}
