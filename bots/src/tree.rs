@@ -238,7 +238,8 @@ impl Tree {
     }
 
     /// The subtree under `node` as a tree of its own, `node` its root: what a search keeps for
-    /// the seat's next decision, reached from here. Room for `room` more nodes.
+    /// the seat's next decision, reached from here. Room for `room` nodes at first (as
+    /// [`Tree::new`]).
     pub(crate) fn subtree(&self, node: u32, room: usize) -> Tree {
         let mut t = Tree::new(room);
         t.nodes[0] = Node { first_child: NONE, next_sibling: NONE, ..self.nodes[node as usize] };
@@ -289,12 +290,8 @@ impl Tree {
     /// The child of action node `parent` for what the searching seat observed after the
     /// action (`key`), added if new: the tree branches on chance outcomes it can tell apart.
     pub(crate) fn outcome(&mut self, parent: u32, key: u32) -> u32 {
-        let mut c = self.nodes[parent as usize].first_child;
-        while c != NONE {
-            if self.nodes[c as usize].action == key {
-                return c;
-            }
-            c = self.nodes[c as usize].next_sibling;
+        if let Some(c) = self.child(parent, key) {
+            return c;
         }
         let id = self.nodes.len() as u32;
         let mut node = Node::new(key, 0);

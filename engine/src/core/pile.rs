@@ -107,7 +107,7 @@ impl<T: Copy + Default, const N: usize> Pile<T, N> {
         (self.lo, self.hi) = if range.len() > 1 { (range.start as u8, range.end as u8) } else { (0, 0) };
     }
 
-    /// The items of the loose run (in no meaningful order), if any.
+    /// Whether the pile holds a loose run.
     pub fn is_loose(&self) -> bool {
         self.lo < self.hi
     }
