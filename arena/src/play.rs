@@ -22,6 +22,10 @@ pub struct PlayArgs {
     /// How many games.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     pub games: u64,
+    /// Skip the series' first N deals: `--skip 100 --games 100` plays deals 101 to 200 of the
+    /// same series (to extend a series that was cut short, or to split one over machines).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub skip: u64,
     /// The series seed: game i is dealt from a seed derived from it, so the same seed plays
     /// the same games.
     #[arg(long, default_value_t = 1)]
@@ -149,6 +153,8 @@ struct Series<'a> {
     spec: &'a dyn AnySpec,
     scenario: Option<&'a str>,
     seed: u64,
+    /// Deals skipped: game 0 plays deal `skip`.
+    skip: u64,
     agents: &'a [String],
     rotations: u64,
     move_time: Option<std::time::Duration>,
@@ -158,10 +164,10 @@ struct Series<'a> {
 }
 
 impl Series<'_> {
-    /// Game `k` of the series: deal `k / rotations`, the agents rotated `k % rotations` seats;
+    /// Game `k` of the series: deal `skip + k / rotations`, the agents rotated `k % rotations` seats;
     /// with `trace`, printed move by move as it is played.
     fn play(&self, k: u64, trace: bool, with_line: bool) -> Result<OneGame, String> {
-        let (i, rotation) = (k / self.rotations, k % self.rotations);
+        let (i, rotation) = (self.skip + k / self.rotations, k % self.rotations);
         // The deal depends on the series seed and the game number only, never on the agents.
         let seed = game_seed(self.seed, i);
         let seats = self.agents.len();
@@ -243,6 +249,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let params = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
     let params_line = params.trim().replace('\n', ", ");
     let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
+    summary.skipped = args.skip;
     let move_time = limit_ms(args.move_time_ms);
     let policy = if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit };
     let mut writer = match &args.records {
@@ -267,6 +274,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
         spec: spec.as_ref(),
         scenario: scenario.as_deref(),
         seed: args.seed,
+        skip: args.skip,
         agents: &agent_names,
         rotations,
         move_time,

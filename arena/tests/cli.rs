@@ -157,6 +157,34 @@ fn games_played_side_by_side_are_the_games_played_in_turn() {
     assert_eq!(one_records, three_records);
 }
 
+/// `--skip K` plays the series from deal K + 1: the first games of a series and the rest,
+/// played apart, are the games of the whole series (records, seat rotations and all).
+#[test]
+fn a_series_split_by_skip_is_the_whole_series() {
+    let records = |games: &str, skip: &str| {
+        let file = temp("skip.jsonl", "");
+        let args = ["play", "expedition", "--games", games, "--skip", skip, "--swap-seats", "--seed", "3"];
+        let bots = ["--bots", "mcts:iterations=30,random", "--records", file.to_str().unwrap()];
+        let out = ok(&[&args[..], &bots[..]].concat());
+        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+                v.as_object_mut().unwrap().remove("move_ms");
+                v
+            })
+            .collect();
+        (out, lines)
+    };
+    let (_, whole) = records("5", "0");
+    let (_, head) = records("2", "0");
+    let (out, tail) = records("3", "2");
+    assert_eq!(whole.len(), 10);
+    assert_eq!([head, tail].concat(), whole);
+    assert!(out.contains("6 games, seed 3, from deal 3"), "{out}");
+}
+
 #[test]
 fn records_replay_to_the_same_outcomes() {
     let file = temp("games.jsonl", "");

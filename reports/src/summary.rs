@@ -70,6 +70,9 @@ pub struct PlaySummary {
     pub game: String,
     pub params: String,
     pub seed: u64,
+    /// The series' first deals, not played (`arena play --skip`): the games are deals
+    /// `skipped + 1` onwards.
+    pub skipped: u64,
     pub games: u64,
     /// Every seat's score, pooled.
     pub score: Stats,
@@ -94,6 +97,7 @@ impl PlaySummary {
             game: game.into(),
             params: params.into(),
             seed,
+            skipped: 0,
             games: 0,
             score: Stats::default(),
             seats: agents
@@ -172,7 +176,10 @@ impl PlaySummary {
     /// A table for people.
     pub fn render(&self) -> String {
         let mut t = String::new();
-        let _ = writeln!(t, "{} — {} games, seed {}", self.game, self.games, self.seed);
+        let _ = match self.skipped {
+            0 => writeln!(t, "{} — {} games, seed {}", self.game, self.games, self.seed),
+            k => writeln!(t, "{} — {} games, seed {}, from deal {}", self.game, self.games, self.seed, k + 1),
+        };
         let _ = writeln!(t, "parameters: {}", self.params);
         let f = |s: &Stats| format!("{:.2} ± {:.2} (sd {:.2}, min {}, max {})", s.mean, s.ci95, s.sd, s.min, s.max);
         let _ = writeln!(t, "score:        {}", f(&self.score));
