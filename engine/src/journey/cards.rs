@@ -33,6 +33,8 @@ pub const CARD_COUNT: usize = 53;
 
 impl Card {
     pub const JOKER: Card = Card(52);
+    /// A♥, the Destination in every edition.
+    pub const ACE_OF_HEARTS: Card = Card::new(Suit::Hearts, 14);
 
     /// `rank` is 2..=14 with J 11, Q 12, K 13, A 14.
     pub const fn new(suit: Suit, rank: u8) -> Card {

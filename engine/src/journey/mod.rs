@@ -597,8 +597,8 @@ impl Journey {
     /// Journey cards dealt with for good (refuges passed, adversaries beaten): how far the
     /// outbound journey got, A♥ aside (of 25).
     pub fn journey_cleared(&self) -> usize {
-        let in_play = self.journey.iter().filter(|c| !(c.is_ace() && c.is(Suit::Hearts))).count()
-            + usize::from(self.fight.is_some());
+        let in_play =
+            self.journey.iter().filter(|&&c| c != Card::ACE_OF_HEARTS).count() + usize::from(self.fight.is_some());
         25 - in_play
     }
 }

@@ -157,8 +157,8 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         Phase::Refuge { refuge, left, passes, .. } => (Some(refuge), Some(left), Some(passes)),
         _ => (None, None, None),
     };
-    let ace_at_bottom = g.p.destination == Destination::LastRefuge
-        && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
+    let ace_at_bottom =
+        g.p.destination == Destination::LastRefuge && g.journey.as_slice().first() == Some(&Card::ACE_OF_HEARTS);
     JourneyObservation {
         seat,
         to_move: crate::core::Game::to_move(g).map(|s| s.0),
@@ -420,8 +420,8 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng, loose: bool) ->
     let mut d = g.clone();
     // Journey deck: keep a top shown by the Witness and a bottom A♥.
     let keep_top = usize::from(companions::witness(g) && !g.journey.is_empty());
-    let ace_at_bottom = g.p.destination == Destination::LastRefuge
-        && g.journey.as_slice().first().is_some_and(|c| c.is(Suit::Hearts) && c.is_ace());
+    let ace_at_bottom =
+        g.p.destination == Destination::LastRefuge && g.journey.as_slice().first() == Some(&Card::ACE_OF_HEARTS);
     let lo = usize::from(ace_at_bottom);
     let hi = d.journey.len().saturating_sub(keep_top).max(lo);
     if loose {

@@ -72,12 +72,10 @@ pub(super) fn empty(p: &super::JourneyParams, seed: u64) -> Journey {
     }
 }
 
-const ACE_OF_HEARTS: Card = Card::new(Suit::Hearts, 14);
-
 /// Lay the Journey deck from `cards` (shuffled): A♥ set aside or at the bottom.
 fn lay_journey(g: &mut Journey, cards: impl Iterator<Item = Card>) {
     for c in cards {
-        if c == ACE_OF_HEARTS {
+        if c == Card::ACE_OF_HEARTS {
             match g.p.destination {
                 Destination::SetAside => g.destination = Some(c),
                 Destination::LastRefuge => {}
@@ -88,7 +86,7 @@ fn lay_journey(g: &mut Journey, cards: impl Iterator<Item = Card>) {
     }
     g.journey.shuffle(&mut g.rng);
     if g.p.destination == Destination::LastRefuge && g.destination.is_none() {
-        g.journey.put_under(ACE_OF_HEARTS);
+        g.journey.put_under(Card::ACE_OF_HEARTS);
     }
 }
 
@@ -185,7 +183,7 @@ pub fn from_scenario(p: &super::JourneyParams, seed: u64, sc: JourneyScenario) -
     let supply_rest = rest(&[Suit::Diamonds, Suit::Clubs]);
     if sc.journey.is_some() {
         for c in journey_rest {
-            if c == ACE_OF_HEARTS && g.p.destination == Destination::SetAside {
+            if c == Card::ACE_OF_HEARTS && g.p.destination == Destination::SetAside {
                 g.destination = Some(c);
             } else {
                 g.boxed.push(c);
