@@ -73,10 +73,16 @@ fn play<G: Strong>(preset: &str, deals: u64, spec: &BotSpec, sight: Sight) -> Re
                 } else {
                     let seed = game_seed(2 * deal + u64::from(me), decision);
                     if seat == Seat(me) {
-                        searcher.decide(&Sampler::seeing(g.clone(), seat, sight), &legal, Budget::default(), seed)
+                        searcher.decide(
+                            &Sampler::seeing(g.clone(), seat, sight),
+                            &legal,
+                            Budget::default(),
+                            std::time::Instant::now(),
+                            seed,
+                        )
                     } else {
                         let sampler = Sampler::<G>::new(&params, &g.observation(seat), seat)?;
-                        honest.decide(&sampler, &legal, Budget::default(), seed)
+                        honest.decide(&sampler, &legal, Budget::default(), std::time::Instant::now(), seed)
                     }
                 };
                 g.apply(a).map_err(|e| format!("deal {deal}: {e}"))?;

@@ -269,21 +269,24 @@ pub fn choose(stats: &RootStats, legal: &[ActionId]) -> ActionId {
         .map_or(legal[0], |s| s.0)
 }
 
-/// When a search that starts now must stop: at its own time limit `time`, and within the
-/// per-move limit of `budget` (with a margin for the answer).
-pub fn deadline(time: Option<Duration>, budget: Budget) -> Option<Instant> {
+/// When the search of a decision that started at `start` (when the agent was asked) must
+/// stop: at its own time limit `time`, and within the per-move limit of `budget` (with a
+/// margin for the answer). Counting from the question, not from the search's own start, keeps
+/// what comes before the search (the sampler, the kept tree's copy) within the limit too.
+pub fn deadline(start: Instant, time: Option<Duration>, budget: Budget) -> Option<Instant> {
     let allowed = budget.per_move.map(|limit| limit.mul_f64(0.8).saturating_sub(Duration::from_millis(2)));
     let time = match (time, allowed) {
         (Some(t), Some(a)) => Some(t.min(a)),
         (t, a) => t.or(a),
     };
-    time.map(|t| Instant::now() + t)
+    time.map(|t| start + t)
 }
 
 /// How a search agent spends one decision: its settings choose an action from the seat's
 /// sampler within the budget.
 pub trait Search<G: Heuristics>: Send {
-    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId;
+    /// The decision asked at `start` (the time limits count from it).
+    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, start: Instant, seed: u64) -> ActionId;
     /// [`Search::decide`], going on from `kept` (the tree of the seat's last search, rooted
     /// at this decision) when the settings keep their trees; returns the tree to keep.
     fn decide_from(
@@ -291,11 +294,12 @@ pub trait Search<G: Heuristics>: Send {
         sampler: &Sampler<G>,
         legal: &[ActionId],
         budget: Budget,
+        start: Instant,
         seed: u64,
         kept: Option<Tree>,
     ) -> (ActionId, Option<Tree>) {
         let _ = kept;
-        (self.decide(sampler, legal, budget, seed), None)
+        (self.decide(sampler, legal, budget, start, seed), None)
     }
     /// The key the tree's nodes below an action are found by in `g` (as
     /// [`Playout::observed`]), for a kept tree to follow what happened.
@@ -306,10 +310,10 @@ pub trait Search<G: Heuristics>: Send {
 }
 
 impl<G: Heuristics> Search<G> for MctsConfig {
-    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId {
+    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, start: Instant, seed: u64) -> ActionId {
         let effort = Effort {
             iterations: self.iterations,
-            deadline: deadline(self.time, budget),
+            deadline: deadline(start, self.time, budget),
             trees: self.threads,
             threads: self.threads,
         };
@@ -353,6 +357,7 @@ impl<G: Heuristics, C: Search<G>> Agent for SearchAgent<G, C> {
     }
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        let start = Instant::now();
         let legal = view.legal();
         let seed = self.rng.next_u64();
         if legal.len() == 1 && self.kept.is_none() {
@@ -371,9 +376,8 @@ impl<G: Heuristics, C: Search<G>> Agent for SearchAgent<G, C> {
             self.kept = here.and_then(|(tree, node)| tree.child(node, legal[0]).map(|p| (tree, p)));
             return Ok(legal[0]);
         }
-        let kept =
-            here.map(|(tree, node)| tree.subtree(node, tree.nodes.len())).filter(|t| t.nodes.len() <= KEPT_NODES);
-        let (action, tree) = self.cfg.decide_from(&sampler, legal, view.budget(), seed, kept);
+        let kept = here.and_then(|(tree, node)| tree.subtree(node, tree.nodes.len(), KEPT_NODES));
+        let (action, tree) = self.cfg.decide_from(&sampler, legal, view.budget(), start, seed, kept);
         self.kept = tree.and_then(|t| t.child(0, action).map(|p| (t, p)));
         Ok(action)
     }

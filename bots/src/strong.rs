@@ -37,7 +37,7 @@ use engine::expedition::Expedition;
 use engine::journey::{Card, Journey};
 use rand::{Rng, SeedableRng};
 use std::hash::{Hash, Hasher};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct StrongConfig {
@@ -258,8 +258,8 @@ impl<G: Strong> Playout<G> for Settings<'_> {
 pub type StrongAgent<G> = crate::mcts::SearchAgent<G, StrongConfig>;
 
 impl<G: Strong> crate::mcts::Search<G> for StrongConfig {
-    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, seed: u64) -> ActionId {
-        let d = deadline(self.time, budget);
+    fn decide(&self, sampler: &Sampler<G>, legal: &[ActionId], budget: Budget, start: Instant, seed: u64) -> ActionId {
+        let d = deadline(start, self.time, budget);
         let iterations = self.iterations.unwrap_or(G::ITERATIONS);
         // Hindsight judges an action by the best play found after it, which is every seat's
         // best only when all seats share one goal: competitive games search as ISMCTS.
@@ -280,11 +280,12 @@ impl<G: Strong> crate::mcts::Search<G> for StrongConfig {
         sampler: &Sampler<G>,
         legal: &[ActionId],
         budget: Budget,
+        start: Instant,
         seed: u64,
         kept: Option<Tree>,
     ) -> (ActionId, Option<Tree>) {
         if !(self.reuse && self.trees <= 1 && self.samples == 0 && sampler.seats() == 1) {
-            return (self.decide(sampler, legal, budget, seed), None);
+            return (self.decide(sampler, legal, budget, start, seed), None);
         }
         let iterations = self.iterations.unwrap_or(G::ITERATIONS);
         let room = 2 * iterations as usize + 1 + kept.as_ref().map_or(0, |t| t.nodes.len());
@@ -293,7 +294,7 @@ impl<G: Strong> crate::mcts::Search<G> for StrongConfig {
             None => Tree::new(room),
         };
         let seed = SmallRng::seed_from_u64(seed).next_u64();
-        let d = deadline(self.time, budget);
+        let d = deadline(start, self.time, budget);
         let (searched, tree) = search_in(tree, sampler, &Settings(self), self.c, iterations, seed, d, true);
         (choose(&searched.stats, legal), Some(tree))
     }
@@ -323,7 +324,7 @@ impl Deep {
         g: &G,
         cfg: &StrongConfig,
         iterations: u32,
-        deadline: Option<std::time::Instant>,
+        deadline: Option<Instant>,
         rng: &mut SmallRng,
     ) -> f64 {
         use crate::tree::step;
@@ -332,7 +333,7 @@ impl Deep {
         self.tree.clear();
         let mut overall = f64::MIN;
         for it in 0..iterations {
-            if it % 16 == 15 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            if it % 16 == 15 && deadline.is_some_and(|d| Instant::now() >= d) {
                 break;
             }
             let mut s = g.clone();
@@ -385,7 +386,7 @@ pub fn hindsight<G: Strong>(
     samples: u32,
     per_action: u32,
     seed: u64,
-    deadline: Option<std::time::Instant>,
+    deadline: Option<Instant>,
 ) -> Vec<(ActionId, u32, f64)> {
     use crate::tree::step;
     let mut rng = SmallRng::seed_from_u64(seed);
@@ -395,7 +396,7 @@ pub fn hindsight<G: Strong>(
     let mut out = [0.0f64; 4];
     let mut values = Vec::with_capacity(legal.len());
     for k in 0..samples {
-        if k > 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if k > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let s = sampler.sample(&mut rng);
@@ -412,7 +413,7 @@ pub fn hindsight<G: Strong>(
         }
         // A sample the deadline cut short judged its last actions on less search: the first
         // sample counts all the same (there must be an answer), a later one not.
-        if k > 0 && deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if k > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         for (t, &v) in totals.iter_mut().zip(&values) {

@@ -239,8 +239,8 @@ impl Tree {
 
     /// The subtree under `node` as a tree of its own, `node` its root: what a search keeps for
     /// the seat's next decision, reached from here. Room for `room` nodes at first (as
-    /// [`Tree::new`]).
-    pub(crate) fn subtree(&self, node: u32, room: usize) -> Tree {
+    /// [`Tree::new`]); `None` (and the copy stopped) once it would hold more than `most`.
+    pub(crate) fn subtree(&self, node: u32, room: usize, most: usize) -> Option<Tree> {
         let mut t = Tree::new(room);
         t.nodes[0] = Node { first_child: NONE, next_sibling: NONE, ..self.nodes[node as usize] };
         let mut stack = vec![(node, 0u32)];
@@ -248,6 +248,9 @@ impl Tree {
             let (mut c, mut prev) = (self.nodes[old as usize].first_child, NONE);
             while c != NONE {
                 let id = t.nodes.len() as u32;
+                if id as usize >= most {
+                    return None;
+                }
                 t.nodes.push(Node { first_child: NONE, next_sibling: NONE, ..self.nodes[c as usize] });
                 if prev == NONE {
                     t.nodes[new as usize].first_child = id;
@@ -259,7 +262,7 @@ impl Tree {
                 c = self.nodes[c as usize].next_sibling;
             }
         }
-        t
+        Some(t)
     }
 
     /// A new child of `parent` for `action` (not yet a child), kept in action order.
@@ -437,5 +440,27 @@ mod tests {
         let (action, visits, total) = stats[0];
         assert_eq!((action, visits), (3, 3));
         assert!((total - 1.75).abs() < 1e-12, "the seat that chose it: 1 + 0.25 + 0.5, got {total}");
+    }
+
+    /// A subtree keeps the nodes below its new root, their statistics and their order, and
+    /// no more than it is allowed.
+    #[test]
+    fn a_subtree_is_the_tree_below_its_root() {
+        let mut tree = Tree::new(16);
+        let a = tree.add_child(0, 5, 0);
+        let b = tree.add_child(0, 6, 0);
+        let (a1, a2) = (tree.add_child(a, 2, 0), tree.add_child(a, 1, 0));
+        let a21 = tree.add_child(a2, 8, 0);
+        tree.add_child(b, 3, 0);
+        for path in [[0, a, a1, a1], [0, a, a2, a21], [0, a, a2, a2]] {
+            tree.backpropagate(&path[..if path[2] == path[3] { 3 } else { 4 }], &[1.0]);
+        }
+        let sub = tree.subtree(a, 8, 8).expect("room enough");
+        assert_eq!(sub.nodes.len(), 4, "a, a1, a2, a21");
+        assert_eq!(sub.nodes[0].visits, 3);
+        assert_eq!(sub.children(0), tree.children(a));
+        let sub_a2 = sub.child(0, 1).unwrap();
+        assert_eq!(sub.children(sub_a2), tree.children(a2));
+        assert!(tree.subtree(a, 8, 3).is_none(), "four nodes do not fit in three");
     }
 }
