@@ -98,6 +98,8 @@ struct Slot {
 /// Slots in the table (a power of two), and the most children it takes (half full at most).
 const SLOTS: usize = 128;
 const TABLED_CHILDREN: usize = SLOTS / 2;
+/// Up to this many children are compared with the legal actions one by one.
+const FEW: usize = 8;
 
 #[inline]
 fn slot_of(action: ActionId) -> usize {
@@ -149,12 +151,30 @@ impl Tree {
     }
 
     /// Split `legal` at `node` into untried actions and available children. The games list
-    /// their actions in an order of their own: the children are looked up in a table rather
-    /// than the list sorted (up to 64 children; past that, the sorted list is walked beside
-    /// them).
+    /// their actions in an order of their own: up to 8 children are compared with each legal
+    /// action directly, up to 64 looked up in a table rather than the list sorted, and past
+    /// that the sorted list is walked beside them.
     pub(crate) fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
         out.untried.clear();
         out.available.clear();
+        // The first few children, read once.
+        let mut few = [(0 as ActionId, NONE); FEW];
+        let (mut k, mut c) = (0, self.nodes[node as usize].first_child);
+        while c != NONE && k < FEW {
+            few[k] = (self.nodes[c as usize].action, c);
+            k += 1;
+            c = self.nodes[c as usize].next_sibling;
+        }
+        if c == NONE {
+            let few = &few[..k];
+            for &a in legal {
+                match few.iter().find(|f| f.0 == a) {
+                    Some(f) => out.available.push(f.1),
+                    None => out.untried.push(a),
+                }
+            }
+            return;
+        }
         if out.slots.is_empty() {
             out.slots.resize(SLOTS, Slot::default());
         }
@@ -164,19 +184,24 @@ impl Tree {
             out.stamp = 1;
         }
         let stamp = out.stamp;
-        let mut c = self.nodes[node as usize].first_child;
-        let mut children = 0;
+        let mut put = |action: ActionId, child: u32| {
+            let mut i = slot_of(action);
+            while out.slots[i].stamp == stamp {
+                i = (i + 1) & (SLOTS - 1);
+            }
+            out.slots[i] = Slot { stamp, action, child };
+        };
+        for &(action, child) in &few {
+            put(action, child);
+        }
+        // The children past the first few (`c` is the next).
+        let mut children = FEW;
         while c != NONE {
             children += 1;
             if children > TABLED_CHILDREN {
                 return self.offer_sorted(node, legal, out);
             }
-            let action = self.nodes[c as usize].action;
-            let mut i = slot_of(action);
-            while out.slots[i].stamp == stamp {
-                i = (i + 1) & (SLOTS - 1);
-            }
-            out.slots[i] = Slot { stamp, action, child: c };
+            put(self.nodes[c as usize].action, c);
             c = self.nodes[c as usize].next_sibling;
         }
         for &a in legal {
@@ -385,9 +410,10 @@ mod tests {
 
     #[test]
     fn the_table_and_the_sorted_walk_offer_the_same() {
+        // Up to FEW children compared one by one, then the table, then the sorted walk.
         use rand::{RngExt, SeedableRng};
         let mut rng = engine::core::SmallRng::seed_from_u64(5);
-        for children in [0usize, 1, 5, 40, 64, 65, 120] {
+        for children in [0usize, 1, 5, 8, 9, 40, 64, 65, 120] {
             let mut tree = Tree::new(256);
             let mut ids: Vec<ActionId> = (0..400).map(|k| k * 7 + 256 * (k % 3)).collect();
             for _ in 0..children {
