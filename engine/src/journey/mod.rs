@@ -248,11 +248,14 @@ impl Journey {
 
     /// An A♣ or A♦ that carries a power (and takes no satchel room).
     pub fn is_power_ace(&self, c: Card) -> bool {
-        self.p.aces == Aces::Powers && c.is_ace() && (c.is(Suit::Clubs) || c.is(Suit::Diamonds))
+        const CLUBS: Card = Card::new(Suit::Clubs, 14);
+        const DIAMONDS: Card = Card::new(Suit::Diamonds, 14);
+        self.p.aces == Aces::Powers && (c == CLUBS || c == DIAMONDS)
     }
 
     pub fn is_nemesis(&self, c: Card) -> bool {
-        c == Card::new(Suit::Spades, 14)
+        const SPADES: Card = Card::new(Suit::Spades, 14);
+        c == SPADES
     }
 
     /// An adversary's (health, attack).
@@ -330,7 +333,7 @@ impl Journey {
         use rand::RngExt;
         let lowest = usize::from(
             self.p.destination == Destination::LastRefuge
-                && self.journey.as_slice().first().is_some_and(|&b| b == Card::new(Suit::Hearts, 14)),
+                && self.journey.as_slice().first().is_some_and(|&b| b == Card::ACE_OF_HEARTS),
         );
         let at = self.rng.random_range(lowest..=self.journey.len());
         self.journey.insert(at, c);
