@@ -481,6 +481,21 @@ mod tests {
     use engine::core::{Dyn, Game, GameParams};
     use engine::journey::{Journey, JourneyParams};
 
+    /// A decision's deadline counts from when the agent was asked, whatever comes before the
+    /// search: its own time, or the per-move limit less the margin for the answer, whichever
+    /// is sooner.
+    #[test]
+    fn a_deadline_counts_from_the_question() {
+        let asked = Instant::now() - Duration::from_millis(30);
+        let ms = Duration::from_millis;
+        assert_eq!(deadline(asked, Some(ms(100)), Budget::default()), Some(asked + ms(100)));
+        let limit = Budget { per_move: Some(ms(50)) };
+        assert_eq!(deadline(asked, Some(ms(100)), limit), Some(asked + ms(38)), "80% of 50 ms less 2 ms");
+        assert_eq!(deadline(asked, Some(ms(10)), limit), Some(asked + ms(10)));
+        assert_eq!(deadline(asked, None, limit), Some(asked + ms(38)));
+        assert_eq!(deadline(asked, None, Budget::default()), None);
+    }
+
     /// In a solo journey `strong` goes on from its last tree: at most decisions the node it
     /// kept has a child for what the seat then observes, the kept tree's statistics start the
     /// next search, and that search's root is the kept node.
