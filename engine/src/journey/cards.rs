@@ -35,6 +35,12 @@ impl Card {
     pub const JOKER: Card = Card(52);
     /// A♥, the Destination in every edition.
     pub const ACE_OF_HEARTS: Card = Card::new(Suit::Hearts, 14);
+    /// A♠, the Nemesis.
+    pub const ACE_OF_SPADES: Card = Card::new(Suit::Spades, 14);
+    /// A♣, the Reckoning where the Aces carry powers.
+    pub const ACE_OF_CLUBS: Card = Card::new(Suit::Clubs, 14);
+    /// A♦, the Revelation where the Aces carry powers.
+    pub const ACE_OF_DIAMONDS: Card = Card::new(Suit::Diamonds, 14);
 
     /// `rank` is 2..=14 with J 11, Q 12, K 13, A 14.
     pub const fn new(suit: Suit, rank: u8) -> Card {

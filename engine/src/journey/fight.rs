@@ -10,8 +10,8 @@ use super::params::Aces;
 use super::regroup::{can_regroup, regroup, takeable};
 use super::{Action, Card, Due, DueKind, FightState, Journey, Phase, Status, Suit, Then, companions, hide};
 
-const REVELATION: Card = Card::new(Suit::Diamonds, 14);
-const RECKONING: Card = Card::new(Suit::Clubs, 14);
+const REVELATION: Card = Card::ACE_OF_DIAMONDS;
+const RECKONING: Card = Card::ACE_OF_CLUBS;
 
 pub(super) fn start(g: &mut Journey, adversary: Card) {
     let (health, attack) = g.adversary_stats(adversary);

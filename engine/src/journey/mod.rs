@@ -248,14 +248,11 @@ impl Journey {
 
     /// An A♣ or A♦ that carries a power (and takes no satchel room).
     pub fn is_power_ace(&self, c: Card) -> bool {
-        const CLUBS: Card = Card::new(Suit::Clubs, 14);
-        const DIAMONDS: Card = Card::new(Suit::Diamonds, 14);
-        self.p.aces == Aces::Powers && (c == CLUBS || c == DIAMONDS)
+        self.p.aces == Aces::Powers && (c == Card::ACE_OF_CLUBS || c == Card::ACE_OF_DIAMONDS)
     }
 
     pub fn is_nemesis(&self, c: Card) -> bool {
-        const SPADES: Card = Card::new(Suit::Spades, 14);
-        c == SPADES
+        c == Card::ACE_OF_SPADES
     }
 
     /// An adversary's (health, attack).
@@ -327,14 +324,17 @@ impl Journey {
 
     // ----- piles ------------------------------------------------------------------------
 
+    /// A `last_refuge` A♥ lies at the bottom of the Journey deck (it stays there whatever is
+    /// shuffled in, and everyone knows it).
+    pub(crate) fn destination_at_bottom(&self) -> bool {
+        self.p.destination == Destination::LastRefuge && self.journey.as_slice().first() == Some(&Card::ACE_OF_HEARTS)
+    }
+
     /// Shuffle an adversary back into the Journey deck at a random place (above a
     /// `last_refuge` A♥ at the bottom).
     pub(crate) fn shuffle_into_journey(&mut self, c: Card) {
         use rand::RngExt;
-        let lowest = usize::from(
-            self.p.destination == Destination::LastRefuge
-                && self.journey.as_slice().first().is_some_and(|&b| b == Card::ACE_OF_HEARTS),
-        );
+        let lowest = usize::from(self.destination_at_bottom());
         let at = self.rng.random_range(lowest..=self.journey.len());
         self.journey.insert(at, c);
     }

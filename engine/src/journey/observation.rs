@@ -6,7 +6,7 @@
 //! and where the Shadows and the Joker lie on the way home. Their contents are known by
 //! counting, so observations list them sorted.
 
-use super::params::{Destination, HideForm};
+use super::params::HideForm;
 use super::{
     CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
     return_journey,
@@ -157,8 +157,7 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         Phase::Refuge { refuge, left, passes, .. } => (Some(refuge), Some(left), Some(passes)),
         _ => (None, None, None),
     };
-    let ace_at_bottom =
-        g.p.destination == Destination::LastRefuge && g.journey.as_slice().first() == Some(&Card::ACE_OF_HEARTS);
+    let ace_at_bottom = g.destination_at_bottom();
     JourneyObservation {
         seat,
         to_move: crate::core::Game::to_move(g).map(|s| s.0),
@@ -420,9 +419,7 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng, loose: bool) ->
     let mut d = g.clone();
     // Journey deck: keep a top shown by the Witness and a bottom A♥.
     let keep_top = usize::from(companions::witness(g) && !g.journey.is_empty());
-    let ace_at_bottom =
-        g.p.destination == Destination::LastRefuge && g.journey.as_slice().first() == Some(&Card::ACE_OF_HEARTS);
-    let lo = usize::from(ace_at_bottom);
+    let lo = usize::from(g.destination_at_bottom());
     let hi = d.journey.len().saturating_sub(keep_top).max(lo);
     if loose {
         d.journey.loosen(lo..hi);

@@ -47,7 +47,7 @@ pub(super) fn arrive(g: &mut Journey) {
 /// forage until every satchel is full, set the Supply aside; Wreckage becomes Ruins.
 fn stock_up(g: &mut Journey) {
     if g.p.aces == Aces::Powers {
-        for ace in [Card::new(Suit::Clubs, 14), Card::new(Suit::Diamonds, 14)] {
+        for ace in [Card::ACE_OF_CLUBS, Card::ACE_OF_DIAMONDS] {
             let cached = g.caches.iter().position(|spot| spot.card == ace);
             let found = g.supply.remove_item(ace)
                 || g.discard.remove_item(ace)
