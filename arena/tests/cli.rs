@@ -130,6 +130,20 @@ fn bad_input_is_named_and_fails() {
     assert!(e.contains("/no/such/content.yaml"), "{e}");
 }
 
+/// A records file's games, one JSON value each, without their move times (the only part
+/// that differs from one run of a series to the next).
+fn records_without_times(file: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v.as_object_mut().unwrap().remove("move_ms");
+            v
+        })
+        .collect()
+}
+
 /// `--jobs` plays games side by side; the summary and the records (move times aside) are the
 /// ones played one after another, in the same order.
 #[test]
@@ -139,15 +153,7 @@ fn games_played_side_by_side_are_the_games_played_in_turn() {
         let args = ["play", "expedition", "--games", "5", "--swap-seats", "--seed", "3", "--json", "--jobs", jobs];
         let bots = ["--bots", "mcts:iterations=40,random", "--records", file.to_str().unwrap()];
         let summary = json(&[&args[..], &bots[..]].concat());
-        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v.as_object_mut().unwrap().remove("move_ms");
-                v
-            })
-            .collect();
+        let lines = records_without_times(&file);
         (summary, lines)
     };
     let (one, one_records) = records("1");
@@ -166,15 +172,7 @@ fn a_series_split_by_skip_is_the_whole_series() {
         let args = ["play", "expedition", "--games", games, "--skip", skip, "--swap-seats", "--seed", "3"];
         let bots = ["--bots", "mcts:iterations=30,random", "--records", file.to_str().unwrap()];
         let out = ok(&[&args[..], &bots[..]].concat());
-        let lines: Vec<serde_json::Value> = std::fs::read_to_string(&file)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
-                v.as_object_mut().unwrap().remove("move_ms");
-                v
-            })
-            .collect();
+        let lines = records_without_times(&file);
         (out, lines)
     };
     let (_, whole) = records("5", "0");
