@@ -56,16 +56,26 @@ struct MctsRow {
     /// Random playouts per second from the opening position of a deal (a copy played out at
     /// random), the geometric mean over `--deals` deals.
     playouts_per_second: f64,
+    /// Random playouts per second from deals sampled from the seat's information set at the
+    /// same positions (drawn before the clock starts): each meets a deal of its own, as a
+    /// search iteration does, where playouts of the position itself replay one deal (which
+    /// the processor learns).
+    sampled_playouts_per_second: f64,
     /// MCTS iterations per second with random rollouts, from the same positions.
     iterations_per_second: f64,
     /// Iterations over playouts: what the tree costs beside the rollouts.
     ratio: f64,
-    /// Actions a random playout plays, and an iteration (down the tree and in its rollout).
+    /// Iterations over playouts of sampled deals.
+    ratio_to_sampled: f64,
+    /// Actions a random playout plays, one of a sampled deal, and an iteration (down the tree
+    /// and in its rollout).
     actions_per_playout: f64,
+    actions_per_sampled_playout: f64,
     actions_per_iteration: f64,
     /// Iterations over playouts per action played: the cost of a search step beside a
-    /// playout's step.
+    /// playout's step; and beside a step of a sampled deal's playout.
     ratio_per_action: f64,
+    ratio_per_action_to_sampled: f64,
     /// Iterations per second on `threads` threads, and over one thread.
     threads: u32,
     threaded_iterations_per_second: f64,
@@ -163,37 +173,57 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             let seats = seat_counts[0];
             let src = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
             let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
-            let mut m: [Vec<f64>; 8] = Default::default();
+            let mut m: [Vec<f64>; 12] = Default::default();
             for run in 0..args.runs {
                 let s = bots::with_game(
                     spec.as_ref(),
                     Speed(run as u64 + 1, args.deals, args.iterations, args.seconds, args.threads),
                 )?;
-                let per_action = (s.iterations_per_second * s.actions_per_iteration)
-                    / (s.playouts_per_second * s.actions_per_playout);
+                let stepped = s.iterations_per_second * s.actions_per_iteration;
                 let figures = [
                     s.playouts_per_second,
+                    s.sampled_playouts_per_second,
                     s.iterations_per_second,
                     s.iterations_per_second / s.playouts_per_second,
+                    s.iterations_per_second / s.sampled_playouts_per_second,
                     s.actions_per_playout,
+                    s.actions_per_sampled_playout,
                     s.actions_per_iteration,
-                    per_action,
+                    stepped / (s.playouts_per_second * s.actions_per_playout),
+                    stepped / (s.sampled_playouts_per_second * s.actions_per_sampled_playout),
                     s.threaded_iterations_per_second,
                     s.threaded_iterations_per_second / s.iterations_per_second,
                 ];
                 m.iter_mut().zip(figures).for_each(|(v, f)| v.push(f));
             }
-            let [playouts, iterations, ratio, app, api, per_action, threaded, scaling] = m.map(median);
+            let [
+                playouts,
+                sampled,
+                iterations,
+                ratio,
+                ratio_to_sampled,
+                app,
+                apsp,
+                api,
+                per_action,
+                per_action_to_sampled,
+                threaded,
+                scaling,
+            ] = m.map(median);
             let row = MctsRow {
                 game: entry.name,
                 preset,
                 seats: seats as usize,
                 playouts_per_second: playouts,
+                sampled_playouts_per_second: sampled,
                 iterations_per_second: iterations,
                 ratio,
+                ratio_to_sampled,
                 actions_per_playout: app,
+                actions_per_sampled_playout: apsp,
                 actions_per_iteration: api,
                 ratio_per_action: per_action,
+                ratio_per_action_to_sampled: per_action_to_sampled,
                 threads: args.threads,
                 threaded_iterations_per_second: threaded,
                 thread_scaling: scaling,
@@ -201,6 +231,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
             if !args.json {
                 outln!(
                     "{:<11} {:<8} seats {}  mcts {:>9.0} iterations/s  random playouts {:>9.0}/s  ratio {:.2}  \
+                     (of sampled deals {:>9.0}/s, ratio {:.2})  \
                      actions {:.1} vs {:.1} (ratio per action {:.2})  {} threads {:>9.0}/s ({:.2}×)",
                     row.game,
                     row.preset,
@@ -208,6 +239,8 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                     row.iterations_per_second,
                     row.playouts_per_second,
                     row.ratio,
+                    row.sampled_playouts_per_second,
+                    row.ratio_to_sampled,
                     row.actions_per_iteration,
                     row.actions_per_playout,
                     row.ratio_per_action,

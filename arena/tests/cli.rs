@@ -309,6 +309,8 @@ fn bench_reports_positive_rates_for_every_case() {
     for r in mcts {
         assert!(r["iterations_per_second"].as_f64().unwrap() > 0.0);
         assert!(r["playouts_per_second"].as_f64().unwrap() > 0.0);
+        assert!(r["sampled_playouts_per_second"].as_f64().unwrap() > 0.0);
+        assert!(r["ratio_to_sampled"].as_f64().unwrap() > 0.0);
     }
 }
 

@@ -1,6 +1,8 @@
-//! The search tree of information-set MCTS, flat in memory: one `Vec` of fixed-size nodes,
-//! children as a linked list sorted by action (no allocation per node), built once per search
-//! with room for every node it can add.
+//! The search tree of information-set MCTS, flat in memory: one `Vec` of fixed-size nodes and
+//! one of edges, each node's children a block of edges (action, child) sorted by action (no
+//! allocation per node), built once per search with room for every node it can add. A node's
+//! children are read from its block at once rather than chased from sibling to sibling: in a
+//! tree too large for the cache, that chase was most of what offering a node cost.
 
 use engine::core::{ActionId, Game};
 
@@ -44,10 +46,13 @@ pub fn step<G: Game>(g: &mut G, action: ActionId) {
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Node {
-    /// The action that leads here from the parent.
+    /// The action that leads here from the parent (below an action, in a tree that branches
+    /// on what the seat observes: the observation's key).
     pub action: ActionId,
-    pub first_child: u32,
-    pub next_sibling: u32,
+    /// Its children: `edges[at..at + len]`, in the order of their actions, in a block of
+    /// [`block_room`]`(len)` edges.
+    at: u32,
+    len: u32,
     pub visits: u32,
     /// Iterations in which this node was legal when its parent was passed through.
     pub available: u32,
@@ -59,18 +64,35 @@ pub(crate) struct Node {
 
 impl Node {
     fn new(action: ActionId, mover: u8) -> Node {
-        Node { action, first_child: NONE, next_sibling: NONE, visits: 0, available: 1, mover, mean: 0.0 }
+        Node { action, at: 0, len: 0, visits: 0, available: 1, mover, mean: 0.0 }
     }
+}
+
+/// A link from a node to a child: the child's action (or observation key) beside its index,
+/// so that a node's children are read from one block of memory, not chased node by node.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Edge {
+    action: ActionId,
+    child: u32,
+}
+
+/// The edges a node of `len` children has room for: blocks of 4, 8, 16 … (a node that
+/// outgrows its block moves to one twice as large at the end).
+#[inline]
+fn block_room(len: u32) -> u32 {
+    len.next_power_of_two().max(4)
 }
 
 /// The search tree (see the module).
 pub struct Tree {
     pub(crate) nodes: Vec<Node>,
+    /// Every node's children, a block per node.
+    edges: Vec<Edge>,
     /// The root's legal actions in id order (the searching seat's own, the same in every
     /// determinization), once the root has been offered them ...
     root_actions: Vec<ActionId>,
     /// ... and the root's child for each (`NONE`: untried): the root, passed through in every
-    /// iteration, is offered without sorting its actions or walking its children.
+    /// iteration, is offered without looking at its children.
     root_children: Vec<u32>,
 }
 
@@ -110,10 +132,13 @@ impl Tree {
     /// An empty tree (the root alone) with room for `capacity` nodes (up to a million at
     /// first; it grows past that).
     pub(crate) fn new(capacity: usize) -> Tree {
-        let mut nodes = Vec::with_capacity(capacity.clamp(1, 1 << 20));
+        let capacity = capacity.clamp(1, 1 << 20);
+        let mut nodes = Vec::with_capacity(capacity);
         nodes.push(Node::new(0, 0));
         nodes[0].available = 0;
-        Tree { nodes, root_actions: Vec::new(), root_children: Vec::new() }
+        // Every node but the root is an edge; blocks are at most half empty.
+        let edges = Vec::with_capacity(2 * capacity);
+        Tree { nodes, edges, root_actions: Vec::new(), root_children: Vec::new() }
     }
 
     /// Back to the root alone, keeping the memory.
@@ -121,8 +146,16 @@ impl Tree {
         self.nodes.truncate(1);
         self.nodes[0] = Node::new(0, 0);
         self.nodes[0].available = 0;
+        self.edges.clear();
         self.root_actions.clear();
         self.root_children.clear();
+    }
+
+    /// The children of `node`, in action order.
+    #[inline]
+    fn edges_of(&self, node: u32) -> &[Edge] {
+        let n = &self.nodes[node as usize];
+        &self.edges[n.at as usize..][..n.len as usize]
     }
 
     /// [`Tree::offer`] at the root, whose legal actions are the same in every determinization.
@@ -157,23 +190,18 @@ impl Tree {
     pub(crate) fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
         out.untried.clear();
         out.available.clear();
-        // The first few children, read once.
-        let mut few = [(0 as ActionId, NONE); FEW];
-        let (mut k, mut c) = (0, self.nodes[node as usize].first_child);
-        while c != NONE && k < FEW {
-            few[k] = (self.nodes[c as usize].action, c);
-            k += 1;
-            c = self.nodes[c as usize].next_sibling;
-        }
-        if c == NONE {
-            let few = &few[..k];
+        let edges = self.edges_of(node);
+        if edges.len() <= FEW {
             for &a in legal {
-                match few.iter().find(|f| f.0 == a) {
-                    Some(f) => out.available.push(f.1),
+                match edges.iter().find(|e| e.action == a) {
+                    Some(e) => out.available.push(e.child),
                     None => out.untried.push(a),
                 }
             }
             return;
+        }
+        if edges.len() > TABLED_CHILDREN {
+            return self.offer_sorted(node, legal, out);
         }
         if out.slots.is_empty() {
             out.slots.resize(SLOTS, Slot::default());
@@ -184,25 +212,12 @@ impl Tree {
             out.stamp = 1;
         }
         let stamp = out.stamp;
-        let mut put = |action: ActionId, child: u32| {
-            let mut i = slot_of(action);
+        for e in edges {
+            let mut i = slot_of(e.action);
             while out.slots[i].stamp == stamp {
                 i = (i + 1) & (SLOTS - 1);
             }
-            out.slots[i] = Slot { stamp, action, child };
-        };
-        for &(action, child) in &few {
-            put(action, child);
-        }
-        // The children past the first few (`c` is the next).
-        let mut children = FEW;
-        while c != NONE {
-            children += 1;
-            if children > TABLED_CHILDREN {
-                return self.offer_sorted(node, legal, out);
-            }
-            put(self.nodes[c as usize].action, c);
-            c = self.nodes[c as usize].next_sibling;
+            out.slots[i] = Slot { stamp, action: e.action, child: e.child };
         }
         for &a in legal {
             let mut i = slot_of(a);
@@ -230,35 +245,30 @@ impl Tree {
         sorted.sort_unstable();
         untried.clear();
         available.clear();
-        let mut c = self.nodes[node as usize].first_child;
+        let mut edges = self.edges_of(node).iter().peekable();
         for &a in sorted.iter() {
-            while c != NONE && self.nodes[c as usize].action < a {
-                c = self.nodes[c as usize].next_sibling;
-            }
-            if c != NONE && self.nodes[c as usize].action == a {
-                available.push(c);
-                c = self.nodes[c as usize].next_sibling;
-            } else {
-                untried.push(a);
+            while edges.next_if(|e| e.action < a).is_some() {}
+            match edges.next_if(|e| e.action == a) {
+                Some(e) => available.push(e.child),
+                None => untried.push(a),
             }
         }
     }
 
     /// The child of `node` for `action` (or for an observation key, below an action), if any.
     pub(crate) fn child(&self, node: u32, action: ActionId) -> Option<u32> {
-        let mut c = self.nodes[node as usize].first_child;
-        while c != NONE {
-            if self.nodes[c as usize].action == action {
-                return Some(c);
-            }
-            c = self.nodes[c as usize].next_sibling;
+        let edges = self.edges_of(node);
+        if edges.len() <= FEW {
+            return edges.iter().find(|e| e.action == action).map(|e| e.child);
         }
-        None
+        edges.binary_search_by_key(&action, |e| e.action).ok().map(|i| edges[i].child)
     }
 
     /// This tree with room for `room` nodes in all.
     pub(crate) fn grown(mut self, room: usize) -> Tree {
-        self.nodes.reserve(room.saturating_sub(self.nodes.len()).min(1 << 20));
+        let more = room.saturating_sub(self.nodes.len()).min(1 << 20);
+        self.nodes.reserve(more);
+        self.edges.reserve(2 * more);
         self
     }
 
@@ -267,50 +277,60 @@ impl Tree {
     /// [`Tree::new`]); `None` (and the copy stopped) once it would hold more than `most`.
     pub(crate) fn subtree(&self, node: u32, room: usize, most: usize) -> Option<Tree> {
         let mut t = Tree::new(room);
-        t.nodes[0] = Node { first_child: NONE, next_sibling: NONE, ..self.nodes[node as usize] };
+        t.nodes[0] = Node { at: 0, len: 0, ..self.nodes[node as usize] };
         let mut stack = vec![(node, 0u32)];
         while let Some((old, new)) = stack.pop() {
-            let (mut c, mut prev) = (self.nodes[old as usize].first_child, NONE);
-            while c != NONE {
-                let id = t.nodes.len() as u32;
-                if id as usize >= most {
-                    return None;
-                }
-                t.nodes.push(Node { first_child: NONE, next_sibling: NONE, ..self.nodes[c as usize] });
-                if prev == NONE {
-                    t.nodes[new as usize].first_child = id;
-                } else {
-                    t.nodes[prev as usize].next_sibling = id;
-                }
-                prev = id;
-                stack.push((c, id));
-                c = self.nodes[c as usize].next_sibling;
+            let edges = self.edges_of(old);
+            if edges.is_empty() {
+                continue;
             }
+            if t.nodes.len() + edges.len() > most {
+                return None;
+            }
+            let at = t.edges.len() as u32;
+            t.nodes[new as usize].at = at;
+            t.nodes[new as usize].len = edges.len() as u32;
+            for e in edges {
+                let id = t.nodes.len() as u32;
+                t.nodes.push(Node { at: 0, len: 0, ..self.nodes[e.child as usize] });
+                t.edges.push(Edge { action: e.action, child: id });
+                stack.push((e.child, id));
+            }
+            let block = block_room(edges.len() as u32) as usize;
+            t.edges.resize(at as usize + block, Edge { action: 0, child: NONE });
         }
         Some(t)
     }
 
-    /// A new child of `parent` for `action` (not yet a child), kept in action order.
+    /// Link `child` below `parent` by `action` (not yet a child there), in action order.
+    fn link(&mut self, parent: u32, action: ActionId, child: u32) {
+        let Node { at, len, .. } = self.nodes[parent as usize];
+        let (mut at, len) = (at as usize, len as usize);
+        if len == 0 || len as u32 == block_room(len as u32) {
+            // A first block, or one twice as large: at the end.
+            let moved = self.edges.len();
+            let block = block_room(len as u32 + 1) as usize;
+            self.edges.extend_from_within(at..at + len);
+            self.edges.resize(moved + block, Edge { action: 0, child: NONE });
+            at = moved;
+            self.nodes[parent as usize].at = at as u32;
+        }
+        let block = &mut self.edges[at..at + len + 1];
+        let i = block[..len].partition_point(|e| e.action < action);
+        block.copy_within(i..len, i + 1);
+        block[i] = Edge { action, child };
+        self.nodes[parent as usize].len += 1;
+    }
+
+    /// A new child of `parent` for `action` (not yet a child).
     pub(crate) fn add_child(&mut self, parent: u32, action: ActionId, mover: u8) -> u32 {
         let id = self.nodes.len() as u32;
-        let mut node = Node::new(action, mover);
-        let mut prev = NONE;
-        let mut c = self.nodes[parent as usize].first_child;
-        while c != NONE && self.nodes[c as usize].action < action {
-            prev = c;
-            c = self.nodes[c as usize].next_sibling;
-        }
-        node.next_sibling = c;
-        self.nodes.push(node);
+        self.nodes.push(Node::new(action, mover));
+        self.link(parent, action, id);
         if parent == 0
             && let Ok(i) = self.root_actions.binary_search(&action)
         {
             self.root_children[i] = id;
-        }
-        if prev == NONE {
-            self.nodes[parent as usize].first_child = id;
-        } else {
-            self.nodes[prev as usize].next_sibling = id;
         }
         id
     }
@@ -322,10 +342,8 @@ impl Tree {
             return c;
         }
         let id = self.nodes.len() as u32;
-        let mut node = Node::new(key, 0);
-        node.next_sibling = self.nodes[parent as usize].first_child;
-        self.nodes.push(node);
-        self.nodes[parent as usize].first_child = id;
+        self.nodes.push(Node::new(key, 0));
+        self.link(parent, key, id);
         id
     }
 
@@ -367,11 +385,7 @@ impl Tree {
             }
         };
         if self.root_actions.is_empty() {
-            let mut c = self.nodes[0].first_child;
-            while c != NONE {
-                count(self.nodes[c as usize].visits);
-                c = self.nodes[c as usize].next_sibling;
-            }
+            self.edges_of(0).iter().for_each(|e| count(self.nodes[e.child as usize].visits));
         } else {
             // Only the children legal now (a kept root may have others, from earlier samples).
             self.root_children.iter().filter(|&&c| c != NONE).for_each(|&c| count(self.nodes[c as usize].visits));
@@ -381,14 +395,13 @@ impl Tree {
 
     /// The children of `node`: (action, visits, total reward), in action order.
     pub(crate) fn children(&self, node: u32) -> Vec<(ActionId, u32, f64)> {
-        let mut out = Vec::new();
-        let mut c = self.nodes[node as usize].first_child;
-        while c != NONE {
-            let n = &self.nodes[c as usize];
-            out.push((n.action, n.visits, n.mean * f64::from(n.visits)));
-            c = n.next_sibling;
-        }
-        out
+        self.edges_of(node)
+            .iter()
+            .map(|e| {
+                let n = &self.nodes[e.child as usize];
+                (e.action, n.visits, n.mean * f64::from(n.visits))
+            })
+            .collect()
     }
 }
 
@@ -466,6 +479,40 @@ mod tests {
         let (action, visits, total) = stats[0];
         assert_eq!((action, visits), (3, 3));
         assert!((total - 1.75).abs() < 1e-12, "the seat that chose it: 1 + 0.25 + 0.5, got {total}");
+    }
+
+    /// Children added in any order, to nodes growing side by side (so that their blocks move
+    /// past each other), are found by their actions and listed in action order.
+    #[test]
+    fn children_outgrowing_their_blocks_are_kept_in_order() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = engine::core::SmallRng::seed_from_u64(9);
+        let mut tree = Tree::new(4);
+        let first = tree.add_child(0, 1, 0);
+        let parents = [first, tree.add_child(0, 2, 0)];
+        // Actions below the first; actions and observation keys below the second.
+        let mut added: [Vec<(ActionId, u32)>; 2] = Default::default();
+        for _ in 0..600 {
+            let k = rng.random_range(0..3);
+            let (p, key): (usize, ActionId) = (k.min(1), rng.random_range(10..100_000));
+            if tree.child(parents[p], key).is_some() {
+                continue;
+            }
+            let child = if k == 2 { tree.outcome(parents[p], key) } else { tree.add_child(parents[p], key, 0) };
+            added[p].push((key, child));
+        }
+        for (k, mut want) in added.into_iter().enumerate() {
+            for &(key, child) in &want {
+                assert_eq!(tree.child(parents[k], key), Some(child));
+            }
+            want.sort_unstable();
+            let got: Vec<(ActionId, u32)> = tree.edges_of(parents[k]).iter().map(|e| (e.action, e.child)).collect();
+            assert_eq!(got, want, "parent {k}: every child, in action order");
+            assert_eq!(tree.children(parents[k]).len(), want.len());
+            assert_eq!(tree.child(parents[k], 5), None);
+        }
+        let sub = tree.subtree(parents[0], 8, usize::MAX).expect("no bound");
+        assert_eq!(sub.children(0), tree.children(parents[0]));
     }
 
     /// A subtree keeps the nodes below its new root, their statistics and their order, and
