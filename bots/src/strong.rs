@@ -462,18 +462,29 @@ pub mod jp {
     pub const TUNE: Tune = Tune { wreck_cost: 20, hide_p: 0.6, flee_margin: 5 };
 
     /// The first item to pay of the cheapest way to pay `owed`: any set of `cards` (value,
-    /// cost), then Wreckage (`wreck`: worth, cost) taken greedily for what is left.
+    /// cost), then Wreckage (`wreck`: worth, cost) taken greedily for what is left. Ties: the
+    /// least overpaid, then the set of the lowest mask (cards in the order given).
+    ///
+    /// The sets are visited in Gray-code order, each one card away from the last (its sums kept
+    /// rather than added up again), and a set of cards already dearer than the best plan is not
+    /// topped up from the Wreckage (that only adds cost).
     fn pay_plan(cards: &[(i32, i32, ActionId)], wreck: &[(i32, i32, ActionId)], owed: i32) -> Option<ActionId> {
         let n = cards.len().min(10);
+        let free_wreckage = wreck.iter().any(|w| w.1 < 0);
         let mut best: Option<(i32, i32, u32, Option<usize>)> = None;
-        for m in 0u32..(1 << n) {
-            let (mut v, mut c) = (0, 0);
-            for (i, it) in cards.iter().enumerate().take(n) {
-                if m >> i & 1 == 1 {
-                    v += it.0;
-                    c += it.1;
-                }
+        let (mut v, mut cards_cost) = (0, 0);
+        for k in 0u32..(1 << n) {
+            let m = k ^ (k >> 1);
+            if k > 0 {
+                let i = k.trailing_zeros() as usize;
+                let sign = if m >> i & 1 == 1 { 1 } else { -1 };
+                v += sign * cards[i].0;
+                cards_cost += sign * cards[i].1;
             }
+            if !free_wreckage && best.is_some_and(|b| cards_cost > b.0) {
+                continue;
+            }
+            let mut c = cards_cost;
             // What is left, from the Wreckage: the smallest piece that covers it, else the biggest.
             let mut first_wreck = None;
             let mut left = owed - v;
@@ -495,7 +506,7 @@ pub mod jp {
                 continue;
             }
             let key = (c, -left, m, first_wreck);
-            if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+            if best.is_none_or(|b| (key.0, key.1, key.2) < (b.0, b.1, b.2)) {
                 best = Some(key);
             }
         }
@@ -677,5 +688,80 @@ pub mod jp {
             return a;
         }
         crate::policy::Policy::policy(g, legal, rng)
+    }
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use rand::SeedableRng;
+
+        /// The plan as first written: every set of cards summed afresh, in mask order.
+        fn pay_plan_by_every_set(
+            cards: &[(i32, i32, ActionId)],
+            wreck: &[(i32, i32, ActionId)],
+            owed: i32,
+        ) -> Option<ActionId> {
+            let n = cards.len().min(10);
+            let mut best: Option<(i32, i32, u32, Option<usize>)> = None;
+            for m in 0u32..(1 << n) {
+                let (mut v, mut c) = (0, 0);
+                for (i, it) in cards.iter().enumerate().take(n) {
+                    if m >> i & 1 == 1 {
+                        v += it.0;
+                        c += it.1;
+                    }
+                }
+                // What is left, from the Wreckage: the smallest piece that covers it, else the biggest.
+                let mut first_wreck = None;
+                let mut left = owed - v;
+                let mut used = 0u32;
+                while left > 0 {
+                    let pick = wreck
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, w)| used >> i & 1 == 0 && w.0 >= left)
+                        .min_by_key(|(_, w)| w.0)
+                        .or_else(|| {
+                            wreck.iter().enumerate().filter(|(i, _)| used >> i & 1 == 0).max_by_key(|(_, w)| w.0)
+                        });
+                    let Some((i, w)) = pick else { break };
+                    used |= 1 << i;
+                    first_wreck.get_or_insert(i);
+                    left -= w.0;
+                    c += w.1;
+                }
+                if left > 0 {
+                    continue;
+                }
+                let key = (c, -left, m, first_wreck);
+                if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
+                    best = Some(key);
+                }
+            }
+            let (_, _, m, w) = best?;
+            // Pay the biggest card first, the Wreckage after.
+            (0..n)
+                .filter(|&i| m >> i & 1 == 1)
+                .max_by_key(|&i| cards[i].0)
+                .map(|i| cards[i].2)
+                .or_else(|| w.map(|i| wreck[i].2))
+        }
+
+        /// The Gray-code walk with its pruning finds the plan every set finds, ties included.
+        #[test]
+        fn the_pay_plan_is_the_cheapest_over_every_set() {
+            let mut rng = SmallRng::seed_from_u64(3);
+            for case in 0..3000 {
+                let item =
+                    |rng: &mut SmallRng, id: ActionId| (rng.random_range(0..12), 100 * rng.random_range(0..8), id);
+                let cards: Vec<_> = (0..rng.random_range(0..11)).map(|i| item(&mut rng, i)).collect();
+                let wreck: Vec<_> = (0..rng.random_range(0..5)).map(|i| item(&mut rng, 100 + i)).collect();
+                let owed = rng.random_range(0..40);
+                assert_eq!(
+                    pay_plan(&cards, &wreck, owed),
+                    pay_plan_by_every_set(&cards, &wreck, owed),
+                    "case {case}: {cards:?} {wreck:?} owing {owed}"
+                );
+            }
+        }
     }
 }
