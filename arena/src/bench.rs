@@ -1,6 +1,7 @@
 //! `arena bench`: random-play speed (actions and games per second on one core) and the cost of
 //! a state clone, per game, preset and seat count; and the MCTS agent's search speed beside the
-//! speed of its random rollouts from the same position; medians of several runs.
+//! speed of random playouts from the same position, and from deals sampled there as the
+//! search's iterations sample them; medians of several runs.
 
 use crate::setup::load_file;
 use clap::Args;
