@@ -458,11 +458,11 @@ pub fn speed<G: Heuristics>(
         playouts_ln += (playouts as f64 / start.elapsed().as_secs_f64()).ln();
         playout_actions += actions as f64 / playouts as f64;
         let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
-        let deals: Vec<G> = (0..SAMPLED_DEALS).map(|_| sampler.sample(&mut rng)).collect();
+        let sampled_deals: Vec<G> = (0..SAMPLED_DEALS).map(|_| sampler.sample(&mut rng)).collect();
         let start = Instant::now();
         let (mut sampled, mut actions) = (0u64, 0u64);
         while start.elapsed() < window {
-            for d in &deals[sampled as usize % SAMPLED_DEALS..][..16] {
+            for d in &sampled_deals[sampled as usize % SAMPLED_DEALS..][..16] {
                 actions += engine::core::random_playout(&mut d.clone(), &mut rng, &mut buf);
             }
             sampled += 16;

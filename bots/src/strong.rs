@@ -484,34 +484,44 @@ pub mod jp {
             if !free_wreckage && best.is_some_and(|b| cards_cost > b.0) {
                 continue;
             }
-            let mut c = cards_cost;
-            // What is left, from the Wreckage: the smallest piece that covers it, else the biggest.
-            let mut first_wreck = None;
-            let mut left = owed - v;
-            let mut used = 0u32;
-            while left > 0 {
-                let pick = wreck
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, w)| used >> i & 1 == 0 && w.0 >= left)
-                    .min_by_key(|(_, w)| w.0)
-                    .or_else(|| wreck.iter().enumerate().filter(|(i, _)| used >> i & 1 == 0).max_by_key(|(_, w)| w.0));
-                let Some((i, w)) = pick else { break };
-                used |= 1 << i;
-                first_wreck.get_or_insert(i);
-                left -= w.0;
-                c += w.1;
-            }
-            if left > 0 {
-                continue;
-            }
-            let key = (c, -left, m, first_wreck);
+            let Some((wreck_cost, overpaid, first_wreck)) = top_up(wreck, owed - v) else { continue };
+            let key = (cards_cost + wreck_cost, overpaid, m, first_wreck);
             if best.is_none_or(|b| (key.0, key.1, key.2) < (b.0, b.1, b.2)) {
                 best = Some(key);
             }
         }
-        let (_, _, m, w) = best?;
-        // Pay the biggest card first, the Wreckage after.
+        first_to_pay(cards, wreck, n, best?)
+    }
+
+    /// What is left to pay (`left`), from the Wreckage: the smallest piece that covers it, else
+    /// the biggest, until paid. `None` if all of it falls short; else the pieces' cost, what
+    /// they overpay, and the first piece taken.
+    fn top_up(wreck: &[(i32, i32, ActionId)], mut left: i32) -> Option<(i32, i32, Option<usize>)> {
+        let (mut cost, mut first, mut used) = (0, None, 0u32);
+        while left > 0 {
+            let pick = wreck
+                .iter()
+                .enumerate()
+                .filter(|(i, w)| used >> i & 1 == 0 && w.0 >= left)
+                .min_by_key(|(_, w)| w.0)
+                .or_else(|| wreck.iter().enumerate().filter(|(i, _)| used >> i & 1 == 0).max_by_key(|(_, w)| w.0));
+            let (i, w) = pick?;
+            used |= 1 << i;
+            first.get_or_insert(i);
+            left -= w.0;
+            cost += w.1;
+        }
+        Some((cost, -left, first))
+    }
+
+    /// The first item to pay of a plan (its cost, what it overpays, the mask of the first `n`
+    /// cards it spends, the first piece of Wreckage): the biggest card first, the Wreckage after.
+    fn first_to_pay(
+        cards: &[(i32, i32, ActionId)],
+        wreck: &[(i32, i32, ActionId)],
+        n: usize,
+        (_, _, m, w): (i32, i32, u32, Option<usize>),
+    ) -> Option<ActionId> {
         (0..n)
             .filter(|&i| m >> i & 1 == 1)
             .max_by_key(|&i| cards[i].0)
@@ -694,7 +704,8 @@ pub mod jp {
         use super::*;
         use rand::SeedableRng;
 
-        /// The plan as first written: every set of cards summed afresh, in mask order.
+        /// The plan as first written: every set of cards summed afresh, in mask order, each
+        /// topped up from the Wreckage.
         fn pay_plan_by_every_set(
             cards: &[(i32, i32, ActionId)],
             wreck: &[(i32, i32, ActionId)],
@@ -710,40 +721,13 @@ pub mod jp {
                         c += it.1;
                     }
                 }
-                // What is left, from the Wreckage: the smallest piece that covers it, else the biggest.
-                let mut first_wreck = None;
-                let mut left = owed - v;
-                let mut used = 0u32;
-                while left > 0 {
-                    let pick = wreck
-                        .iter()
-                        .enumerate()
-                        .filter(|(i, w)| used >> i & 1 == 0 && w.0 >= left)
-                        .min_by_key(|(_, w)| w.0)
-                        .or_else(|| {
-                            wreck.iter().enumerate().filter(|(i, _)| used >> i & 1 == 0).max_by_key(|(_, w)| w.0)
-                        });
-                    let Some((i, w)) = pick else { break };
-                    used |= 1 << i;
-                    first_wreck.get_or_insert(i);
-                    left -= w.0;
-                    c += w.1;
-                }
-                if left > 0 {
-                    continue;
-                }
-                let key = (c, -left, m, first_wreck);
+                let Some((wreck_cost, overpaid, first_wreck)) = top_up(wreck, owed - v) else { continue };
+                let key = (c + wreck_cost, overpaid, m, first_wreck);
                 if best.is_none_or(|b| (key.0, key.1) < (b.0, b.1)) {
                     best = Some(key);
                 }
             }
-            let (_, _, m, w) = best?;
-            // Pay the biggest card first, the Wreckage after.
-            (0..n)
-                .filter(|&i| m >> i & 1 == 1)
-                .max_by_key(|&i| cards[i].0)
-                .map(|i| cards[i].2)
-                .or_else(|| w.map(|i| wreck[i].2))
+            first_to_pay(cards, wreck, n, best?)
         }
 
         /// The Gray-code walk with its pruning finds the plan every set finds, ties included.
