@@ -261,25 +261,24 @@ fn on_threads<R: Send>(threads: u32, run: impl Fn(u32) -> R + Sync) -> Vec<R> {
         static POOLS: RefCell<Vec<Rc<rayon::ThreadPool>>> = const { RefCell::new(Vec::new()) };
     }
     let helpers = threads.max(1) as usize - 1;
-    let pool = (helpers > 0)
-        .then(|| {
-            POOLS.with(|pools| {
-                let mut pools = pools.borrow_mut();
-                if let Some(p) = pools.iter().find(|p| p.current_num_threads() == helpers) {
-                    return Some(p.clone());
-                }
-                let built = rayon::ThreadPoolBuilder::new()
-                    .num_threads(helpers)
-                    .thread_name(|i| format!("search-{}", i + 1))
-                    .build()
-                    .ok()?;
-                pools.push(Rc::new(built));
-                pools.last().cloned()
-            })
-        })
-        .flatten();
+    if helpers == 0 {
+        return vec![run(0)];
+    }
+    let pool = POOLS.with(|pools| {
+        let mut pools = pools.borrow_mut();
+        if let Some(p) = pools.iter().find(|p| p.current_num_threads() == helpers) {
+            return Some(p.clone());
+        }
+        let built = rayon::ThreadPoolBuilder::new()
+            .num_threads(helpers)
+            .thread_name(|i| format!("search-{}", i + 1))
+            .build()
+            .ok()?;
+        pools.push(Rc::new(built));
+        pools.last().cloned()
+    });
     let Some(pool) = pool else {
-        return (0..threads.max(1)).map(run).collect();
+        return (0..=helpers as u32).map(run).collect();
     };
     // Each helper runs one share (a broadcast: never two on one thread while another waits).
     let shares: Vec<std::sync::Mutex<Option<R>>> = (0..=helpers).map(|_| Default::default()).collect();
