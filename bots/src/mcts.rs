@@ -144,7 +144,7 @@ pub(crate) fn search_in<G: Heuristics, P: Playout<G>>(
         let mut node = 0u32;
         // Selection and expansion.
         while let Some(mover) = g.to_move() {
-            if node == 0 {
+            let selected = if node == 0 {
                 // The root's legal actions are the seat's own, the same in every sample.
                 if root_legal.is_empty() {
                     g.legal_actions(&mut root_legal);
@@ -154,21 +154,21 @@ pub(crate) fn search_in<G: Heuristics, P: Playout<G>>(
                     g.legal_actions(&mut legal);
                     legal == root_legal
                 });
-                tree.offer_root(&root_legal, &mut offer);
+                tree.select_root(&root_legal, c, &mut offer)
             } else {
                 legal.clear();
                 g.legal_actions(&mut legal);
-                tree.offer(node, &legal, &mut offer);
-            }
-            if !offer.untried.is_empty() {
+                tree.select(node, &legal, c, &mut offer)
+            };
+            // Every legal action has a child: follow the best by UCB over availability; or
+            // expand one not tried yet.
+            let Some(chosen) = selected else {
                 let a = offer.untried[rng.random_range(0..offer.untried.len())];
                 let child = tree.add_child(node, a, mover.0);
                 step(&mut g, a);
                 path.push(child);
                 break;
-            }
-            // Every legal action has a child: follow the best by UCB over availability.
-            let chosen = tree.select_ucb(&offer.available, c);
+            };
             step(&mut g, tree.nodes[chosen as usize].action);
             path.push(chosen);
             node = match playout.observed(&g, observer) {

@@ -343,16 +343,15 @@ impl Deep {
             while let Some(mover) = s.to_move() {
                 self.legal.clear();
                 s.legal_actions(&mut self.legal);
-                self.tree.offer(node, &self.legal, &mut self.offer);
-                if !self.offer.untried.is_empty() {
+                let Some(chosen) = self.tree.select(node, &self.legal, cfg.c, &mut self.offer) else {
                     // The policy's choice first, then the others in turn.
                     let pick = s.policy(&self.offer.untried, rng);
                     let child = self.tree.add_child(node, pick, mover.0);
                     step(&mut s, pick);
                     self.path.push(child);
                     break;
-                }
-                node = self.tree.select_ucb(&self.offer.available, cfg.c);
+                };
+                node = chosen;
                 step(&mut s, self.tree.nodes[node as usize].action);
                 self.path.push(node);
             }

@@ -96,36 +96,62 @@ pub struct Tree {
     root_children: Vec<u32>,
 }
 
-/// What one node offers in one determinization: the legal actions without a child yet, and
-/// the children legal there (both in the order of the legal list).
+/// The memory [`Tree::select`] works in: the untried legal actions of the node it was last
+/// asked about, and for each action id the child that node has for it, valid where its stamp
+/// is that call's (so that it is never cleared).
 #[derive(Default)]
 pub(crate) struct Offer {
     pub untried: Vec<ActionId>,
-    pub available: Vec<u32>,
-    /// An open-addressing table of a node's children by action, valid where its stamp is
-    /// the current one (so that it is never cleared), and the legal actions sorted, for nodes
-    /// with more children than the table holds.
-    slots: Vec<Slot>,
+    marks: Vec<Mark>,
     stamp: u32,
-    sorted: Vec<ActionId>,
 }
 
 #[derive(Clone, Copy, Default)]
-struct Slot {
+struct Mark {
     stamp: u32,
-    action: ActionId,
     child: u32,
 }
 
-/// Slots in the table (a power of two), and the most children it takes (half full at most).
-const SLOTS: usize = 128;
-const TABLED_CHILDREN: usize = SLOTS / 2;
-/// Up to this many children are compared with the legal actions one by one.
+/// Up to this many children are compared with an action one by one.
 const FEW: usize = 8;
 
+/// Action ids up to this are marked in [`Offer::marks`] (a game's action space is far smaller:
+/// 5,376 ids in journey, fewer in expedition); a node with a child past it is searched.
+const MARKED: u32 = 1 << 16;
+
+/// [`Tree::select`] once each legal action's child (`find(k, legal[k])`) can be looked up:
+/// one pass that counts the availabilities and keeps the best UCB as it goes, taken back
+/// (and the untried actions listed) at the first action without a child.
 #[inline]
-fn slot_of(action: ActionId) -> usize {
-    (action.wrapping_mul(0x9E37_79B1) >> (32 - SLOTS.trailing_zeros())) as usize
+fn select_among(
+    nodes: &mut [Node],
+    legal: &[ActionId],
+    c: f64,
+    untried: &mut Vec<ActionId>,
+    find: impl Fn(usize, ActionId) -> Option<u32>,
+) -> Option<u32> {
+    debug_assert!(!legal.is_empty());
+    untried.clear();
+    let t = tables();
+    let mut best = (f64::MIN, NONE);
+    for (k, &a) in legal.iter().enumerate() {
+        let Some(id) = find(k, a) else {
+            for (j, &b) in legal[..k].iter().enumerate() {
+                let id = find(j, b).expect("a child: the first untried action is the k-th");
+                nodes[id as usize].available -= 1;
+            }
+            untried.push(a);
+            untried.extend(legal.iter().enumerate().skip(k + 1).filter(|&(j, &b)| find(j, b).is_none()).map(|(_, &b)| b));
+            return None;
+        };
+        let n = &mut nodes[id as usize];
+        n.available += 1;
+        let ucb = n.mean + c * exploration(t, n.available, n.visits);
+        if ucb > best.0 {
+            best = (ucb, id);
+        }
+    }
+    Some(best.1)
 }
 
 impl Tree {
@@ -158,8 +184,10 @@ impl Tree {
         &self.edges[n.at as usize..][..n.len as usize]
     }
 
-    /// [`Tree::offer`] at the root, whose legal actions are the same in every determinization.
-    pub(crate) fn offer_root(&mut self, legal: &[ActionId], out: &mut Offer) {
+    /// [`Tree::select`] at the root, whose legal actions are the seat's own, the same in every
+    /// determinization: its child for each is kept beside them (in action order), so the root,
+    /// passed through in every iteration, is offered without looking at its children.
+    pub(crate) fn select_root(&mut self, legal: &[ActionId], c: f64, out: &mut Offer) -> Option<u32> {
         if self.root_actions.is_empty() {
             self.root_actions.extend_from_slice(legal);
             self.root_actions.sort_unstable();
@@ -172,87 +200,49 @@ impl Tree {
             sorted.sort_unstable();
             sorted == self.root_actions
         });
-        out.untried.clear();
-        out.available.clear();
-        for (&a, &c) in self.root_actions.iter().zip(&self.root_children) {
-            if c == NONE {
-                out.untried.push(a);
-            } else {
-                out.available.push(c);
-            }
-        }
+        let Tree { nodes, root_actions, root_children, .. } = self;
+        select_among(nodes, root_actions, c, &mut out.untried, |k, _| Some(root_children[k]).filter(|&c| c != NONE))
     }
 
-    /// Split `legal` at `node` into untried actions and available children. The games list
-    /// their actions in an order of their own: up to 8 children are compared with each legal
-    /// action directly, up to 64 looked up in a table rather than the list sorted, and past
-    /// that the sorted list is walked beside them.
-    pub(crate) fn offer(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
-        out.untried.clear();
-        out.available.clear();
-        let edges = self.edges_of(node);
-        if edges.len() <= FEW {
-            for &a in legal {
-                match edges.iter().find(|e| e.action == a) {
-                    Some(e) => out.available.push(e.child),
-                    None => out.untried.push(a),
-                }
-            }
-            return;
+    /// Where an iteration goes from `node`, given the legal actions of its determinization:
+    /// if some have no child yet, `None`, and those actions in `out.untried` (in the legal
+    /// list's order) for the caller to expand one; else every legal action's child counts one
+    /// more availability and the one with the best UCB (`mean + c·√(ln available / visits)`;
+    /// ties: the first) is returned. The node's children are marked by action id, then each
+    /// legal action is one look, whatever the number of children (the games list their actions
+    /// in an order of their own, which this keeps).
+    pub(crate) fn select(&mut self, node: u32, legal: &[ActionId], c: f64, out: &mut Offer) -> Option<u32> {
+        let Tree { nodes, edges, .. } = self;
+        let Node { at, len, .. } = nodes[node as usize];
+        let edges = &edges[at as usize..][..len as usize];
+        let Some(last) = edges.last() else {
+            out.untried.clear();
+            out.untried.extend_from_slice(legal);
+            return None;
+        };
+        // Edges are in action order: the last is the largest id.
+        if last.action >= MARKED {
+            let find = |_, a: ActionId| edges.binary_search_by_key(&a, |e| e.action).ok().map(|i| edges[i].child);
+            return select_among(nodes, legal, c, &mut out.untried, find);
         }
-        if edges.len() > TABLED_CHILDREN {
-            return self.offer_sorted(node, legal, out);
+        let Offer { untried, marks, stamp } = out;
+        if marks.len() <= last.action as usize {
+            marks.resize(last.action as usize + 1, Mark::default());
         }
-        if out.slots.is_empty() {
-            out.slots.resize(SLOTS, Slot::default());
+        *stamp = stamp.wrapping_add(1);
+        if *stamp == 0 {
+            marks.fill(Mark::default());
+            *stamp = 1;
         }
-        out.stamp = out.stamp.wrapping_add(1);
-        if out.stamp == 0 {
-            out.slots.fill(Slot::default());
-            out.stamp = 1;
-        }
-        let stamp = out.stamp;
+        let stamp = *stamp;
         for e in edges {
-            let mut i = slot_of(e.action);
-            while out.slots[i].stamp == stamp {
-                i = (i + 1) & (SLOTS - 1);
-            }
-            out.slots[i] = Slot { stamp, action: e.action, child: e.child };
+            marks[e.action as usize] = Mark { stamp, child: e.child };
         }
-        for &a in legal {
-            let mut i = slot_of(a);
-            loop {
-                let s = out.slots[i];
-                if s.stamp != stamp {
-                    out.untried.push(a);
-                    break;
-                }
-                if s.action == a {
-                    out.available.push(s.child);
-                    break;
-                }
-                i = (i + 1) & (SLOTS - 1);
-            }
-        }
-    }
-
-    /// [`Tree::offer`] for a node of many children: `legal` sorted and walked beside them (in
-    /// action order).
-    fn offer_sorted(&self, node: u32, legal: &[ActionId], out: &mut Offer) {
-        let Offer { untried, available, sorted, .. } = out;
-        sorted.clear();
-        sorted.extend_from_slice(legal);
-        sorted.sort_unstable();
-        untried.clear();
-        available.clear();
-        let mut edges = self.edges_of(node).iter().peekable();
-        for &a in sorted.iter() {
-            while edges.next_if(|e| e.action < a).is_some() {}
-            match edges.next_if(|e| e.action == a) {
-                Some(e) => available.push(e.child),
-                None => untried.push(a),
-            }
-        }
+        let find = |_, a: ActionId| match marks.get(a as usize) {
+            Some(m) if m.stamp == stamp => Some(m.child),
+            _ => None,
+        };
+        select_among(nodes, legal, c, untried, find)
     }
 
     /// The child of `node` for `action` (or for an observation key, below an action), if any.
@@ -347,22 +337,6 @@ impl Tree {
         id
     }
 
-    /// Count one more availability for each of `available` and return the one with the best
-    /// UCB (`mean + c·√(ln available / visits)`; ties: the first).
-    pub(crate) fn select_ucb(&mut self, available: &[u32], c: f64) -> u32 {
-        let t = tables();
-        let mut best = (f64::MIN, NONE);
-        for &id in available {
-            let n = &mut self.nodes[id as usize];
-            n.available += 1;
-            let ucb = n.mean + c * exploration(t, n.available, n.visits);
-            if ucb > best.0 {
-                best = (ucb, id);
-            }
-        }
-        best.1
-    }
-
     /// Every node of `path` adds the reward of the seat that chose its action.
     pub(crate) fn backpropagate(&mut self, path: &[u32], rewards: &[f64]) {
         for &id in path {
@@ -421,49 +395,111 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_table_and_the_sorted_walk_offer_the_same() {
-        // Up to FEW children compared one by one, then the table, then the sorted walk.
+    /// A tree of nodes of every size below the root's children (ids past [`MARKED`] in the
+    /// last round), their statistics from backed-up rewards; and the ids not yet children.
+    fn tree_of_every_size(round: u64) -> (Tree, Vec<(u32, Vec<ActionId>)>) {
         use rand::{RngExt, SeedableRng};
-        let mut rng = engine::core::SmallRng::seed_from_u64(5);
-        for children in [0usize, 1, 5, 8, 9, 40, 64, 65, 120] {
-            let mut tree = Tree::new(256);
-            let mut ids: Vec<ActionId> = (0..400).map(|k| k * 7 + 256 * (k % 3)).collect();
+        let mut rng = engine::core::SmallRng::seed_from_u64(round);
+        let mut tree = Tree::new(256);
+        let mut parents = Vec::new();
+        for children in [1usize, 5, 8, 9, 40, 64, 65, 120] {
+            let parent = tree.add_child(0, 3 * parents.len() as ActionId + 1, 0);
+            let big = if round == 2 { MARKED - 100 } else { 0 };
+            let mut ids: Vec<ActionId> = (0..400).map(|k| big + k * 7 + 256 * (k % 3)).collect();
             for _ in 0..children {
                 let a = ids.swap_remove(rng.random_range(0..ids.len()));
-                tree.add_child(0, a, 0);
+                let child = tree.add_child(parent, a, 0);
+                for _ in 0..rng.random_range(1..5) {
+                    tree.backpropagate(&[0, parent, child], &[rng.random()]);
+                }
             }
-            // Legal: some children and some untried, in an order of their own.
-            let mut legal: Vec<ActionId> =
-                tree.children(0).iter().map(|c| c.0).filter(|_| rng.random_bool(0.7)).collect();
-            legal.extend(ids.iter().copied().filter(|_| rng.random_bool(0.05)));
-            rand::seq::SliceRandom::shuffle(&mut legal[..], &mut rng);
-            let (mut table, mut walk) = (Offer::default(), Offer::default());
-            tree.offer(0, &legal, &mut table);
-            tree.offer_sorted(0, &legal, &mut walk);
-            for o in [&mut table, &mut walk] {
-                o.untried.sort_unstable();
-                o.available.sort_unstable();
+            parents.push((parent, ids));
+        }
+        (tree, parents)
+    }
+
+    /// [`Tree::select`] as it reads: each legal action looked up among the children; untried
+    /// ones, or else the best UCB after counting one more availability for each.
+    fn plain_select(tree: &mut Tree, node: u32, legal: &[ActionId], c: f64) -> Result<u32, Vec<ActionId>> {
+        let untried: Vec<ActionId> = legal.iter().copied().filter(|&a| tree.child(node, a).is_none()).collect();
+        if !untried.is_empty() {
+            return Err(untried);
+        }
+        let mut best = (f64::MIN, NONE);
+        for &a in legal {
+            let id = tree.child(node, a).unwrap();
+            let n = &mut tree.nodes[id as usize];
+            n.available += 1;
+            let ucb = n.mean + c * exploration(tables(), n.available, n.visits);
+            if ucb > best.0 {
+                best = (ucb, id);
             }
-            assert_eq!((&table.untried, &table.available), (&walk.untried, &walk.available), "{children} children");
-            assert_eq!(table.untried.len() + table.available.len(), legal.len());
+        }
+        Ok(best.1)
+    }
+
+    /// Marking the children by id selects as the plain reading does, in the legal list's
+    /// order: nodes of every size, one call after another on the same marks (stale marks of
+    /// other nodes are not children), ids too large to mark, untried actions before and after
+    /// the children; and the availabilities it counts are the same.
+    #[test]
+    fn selecting_by_marks_is_the_plain_reading() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = engine::core::SmallRng::seed_from_u64(5);
+        let mut offer = Offer::default();
+        for round in 0..3 {
+            let ((mut tree, parents), (mut plain, _)) = (tree_of_every_size(round), tree_of_every_size(round));
+            for _ in 0..6 {
+                for (parent, ids) in &parents {
+                    // Legal: most children and at times some untried, in an order of their own.
+                    let mut legal: Vec<ActionId> =
+                        tree.children(*parent).iter().map(|c| c.0).filter(|_| rng.random_bool(0.8)).collect();
+                    if rng.random_bool(0.5) || legal.is_empty() {
+                        legal.extend(ids.iter().copied().filter(|_| rng.random_bool(0.01)).take(3));
+                        legal.push(ids[0]);
+                    }
+                    rand::seq::SliceRandom::shuffle(&mut legal[..], &mut rng);
+                    let got = tree.select(*parent, &legal, 0.7, &mut offer).ok_or_else(|| offer.untried.clone());
+                    assert_eq!(got, plain_select(&mut plain, *parent, &legal, 0.7), "round {round}, node {parent}");
+                }
+            }
+            let counts = |t: &Tree| t.nodes.iter().map(|n| (n.action, n.available)).collect::<Vec<_>>();
+            assert_eq!(counts(&tree), counts(&plain));
         }
     }
 
+    /// The root, its children kept beside its legal actions, selects as any node does (with
+    /// its actions in id order); a root kept from an earlier search finds the children it has.
     #[test]
-    fn the_root_is_offered_as_any_node_is() {
-        let mut tree = Tree::new(16);
+    fn the_root_selects_as_any_node_does() {
+        let (mut tree, mut plain) = (Tree::new(16), Tree::new(16));
         let legal = [9, 2, 7, 4];
-        let (mut root, mut any) = (Offer::default(), Offer::default());
+        let mut offer = Offer::default();
         for a in [7, 2] {
-            tree.offer_root(&legal, &mut root);
+            assert_eq!(tree.select_root(&legal, 0.7, &mut offer), None);
             tree.add_child(0, a, 0);
+            plain.add_child(0, a, 0);
         }
-        tree.offer_root(&legal, &mut root);
-        tree.offer_sorted(0, &legal, &mut any);
-        assert_eq!((&root.untried, &root.available), (&any.untried, &any.available));
-        assert_eq!(root.untried, [4, 9]);
-        assert_eq!(root.available.iter().map(|&c| tree.nodes[c as usize].action).collect::<Vec<_>>(), [2, 7]);
+        assert_eq!(tree.select_root(&legal, 0.7, &mut offer), None);
+        assert_eq!(offer.untried, [4, 9], "in id order");
+        for a in [4, 9] {
+            tree.add_child(0, a, 0);
+            plain.add_child(0, a, 0);
+        }
+        for (k, r) in [0.5, 0.25, 1.0, 0.0].into_iter().enumerate() {
+            let id = tree.child(0, legal[k]).unwrap();
+            tree.backpropagate(&[id], &[r]);
+            plain.backpropagate(&[id], &[r]);
+        }
+        for _ in 0..3 {
+            let got = tree.select_root(&legal, 0.7, &mut offer);
+            assert_eq!(got.ok_or(vec![]), plain_select(&mut plain, 0, &[2, 4, 7, 9], 0.7));
+            tree.backpropagate(&[got.unwrap()], &[0.0]);
+            plain.backpropagate(&[got.unwrap()], &[0.0]);
+        }
+        let mut kept = tree.subtree(0, 16, 16).unwrap();
+        let (a, b) = (kept.select_root(&legal, 0.7, &mut offer).unwrap(), tree.select_root(&legal, 0.7, &mut offer).unwrap());
+        assert_eq!(kept.nodes[a as usize].action, tree.nodes[b as usize].action);
     }
 
     #[test]
