@@ -92,8 +92,18 @@ impl Action {
         self.kind() << 8 | arg
     }
 
-    /// The action an id names, if any (legality aside).
+    /// The action an id names, if any (legality aside): one look in a table of every id (16 kB,
+    /// built once from [`Action::read_id`]), since agents decode every legal action they weigh.
+    #[inline]
     pub fn from_id(id: ActionId) -> Option<Action> {
+        static DECODED: std::sync::OnceLock<Box<[Option<Action>]>> = std::sync::OnceLock::new();
+        let table = DECODED.get_or_init(|| (0..ACTION_COUNT).map(Action::read_id).collect());
+        table.get(id as usize).copied().flatten()
+    }
+
+    /// What [`Action::from_id`] looks up: the action an id names, read from its kind and
+    /// argument.
+    fn read_id(id: ActionId) -> Option<Action> {
         use Action::*;
         let (kind, arg) = ((id >> 8) as usize, (id & 0xff) as u8);
         if kind >= KINDS {
@@ -177,5 +187,13 @@ mod tests {
         // 10 kinds without an argument, 10 with a card (53 each), 16 King rallies (2..=9 of
         // ♦ and ♣; rallying as 10 is the King's own strike, so it has no id of its own).
         assert_eq!(count, 10 + 10 * 53 + 16);
+    }
+
+    #[test]
+    fn the_decoding_table_is_the_reading_of_every_id() {
+        for id in (0..ACTION_COUNT + 600).chain([u32::MAX, 1 << 16]) {
+            assert_eq!(Action::from_id(id), Action::read_id(id), "id {id}");
+        }
+        assert_eq!(std::mem::size_of::<Option<Action>>(), 3, "the table's 16 kB");
     }
 }
