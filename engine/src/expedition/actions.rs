@@ -3,7 +3,7 @@
 
 use super::content::{Content, MAX_TILES, Tool};
 use super::{Expedition, FACE_UP, Face, HQ_COLUMNS};
-use crate::core::ActionId;
+use crate::core::{ActionId, ActionTable};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -87,8 +87,25 @@ impl Action {
         }
     }
 
-    /// The action an id names, for a content set of `tiles` tiles.
+    /// The action an id names, for a content set of `tiles` tiles: one look in a table of every
+    /// id (read once by [`Action::read_id`], for the most tiles a content set may have).
+    #[inline]
     pub fn from_id(id: ActionId, tiles: usize) -> Option<Action> {
+        static DECODED: ActionTable<Action> = ActionTable::new();
+        let beyond = match id {
+            RETURN_TILE..COMPLETE => (id - RETURN_TILE) as usize >= tiles,
+            COMPLETE.. => ((id - COMPLETE) / 5) as usize >= tiles,
+            _ => false,
+        };
+        if beyond {
+            return None;
+        }
+        DECODED.get(id, NUM_ACTIONS, |id| Action::read_id(id, MAX_TILES))
+    }
+
+    /// What [`Action::from_id`] looks up: the action an id names, for a content set of `tiles`
+    /// tiles, read from the id's range.
+    fn read_id(id: ActionId, tiles: usize) -> Option<Action> {
         Some(match id {
             ROLL => Action::Roll,
             SKIP_ROLL => Action::SkipRoll,
@@ -199,6 +216,23 @@ impl Expedition {
                 None => format!("take face-up card {}", i + 1),
             },
             a => a.name(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_decoding_table_is_the_reading_of_every_id_for_every_content_size() {
+        for tiles in 0..=MAX_TILES {
+            for id in (0..NUM_ACTIONS + 50).chain([u32::MAX]) {
+                assert_eq!(Action::from_id(id, tiles), Action::read_id(id, tiles), "id {id}, {tiles} tiles");
+                if let Some(a) = Action::from_id(id, tiles) {
+                    assert_eq!(a.id(), id);
+                }
+            }
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Every decision a traveller can take, and its stable integer id: `kind << 8 | argument`.
 
 use super::cards::{Card, Suit};
-use crate::core::ActionId;
+use crate::core::{ActionId, ActionTable};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -93,12 +93,11 @@ impl Action {
     }
 
     /// The action an id names, if any (legality aside): one look in a table of every id (16 kB,
-    /// built once from [`Action::read_id`]), since agents decode every legal action they weigh.
+    /// read once by [`Action::read_id`]).
     #[inline]
     pub fn from_id(id: ActionId) -> Option<Action> {
-        static DECODED: std::sync::OnceLock<Box<[Option<Action>]>> = std::sync::OnceLock::new();
-        let table = DECODED.get_or_init(|| (0..ACTION_COUNT).map(Action::read_id).collect());
-        table.get(id as usize).copied().flatten()
+        static DECODED: ActionTable<Action> = ActionTable::new();
+        DECODED.get(id, ACTION_COUNT, Action::read_id)
     }
 
     /// What [`Action::from_id`] looks up: the action an id names, read from its kind and
