@@ -141,7 +141,8 @@ fn select_among(
                 nodes[id as usize].available -= 1;
             }
             untried.push(a);
-            untried.extend(legal.iter().enumerate().skip(k + 1).filter(|&(j, &b)| find(j, b).is_none()).map(|(_, &b)| b));
+            untried
+                .extend(legal.iter().enumerate().skip(k + 1).filter(|&(j, &b)| find(j, b).is_none()).map(|(_, &b)| b));
             return None;
         };
         let n = &mut nodes[id as usize];
@@ -498,7 +499,8 @@ mod tests {
             plain.backpropagate(&[got.unwrap()], &[0.0]);
         }
         let mut kept = tree.subtree(0, 16, 16).unwrap();
-        let (a, b) = (kept.select_root(&legal, 0.7, &mut offer).unwrap(), tree.select_root(&legal, 0.7, &mut offer).unwrap());
+        let (a, b) =
+            (kept.select_root(&legal, 0.7, &mut offer).unwrap(), tree.select_root(&legal, 0.7, &mut offer).unwrap());
         assert_eq!(kept.nodes[a as usize].action, tree.nodes[b as usize].action);
     }
 
