@@ -41,24 +41,23 @@ pub type ActionId = u32;
 
 /// Every action id's decoding, read once (at the first look) and then looked up: agents decode
 /// every legal action they weigh, and a match over a game's id ranges is an indirect jump the
-/// processor mispredicts as the actions vary. `count` ids from 0; past them, none.
-pub struct ActionTable<A: 'static>(std::sync::OnceLock<Box<[Option<A>]>>);
+/// processor mispredicts as the actions vary. Ids `0..count`, each as `read` reads it; past
+/// them, none.
+pub struct ActionTable<A: 'static> {
+    count: u32,
+    read: fn(ActionId) -> Option<A>,
+    table: std::sync::OnceLock<Box<[Option<A>]>>,
+}
 
 impl<A: Copy + Send + Sync> ActionTable<A> {
-    pub const fn new() -> Self {
-        ActionTable(std::sync::OnceLock::new())
+    pub const fn new(count: u32, read: fn(ActionId) -> Option<A>) -> Self {
+        ActionTable { count, read, table: std::sync::OnceLock::new() }
     }
 
     /// The action `id` names: `read(id)`, looked up.
     #[inline]
-    pub fn get(&self, id: ActionId, count: u32, read: impl Fn(ActionId) -> Option<A>) -> Option<A> {
-        self.0.get_or_init(|| (0..count).map(read).collect()).get(id as usize).copied().flatten()
-    }
-}
-
-impl<A: Copy + Send + Sync> Default for ActionTable<A> {
-    fn default() -> Self {
-        Self::new()
+    pub fn get(&self, id: ActionId) -> Option<A> {
+        self.table.get_or_init(|| (0..self.count).map(self.read).collect()).get(id as usize).copied().flatten()
     }
 }
 

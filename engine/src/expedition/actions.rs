@@ -88,19 +88,17 @@ impl Action {
     }
 
     /// The action an id names, for a content set of `tiles` tiles: one look in a table of every
-    /// id (read once by [`Action::read_id`], for the most tiles a content set may have).
+    /// id (read once by [`Action::read_id`], for the most tiles a content set may have), after
+    /// the id's tile is checked against this set's (on the id: cheaper than on the action).
     #[inline]
     pub fn from_id(id: ActionId, tiles: usize) -> Option<Action> {
-        static DECODED: ActionTable<Action> = ActionTable::new();
+        static DECODED: ActionTable<Action> = ActionTable::new(NUM_ACTIONS, |id| Action::read_id(id, MAX_TILES));
         let beyond = match id {
             RETURN_TILE..COMPLETE => (id - RETURN_TILE) as usize >= tiles,
             COMPLETE.. => ((id - COMPLETE) / 5) as usize >= tiles,
             _ => false,
         };
-        if beyond {
-            return None;
-        }
-        DECODED.get(id, NUM_ACTIONS, |id| Action::read_id(id, MAX_TILES))
+        if beyond { None } else { DECODED.get(id) }
     }
 
     /// What [`Action::from_id`] looks up: the action an id names, for a content set of `tiles`

@@ -96,8 +96,8 @@ impl Action {
     /// read once by [`Action::read_id`]).
     #[inline]
     pub fn from_id(id: ActionId) -> Option<Action> {
-        static DECODED: ActionTable<Action> = ActionTable::new();
-        DECODED.get(id, ACTION_COUNT, Action::read_id)
+        static DECODED: ActionTable<Action> = ActionTable::new(ACTION_COUNT, Action::read_id);
+        DECODED.get(id)
     }
 
     /// What [`Action::from_id`] looks up: the action an id names, read from its kind and
