@@ -459,6 +459,11 @@ pub const SAMPLED_DEALS: usize = 256;
 /// Measure [`Speed`] for game `G` over the opening positions of `deals` deals from `seed` on,
 /// searches of `iterations` (per thread), `seconds` per measure in all (shared among the
 /// positions), the last on `threads` threads.
+///
+/// The four measures of a position take turns, a slice each (a search, or playouts for about
+/// as long), until each has had its share of the time: this machine's speed drifts by a fifth
+/// from one second to the next, and measures taken one after another inherit that drift in
+/// their ratio, while measures taken in turn meet it alike.
 pub fn speed<G: Heuristics>(
     params: &G::Params,
     seed: u64,
@@ -474,66 +479,67 @@ pub fn speed<G: Heuristics>(
     let cfg = MctsConfig { rollout: Rollout::Random, iterations: iterations.max(1), ..MctsConfig::default() };
     let threads = threads.max(1);
     let effort = Effort { iterations: cfg.iterations * threads, deadline: None, trees: threads, threads };
-    // Sums of logarithms of the rates, and of the actions played.
-    let (mut playouts_ln, mut sampled_ln, mut iterations_ln, mut threaded_ln) = (0.0, 0.0, 0.0, 0.0);
-    let (mut playout_actions, mut sampled_actions, mut iteration_actions) = (0.0, 0.0, 0.0);
+    // Per measure (playouts, sampled playouts, searches, threaded searches): the sum over the
+    // positions of the logarithm of its rate, and of the actions per playout or iteration.
+    let (mut rates_ln, mut actions) = ([0.0f64; 4], [0.0f64; 3]);
     let mut s = seed;
     for deal in 0..deals {
         let g = G::new(params, engine::core::game_seed(seed, u64::from(deal)));
         let seat = g.to_move().expect("a game starts with a decision");
-        let start = Instant::now();
-        let (mut playouts, mut actions) = (0u64, 0u64);
-        while start.elapsed() < window {
-            for _ in 0..16 {
-                let mut p = g.clone();
-                actions += engine::core::random_playout(&mut p, &mut rng, &mut buf);
-            }
-            playouts += 16;
-        }
-        playouts_ln += (playouts as f64 / start.elapsed().as_secs_f64()).ln();
-        playout_actions += actions as f64 / playouts as f64;
         let sampler = Sampler::<G>::new(params, &g.observation(seat), seat).expect("a game's own observation");
         let sampled_deals: Vec<G> = (0..SAMPLED_DEALS).map(|_| sampler.sample(&mut rng)).collect();
-        let start = Instant::now();
-        let (mut sampled, mut actions) = (0u64, 0u64);
-        while start.elapsed() < window {
-            for d in &sampled_deals[sampled as usize % SAMPLED_DEALS..][..16] {
-                actions += engine::core::random_playout(&mut d.clone(), &mut rng, &mut buf);
+        // Time spent, work done (playouts or iterations) and actions played, per measure.
+        let mut spent = [Duration::ZERO; 4];
+        let (mut done, mut played) = ([0u64; 4], [0u64; 3]);
+        // A slice of playouts lasts about as long as the last search did.
+        let mut slice = Duration::from_micros(200);
+        while spent.iter().any(|&t| t < window) {
+            let start = Instant::now();
+            while start.elapsed() < slice {
+                for _ in 0..16 {
+                    played[0] += engine::core::random_playout(&mut g.clone(), &mut rng, &mut buf);
+                }
+                done[0] += 16;
             }
-            sampled += 16;
-        }
-        sampled_ln += (sampled as f64 / start.elapsed().as_secs_f64()).ln();
-        sampled_actions += actions as f64 / sampled as f64;
-        // Searches one after another (each with a new tree), as an agent runs them move after
-        // move.
-        let start = Instant::now();
-        let (mut iterations, mut actions) = (0u64, 0u64);
-        while start.elapsed() < window {
+            spent[0] += start.elapsed();
+            let start = Instant::now();
+            while start.elapsed() < slice {
+                for d in &sampled_deals[done[1] as usize % SAMPLED_DEALS..][..16] {
+                    played[1] += engine::core::random_playout(&mut d.clone(), &mut rng, &mut buf);
+                }
+                done[1] += 16;
+            }
+            spent[1] += start.elapsed();
+            // A search with a new tree, as an agent runs one per move.
             s = s.wrapping_add(1);
+            let start = Instant::now();
             let searched = search(&sampler, &cfg, cfg.c, cfg.iterations, s, None, false);
-            iterations += u64::from(searched.iterations);
-            actions += searched.actions;
-        }
-        iterations_ln += (iterations as f64 / start.elapsed().as_secs_f64()).ln();
-        iteration_actions += actions as f64 / iterations as f64;
-        let start = Instant::now();
-        let mut threaded = 0u64;
-        while start.elapsed() < window {
-            s = s.wrapping_add(1);
+            slice = start.elapsed();
+            spent[2] += slice;
+            done[2] += u64::from(searched.iterations);
+            played[2] += searched.actions;
+            let start = Instant::now();
             root_stats(&sampler, &cfg, cfg.c, effort, s);
-            threaded += u64::from(effort.iterations);
+            spent[3] += start.elapsed();
+            done[3] += u64::from(effort.iterations);
         }
-        threaded_ln += (threaded as f64 / start.elapsed().as_secs_f64()).ln();
+        for k in 0..4 {
+            rates_ln[k] += (done[k] as f64 / spent[k].as_secs_f64()).ln();
+        }
+        for k in 0..3 {
+            actions[k] += played[k] as f64 / done[k] as f64;
+        }
     }
     let n = f64::from(deals);
+    let rate = |k: usize| (rates_ln[k] / n).exp();
     Speed {
-        playouts_per_second: (playouts_ln / n).exp(),
-        sampled_playouts_per_second: (sampled_ln / n).exp(),
-        actions_per_sampled_playout: sampled_actions / n,
-        iterations_per_second: (iterations_ln / n).exp(),
-        actions_per_playout: playout_actions / n,
-        actions_per_iteration: iteration_actions / n,
-        threaded_iterations_per_second: (threaded_ln / n).exp(),
+        playouts_per_second: rate(0),
+        sampled_playouts_per_second: rate(1),
+        actions_per_sampled_playout: actions[1] / n,
+        iterations_per_second: rate(2),
+        actions_per_playout: actions[0] / n,
+        actions_per_iteration: actions[2] / n,
+        threaded_iterations_per_second: rate(3),
     }
 }
 
