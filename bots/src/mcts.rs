@@ -494,22 +494,17 @@ pub fn speed<G: Heuristics>(
         // A slice of playouts lasts about as long as the last search did.
         let mut slice = Duration::from_micros(200);
         while spent.iter().any(|&t| t < window) {
-            let start = Instant::now();
-            while start.elapsed() < slice {
-                for _ in 0..16 {
-                    played[0] += engine::core::random_playout(&mut g.clone(), &mut rng, &mut buf);
+            for (k, states) in [std::slice::from_ref(&g), &sampled_deals[..]].into_iter().enumerate() {
+                let start = Instant::now();
+                while start.elapsed() < slice {
+                    // The next 16 of `states` (the position 16 times, or 16 sampled deals in turn).
+                    for d in states[done[k] as usize % states.len()..].iter().cycle().take(16) {
+                        played[k] += engine::core::random_playout(&mut d.clone(), &mut rng, &mut buf);
+                    }
+                    done[k] += 16;
                 }
-                done[0] += 16;
+                spent[k] += start.elapsed();
             }
-            spent[0] += start.elapsed();
-            let start = Instant::now();
-            while start.elapsed() < slice {
-                for d in &sampled_deals[done[1] as usize % SAMPLED_DEALS..][..16] {
-                    played[1] += engine::core::random_playout(&mut d.clone(), &mut rng, &mut buf);
-                }
-                done[1] += 16;
-            }
-            spent[1] += start.elapsed();
             // A search with a new tree, as an agent runs one per move.
             s = s.wrapping_add(1);
             let start = Instant::now();
