@@ -23,6 +23,31 @@ pub async fn connect(url: &str) -> Result<Channel, String> {
         .map_err(|e| format!("cannot connect to {url}: {e}"))
 }
 
+/// A connection to a server whose TCP connections come from the local address `source`
+/// (another client, to a server that tells clients apart by address; any address of
+/// 127.0.0.0/8 is this machine's).
+pub async fn connect_from(url: &str, source: std::net::IpAddr) -> Result<Channel, String> {
+    let server: std::net::SocketAddr = url
+        .trim_start_matches("http://")
+        .parse()
+        .map_err(|e| format!("bad server address `{url}` (HOST:PORT with an IP address): {e}"))?;
+    Endpoint::from_shared(url.to_string())
+        .map_err(|e| format!("bad server address `{url}`: {e}"))?
+        .connect_timeout(Duration::from_secs(10))
+        .connect_with_connector(tower::service_fn(move |_| async move {
+            let socket = match server {
+                std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+                std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+            };
+            socket.bind(std::net::SocketAddr::new(source, 0))?;
+            let stream = socket.connect(server).await?;
+            stream.set_nodelay(true)?;
+            Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(stream))
+        }))
+        .await
+        .map_err(|e| format!("cannot connect to {url} from {source}: {e}"))
+}
+
 pub fn matches(channel: Channel) -> v1::matches_client::MatchesClient<Channel> {
     v1::matches_client::MatchesClient::new(channel)
 }
@@ -127,8 +152,11 @@ fn answer(bots: &Bots, r: &v1::DecisionRequest) -> Option<v1::BotMessage> {
 #[derive(Clone, Debug, Default)]
 pub struct Identity {
     pub name: String,
+    /// The name's key, if the operator reserved the name (Hello.key).
     pub key: String,
     pub games: Vec<String>,
+    /// The client's key (the `x-arena-key` metadata), if the operator gave it one.
+    pub client_key: String,
 }
 
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
@@ -149,8 +177,13 @@ pub async fn run_bot(
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await
         .map_err(|e| e.to_string())?;
+    let mut request = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
+    if !who.client_key.is_empty() {
+        let key = who.client_key.parse().map_err(|_| "the client key is not printable ASCII".to_string())?;
+        request.metadata_mut().insert(crate::server::shares::KEY_HEADER, key);
+    }
     let mut inbound = client
-        .play(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .play(request)
         .await
         .map_err(|e| format!("the server refused the Play stream: {}", e.message()))?
         .into_inner();

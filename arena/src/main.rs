@@ -13,6 +13,7 @@ macro_rules! outln {
 mod bench;
 mod compare_cmd;
 mod games;
+mod hostbench;
 mod net_cmd;
 mod netbench;
 mod play;
@@ -50,6 +51,9 @@ enum Command {
     BenchWire(netbench::BenchWireArgs),
     /// Benchmark the server's memory over many matches (finished matches evicted).
     BenchMemory(netbench::BenchMemoryArgs),
+    /// Benchmark what one hostile client costs honest ones: decision round trips and
+    /// success, with and without a client hammering every pool at its share.
+    BenchHostile(hostbench::BenchHostileArgs),
     /// Is agent A stronger than agent B? Seat-swapped deal pairs until a sequential test
     /// (SPRT) decides, or a cap.
     Compare(compare_cmd::CompareArgs),
@@ -91,6 +95,7 @@ fn main() -> ExitCode {
         Command::Report(a) => tournament_cmd::report(a),
         Command::BenchWire(a) => netbench::run(a),
         Command::BenchMemory(a) => netbench::memory(a),
+        Command::BenchHostile(a) => hostbench::run(a),
         Command::Compare(a) => compare_cmd::run(a),
         Command::BenchSprt(a) => compare_cmd::bench_sprt(a),
         Command::Serve(a) => net_cmd::serve(a),

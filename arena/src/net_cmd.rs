@@ -1,9 +1,10 @@
 //! `arena serve` and `arena bot`: the gRPC game server, and a built-in agent as its client.
 
 use arena::referee::limit_ms;
-use arena::server::{self, Policy, ServerConfig};
+use arena::server::{self, KeyRequired, Policy, ServerConfig, Shares};
 use bots::BotLimits;
 use clap::Args;
+use engine::core::yaml::YamlLimits;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -56,12 +57,53 @@ pub struct ServeArgs {
     /// Server-run agents thinking at once (default: one per core); more wait for a slot.
     #[arg(long)]
     pub bot_slots: Option<usize>,
-    /// Play streams at once.
+    /// Play streams at once (besides those of names with a key, which are always let in).
     #[arg(long, default_value_t = 256)]
     pub max_play_streams: usize,
-    /// Spectator streams at once.
+    /// Spectator and Watch streams at once.
     #[arg(long, default_value_t = 1024)]
     pub max_spectators: usize,
+    /// Calls being read and built at once (CreateMatch, DescribeGame); more are refused.
+    #[arg(long, default_value_t = 64)]
+    pub max_calls: usize,
+    /// What one client (a key's holder, or an address: IPv4, or an IPv6 /64) may hold of the
+    /// matches in play.
+    #[arg(long, default_value_t = Shares::default().matches)]
+    pub matches_per_client: usize,
+    /// …of the Play streams.
+    #[arg(long, default_value_t = Shares::default().play_streams)]
+    pub play_streams_per_client: usize,
+    /// …of the spectator and Watch streams.
+    #[arg(long, default_value_t = Shares::default().spectators)]
+    pub spectators_per_client: usize,
+    /// …of the calls being read.
+    #[arg(long, default_value_t = Shares::default().calls)]
+    pub calls_per_client: usize,
+    /// Calls being read one client may start a second (five times as many in a burst).
+    #[arg(long, default_value_t = Shares::default().calls_per_second)]
+    pub calls_per_client_per_second: f64,
+    /// …of the server-run agents' thinking slots (default: half of them, at least one).
+    #[arg(long)]
+    pub bot_slots_per_client: Option<usize>,
+    /// The YAML of one request (its parameters and scenario together) may describe at most
+    /// this many nodes, an alias counting as every node it names…
+    #[arg(long, default_value_t = server::hub::WIRE_YAML.nodes)]
+    pub max_yaml_nodes: u64,
+    /// …this many bytes of scalar text (aliases counted the same way)…
+    #[arg(long, default_value_t = server::hub::WIRE_YAML.bytes)]
+    pub max_yaml_bytes: u64,
+    /// …nested at most this deep.
+    #[arg(long, default_value_t = server::hub::WIRE_YAML.depth)]
+    pub max_yaml_depth: u32,
+    /// The clients' keys: a file of `CLIENT=KEY` lines (keys of 16 characters or more). A
+    /// client sends its key as the `x-arena-key` metadata of each call, and is then that
+    /// client wherever it connects from; a client without a key is its address.
+    #[arg(long, value_name = "FILE")]
+    pub client_keys: Option<PathBuf>,
+    /// Which calls need a client key: `never`, `create` (CreateMatch) or `always` (every
+    /// call but health and reflection).
+    #[arg(long, default_value = "never", value_parser = ["never", "create", "always"])]
+    pub require_key: String,
     /// Reserve a Play name for the holder of its key: `NAME=KEY` (repeatable). The command
     /// line is visible to other users of this machine: prefer --bot-keys FILE.
     #[arg(long, value_name = "NAME=KEY")]
@@ -78,11 +120,11 @@ pub struct ServeArgs {
     pub records: Option<PathBuf>,
 }
 
-/// `NAME=KEY` pairs: from the command line, then the file's lines.
-fn bot_keys(args: &ServeArgs) -> Result<HashMap<String, String>, String> {
-    let mut lines: Vec<(String, String)> = args.bot_key.iter().map(|l| ("--bot-key".to_string(), l.clone())).collect();
-    if let Some(path) = &args.bot_keys {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--bot-keys {}: {e}", path.display()))?;
+/// `NAME=KEY` pairs: from the command line (`flag`), then the file's lines.
+fn key_lines(flag: &str, inline: &[String], file: Option<&PathBuf>) -> Result<HashMap<String, String>, String> {
+    let mut lines: Vec<(String, String)> = inline.iter().map(|l| (flag.to_string(), l.clone())).collect();
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{flag}s {}: {e}", path.display()))?;
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if !line.is_empty() && !line.starts_with('#') {
@@ -120,6 +162,10 @@ pub struct BotArgs {
     /// environment's ARENA_KEY, which other users of this machine cannot read).
     #[arg(long)]
     pub key: Option<String>,
+    /// The client key the operator gave (sent as `x-arena-key`; default: the environment's
+    /// ARENA_CLIENT_KEY).
+    #[arg(long)]
+    pub client_key: Option<String>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -127,6 +173,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 }
 
 pub fn serve(args: ServeArgs) -> Result<(), String> {
+    let bot_slots = args.bot_slots.unwrap_or(ServerConfig::default().bot_slots);
     let config = ServerConfig {
         max_matches: args.max_matches,
         max_message_bytes: args.max_message_bytes,
@@ -142,10 +189,22 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
             threads: args.max_bot_threads,
             time: Duration::from_millis(args.max_bot_ms),
         },
-        bot_slots: args.bot_slots.unwrap_or(ServerConfig::default().bot_slots),
+        bot_slots,
         max_sessions: args.max_play_streams,
         max_spectators: args.max_spectators,
-        bot_keys: bot_keys(&args)?,
+        max_calls: args.max_calls,
+        shares: Shares {
+            matches: args.matches_per_client,
+            play_streams: args.play_streams_per_client,
+            spectators: args.spectators_per_client,
+            calls: args.calls_per_client,
+            calls_per_second: args.calls_per_client_per_second,
+            bot_slots: args.bot_slots_per_client.unwrap_or((bot_slots / 2).max(1)),
+        },
+        yaml: YamlLimits { nodes: args.max_yaml_nodes, bytes: args.max_yaml_bytes, depth: args.max_yaml_depth },
+        client_keys: key_lines("--client-key", &[], args.client_keys.as_ref())?,
+        require_key: args.require_key.parse::<KeyRequired>()?,
+        bot_keys: key_lines("--bot-key", &args.bot_key, args.bot_keys.as_ref())?,
         content_dir: args.content_dir.clone(),
         records: args.records.clone(),
         ..ServerConfig::default()
@@ -171,6 +230,7 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         name: args.name.clone().unwrap_or_else(|| args.agent.clone()),
         key: args.key.clone().or_else(|| std::env::var("ARENA_KEY").ok()).unwrap_or_default(),
         games: args.games.clone(),
+        client_key: args.client_key.clone().or_else(|| std::env::var("ARENA_CLIENT_KEY").ok()).unwrap_or_default(),
     };
     runtime()?.block_on(async {
         let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;

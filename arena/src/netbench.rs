@@ -147,7 +147,7 @@ fn remote(hub: &Arc<server::Hub>, inflight: usize, seconds: f64) -> Result<f64, 
             seed += 1;
             let mut req = play_match();
             req.seed = Some(seed);
-            hub.create(req).map_err(|e| e.message().to_string())?;
+            hub.create(req, &server::ClientId::Unknown).map_err(|e| e.message().to_string())?;
         }
         std::thread::sleep(Duration::from_millis(1));
     }
@@ -162,8 +162,13 @@ fn remote(hub: &Arc<server::Hub>, inflight: usize, seconds: f64) -> Result<f64, 
 pub fn run(args: BenchWireArgs) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     let in_process = in_process(args.seconds)?;
-    let config =
-        ServerConfig { move_time: None, measure_latency: true, max_matches: 10_000, ..ServerConfig::default() };
+    let config = ServerConfig {
+        move_time: None,
+        measure_latency: true,
+        max_matches: 10_000,
+        shares: server::Shares::WHOLE,
+        ..ServerConfig::default()
+    };
     let running = rt.block_on(server::start("127.0.0.1:0".parse().expect("an address"), config))?;
     let url = running.url();
     let hub = running.hub.clone();
@@ -389,6 +394,7 @@ pub fn memory(args: BenchMemoryArgs) -> Result<(), String> {
         max_matches: args.inflight.max(1) * 2,
         keep_finished: args.keep_finished,
         keep_finished_for: Duration::from_secs(args.keep_finished_secs),
+        shares: server::Shares::WHOLE,
         ..ServerConfig::default()
     };
     let samples = rt.block_on(async {

@@ -166,7 +166,9 @@ fn the_same_misbehaviour_gets_the_same_verdict_everywhere() {
     let _quiet = arena::referee::QuietPanics::install();
     let rt = tokio::runtime::Runtime::new().unwrap();
     let maker = AgentMaker(Arc::new(|name: &str, _: &dyn AnySpec, _| misbehaving(name).map(Ok)));
-    let config = ServerConfig { agents: Some(maker), ..ServerConfig::default() };
+    // One client runs every match here, and the looping agent keeps a thinking slot for good:
+    // the client is given them all (its share would otherwise be used up by it).
+    let config = ServerConfig { agents: Some(maker), shares: arena::server::Shares::WHOLE, ..ServerConfig::default() };
     let running = rt.block_on(server::start("127.0.0.1:0".parse().unwrap(), config)).unwrap();
     let mut m = rt.block_on(async { arena::client::matches(arena::client::connect(&running.url()).await.unwrap()) });
     for (name, fault) in MISBEHAVING {

@@ -252,8 +252,13 @@ async fn wait_record(m: &mut MatchesClient<Channel>, id: &str) -> v1::MatchRecor
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_matches_at_once_and_a_killed_client_harms_only_its_seats() {
-    let config =
-        ServerConfig { move_time: Some(Duration::from_secs(5)), policy: Policy::Forfeit, ..ServerConfig::default() };
+    // One client creates them all: it is given every pool whole.
+    let config = ServerConfig {
+        move_time: Some(Duration::from_secs(5)),
+        policy: Policy::Forfeit,
+        shares: server::Shares::WHOLE,
+        ..ServerConfig::default()
+    };
     let (running, mut m) = start(config).await;
     let url = running.url();
     let mut steady = spawn_bot(&url, "random", "steady", 1);
@@ -435,17 +440,7 @@ async fn spectators_see_public_events_to_the_end() {
 
 #[test]
 fn the_served_binary_answers_health_reflection_and_stops_on_sigterm() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
-    let url = format!("http://{addr}");
+    let (mut child, url, mut out) = served::serve(&[]);
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let channel = arena::client::connect(&url).await.unwrap();
@@ -538,6 +533,7 @@ fn small_content() -> String {
 }
 
 mod scratch;
+mod served;
 
 /// An empty directory of this test's own, removed when it is dropped.
 fn temp_dir(name: &str) -> scratch::Scratch {

@@ -408,6 +408,53 @@ fn seeds(dir: &Path) -> Vec<(u64, u64)> {
 }
 
 #[test]
+fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let out = temp_dir("env-out");
+    let dumps = temp_dir("env-dumps");
+    std::fs::create_dir_all(&dumps).unwrap();
+    // Each command writes its environment down, then plays.
+    let command = |name: &str| {
+        format!("env > {}/{name}.env; exec {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME", dumps.display())
+    };
+    let text = format!(
+        "name: env\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: plain, command: \"{}\" }}\n  - {{ name: boxed, command: \"{}\", sandbox: \"env SANDBOXED='under its sandbox'\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        command("plain"),
+        command("boxed")
+    );
+    let file = temp_dir("env.yaml");
+    std::fs::write(&file, text).unwrap();
+    let secret = "0123456789abcdef0123456789abcdef";
+    run_ok(
+        arena()
+            .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+            .env("ARENA_DEAL_SECRET", secret)
+            .env("ARENA_KEY", "the-name-key")
+            .env("LAB_API_TOKEN", "the-lab-token")
+            .env("KEEP_ME", "kept"),
+    );
+    for name in ["plain", "boxed"] {
+        let env = std::fs::read_to_string(dumps.join(format!("{name}.env"))).unwrap();
+        for leaked in [secret, "the-name-key", "the-lab-token"] {
+            assert!(!env.contains(leaked), "{name} inherited {leaked}: {env}");
+        }
+        assert!(env.contains("KEEP_ME=kept") && env.contains("ARENA_NAME=") && env.contains("ARENA_SERVER=http://"));
+        assert_eq!(env.contains("SANDBOXED=under its sandbox"), name == "boxed", "{name}: {env}");
+    }
+    // A sandbox without a command, or one that is not a command, is refused by name.
+    for (participant, why) in [
+        ("{ name: b, bot: random, sandbox: sudo }", "only a `command`"),
+        ("{ name: b, command: x, sandbox: \"'unclosed\" }", "not a command"),
+    ] {
+        let text = format!(
+            "games_per_pairing: 1\nparticipants:\n  - {{ name: a, bot: random }}\n  - {participant}\ngames: [{{game: journey}}]\n"
+        );
+        let e = arena::tournament::Tournament::load("t.yaml", &text, &no_files).err().unwrap();
+        assert!(e.contains("participants[1].sandbox") && e.contains(why), "{e}");
+    }
+}
+
+#[test]
 fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
     let bin = env!("CARGO_BIN_EXE_arena");
     let text = format!(

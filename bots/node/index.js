@@ -30,15 +30,19 @@ function target(server) {
 /**
  * Serve `agent` over the Play stream until the server closes it.
  * @param {(request: object) => number|Promise<number>} agent picks an action id
- * @param {{server: string, name: string, games?: string[], key?: string}} options
+ * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string}} options
+ *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
+ *   this client, sent as the `x-arena-key` metadata.
  * @returns {Promise<{decisions: number, ended: number, errors: object[]}>}
  */
-function play(agent, { server, name, games = [], key = '' }) {
+function play(agent, { server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '' }) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
   const stats = { decisions: 0, ended: 0, errors: [] };
   return new Promise((resolve, reject) => {
-    const stream = client.Play();
+    const metadata = new grpc.Metadata();
+    if (clientKey) metadata.set('x-arena-key', clientKey);
+    const stream = client.Play(metadata);
     stream.on('data', async (message) => {
       if (message.request) {
         const r = message.request;

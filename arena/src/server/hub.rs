@@ -6,18 +6,21 @@
 //! directory); a match without a seed is dealt from the operating system's entropy; finished
 //! matches are evicted after a while, their records written first.
 
-use super::content::{ContentDir, shown};
+use super::content::{ContentDir, brief, shown};
+use super::names;
 use super::session::Session;
+use super::shares::{ClientId, ClientKeys, Held, KeyRequired, Pool, Rate, ThinkingSlots};
 use super::table::{Limits, SeatBinding, Setup, Table};
 use crate::referee::{Policy, as_ms, limit_ms};
 use bots::{Agent, BotLimits, BotSpec};
+use engine::core::yaml::{YamlBudget, YamlLimits};
 use engine::core::{AnySpec, ParamSource};
 use engine::find_game;
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 use tonic::Status;
@@ -59,10 +62,19 @@ pub struct ServerConfig {
     pub bot_limits: BotLimits,
     /// Server-run agents thinking at once (more wait for a slot).
     pub bot_slots: usize,
-    /// Play streams at once.
+    /// Play streams at once (keyed names' streams besides: they are always let in).
     pub max_sessions: usize,
-    /// Spectator streams at once.
+    /// Spectator and Watch streams at once.
     pub max_spectators: usize,
+    /// Calls being read and built at once (CreateMatch, DescribeGame); more are refused.
+    pub max_calls: usize,
+    /// What one client may hold of each pool.
+    pub shares: Shares,
+    /// What the YAML of one request (its parameters and scenario together) may describe.
+    pub yaml: YamlLimits,
+    /// Clients by name and key (`--client-keys`), and the calls that need a key.
+    pub client_keys: HashMap<String, String>,
+    pub require_key: KeyRequired,
     /// Faults (StreamError) a Play stream may make before it is closed.
     pub max_stream_faults: u32,
     /// Names only the holder of their key may take.
@@ -92,12 +104,63 @@ impl Default for ServerConfig {
             bot_slots: std::thread::available_parallelism().map_or(2, |n| n.get()),
             max_sessions: 256,
             max_spectators: 1024,
+            max_calls: 64,
+            shares: Shares::default(),
+            yaml: WIRE_YAML,
+            client_keys: HashMap::new(),
+            require_key: KeyRequired::Never,
             max_stream_faults: 100,
             bot_keys: HashMap::new(),
             content_dir: None,
             records: None,
             measure_latency: false,
             agents: None,
+        }
+    }
+}
+
+/// The YAML one request may carry by default: some 20 times the largest content set a game
+/// ships (expedition's: 557 nodes, 4 kB of scalars) and far under what would weigh on memory.
+pub const WIRE_YAML: YamlLimits = YamlLimits { nodes: 10_000, bytes: 256 << 10, depth: 32 };
+
+/// What one client may hold of each pool (a client: a key's holder, or an address).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shares {
+    pub matches: usize,
+    pub play_streams: usize,
+    pub spectators: usize,
+    pub calls: usize,
+    /// Calls being read a client may start a second (five times as many at once after a pause).
+    pub calls_per_second: f64,
+    /// Of the server-run agents' thinking slots.
+    pub bot_slots: usize,
+}
+
+impl Shares {
+    /// Every pool whole to any client: for a server only its operator's own programs reach
+    /// (a tournament's, for its external participants).
+    pub const WHOLE: Shares = Shares {
+        matches: usize::MAX,
+        play_streams: usize::MAX,
+        spectators: usize::MAX,
+        calls: usize::MAX,
+        calls_per_second: f64::INFINITY,
+        bot_slots: usize::MAX,
+    };
+}
+
+impl Default for Shares {
+    /// A tenth of the matches, a sixteenth of the streams and spectators, four calls at once
+    /// and twenty a second, and half the thinking slots (at least one).
+    fn default() -> Shares {
+        let slots = std::thread::available_parallelism().map_or(2, |n| n.get());
+        Shares {
+            matches: 100,
+            play_streams: 16,
+            spectators: 64,
+            calls: 4,
+            calls_per_second: 20.0,
+            bot_slots: (slots / 2).max(1),
         }
     }
 }
@@ -118,6 +181,24 @@ impl ServerConfig {
             max_bot_threads: self.bot_limits.threads,
             max_bot_ms: ms(Some(self.bot_limits.time)),
             max_message_bytes: self.max_message_bytes as u32,
+            max_yaml_nodes: self.yaml.nodes.min(u64::from(u32::MAX)) as u32,
+            max_yaml_bytes: self.yaml.bytes.min(u64::from(u32::MAX)) as u32,
+            max_yaml_depth: self.yaml.depth,
+            max_play_streams: self.max_sessions as u32,
+            max_spectators: self.max_spectators as u32,
+            bot_slots: self.bot_slots as u32,
+            max_calls: self.max_calls as u32,
+            share_matches: self.shares.matches.min(self.max_matches) as u32,
+            share_play_streams: self.shares.play_streams.min(self.max_sessions) as u32,
+            share_spectators: self.shares.spectators.min(self.max_spectators) as u32,
+            share_calls: self.shares.calls.min(self.max_calls) as u32,
+            share_calls_per_second: if self.shares.calls_per_second.is_finite() {
+                self.shares.calls_per_second as f32
+            } else {
+                0.0
+            },
+            share_bot_slots: self.shares.bot_slots.min(self.bot_slots) as u32,
+            create_needs_key: self.require_key != KeyRequired::Never,
         }
     }
 
@@ -141,12 +222,19 @@ impl ServerConfig {
                 self.max_move_time.as_millis()
             ));
         }
+        let mut folded = HashMap::new();
         for (name, key) in &self.bot_keys {
             if !super::content::is_bare_name(name) || key.len() < 8 {
                 return Err(format!(
                     "--bot-key {name}=…: a name of letters, digits, `_` and `-`, and a key of 8 characters or more"
                 ));
             }
+            if let Some(other) = folded.insert(names::fold(name), name) {
+                return Err(format!("--bot-key: `{name}` and `{other}` are one name (they look alike)"));
+            }
+        }
+        if self.max_matches == 0 || self.max_sessions == 0 || self.max_spectators == 0 || self.max_calls == 0 {
+            return Err("every pool holds at least one: matches, Play streams, spectators, calls".into());
         }
         Ok(())
     }
@@ -154,7 +242,7 @@ impl ServerConfig {
 
 /// Bounds on what a request may carry besides the message size.
 const MAX_PARAMS: usize = 64;
-const MAX_NAME: usize = 64;
+const MAX_NAME: usize = names::MAX_NAME;
 const MAX_BOT_SPEC: usize = 256;
 
 /// A finished match waiting for eviction.
@@ -169,8 +257,12 @@ pub struct Hub {
     tables: Mutex<HashMap<String, Arc<Table>>>,
     finished: Mutex<VecDeque<Finished>>,
     tokens: Mutex<HashMap<String, (String, usize)>>,
-    /// Live Play clients by the name each holds.
+    /// Live Play clients by the name each holds (folded: names that look alike are one).
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// Keyed names, folded: (the name as the operator wrote it, its key).
+    bot_keys: HashMap<String, (String, String)>,
+    /// The clients' keys, and who needs one.
+    pub clients: ClientKeys,
     /// Woken when a Play client takes a name.
     registered: tokio::sync::Notify,
     pub next_request: Arc<AtomicU64>,
@@ -180,10 +272,15 @@ pub struct Hub {
     /// Every Play round trip, when measured.
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
     /// Matches not over yet.
-    active: AtomicUsize,
-    /// Spectator streams open.
-    pub spectators: AtomicUsize,
-    bot_slots: Arc<tokio::sync::Semaphore>,
+    matches: Arc<Pool>,
+    /// Play streams of names without a key.
+    streams: Arc<Pool>,
+    /// Spectator and Watch streams.
+    pub spectators: Arc<Pool>,
+    /// Calls being read and built, and how fast each client may start them.
+    pub calls: Arc<Pool>,
+    pub call_rate: Rate,
+    thinking: ThinkingSlots,
     /// The runtime the matches are driven on.
     runtime: tokio::runtime::Handle,
 }
@@ -225,20 +322,29 @@ impl Hub {
             None => None,
         };
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?;
+        let clients = ClientKeys::new(config.client_keys.clone(), config.require_key)?;
+        let bot_keys =
+            config.bot_keys.iter().map(|(name, key)| (names::fold(name), (name.clone(), key.clone()))).collect();
+        let sh = config.shares;
         let hub = Arc::new(Hub {
             content,
             tables: Mutex::new(HashMap::new()),
             finished: Mutex::new(VecDeque::new()),
             tokens: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
+            bot_keys,
+            clients,
             registered: tokio::sync::Notify::new(),
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
             latencies: config.measure_latency.then(|| Arc::new(Mutex::new(Vec::new()))),
-            active: AtomicUsize::new(0),
-            spectators: AtomicUsize::new(0),
-            bot_slots: Arc::new(tokio::sync::Semaphore::new(config.bot_slots.max(1))),
+            matches: Pool::new("matches in play", config.max_matches, sh.matches),
+            streams: Pool::new("Play streams", config.max_sessions, sh.play_streams),
+            spectators: Pool::new("spectator streams", config.max_spectators, sh.spectators),
+            calls: Pool::new("calls being read", config.max_calls, sh.calls),
+            call_rate: Rate::new(sh.calls_per_second, sh.calls_per_second * 5.0),
+            thinking: ThinkingSlots::new(config.bot_slots, sh.bot_slots),
             config,
             runtime,
         });
@@ -291,7 +397,7 @@ impl Hub {
 
     /// Matches not over yet.
     pub fn active(&self) -> usize {
-        self.active.load(Ordering::Acquire)
+        self.matches.total()
     }
 
     /// Matches held in memory (in play and finished, not yet evicted).
@@ -304,53 +410,53 @@ impl Hub {
         self.content.names()
     }
 
-    /// Give `session` its name: refused if another live stream holds it (ALREADY_EXISTS),
-    /// or if the name has a key and `key` is not it (PERMISSION_DENIED). The key holder takes
-    /// the name over from an older stream.
-    pub fn register(&self, session: Arc<Session>, key: &str) -> Result<(), Status> {
-        let keyed = self.config.bot_keys.get(&session.name);
-        if let Some(k) = keyed
+    /// Give `session` its name: refused if another live stream holds it or a name that looks
+    /// like it (ALREADY_EXISTS), if the name has a key and `key` is not it (PERMISSION_DENIED),
+    /// or if `client` holds its share of the streams (RESOURCE_EXHAUSTED). The key holder takes
+    /// the name over from an older stream; a keyed name's stream is always let in.
+    pub fn register(&self, session: Arc<Session>, key: &str, client: &ClientId) -> Result<(), Status> {
+        let folded = names::fold(&session.name);
+        let keyed = self.bot_keys.get(&folded);
+        if let Some((name, k)) = keyed
             && !same_secret(k, key)
         {
             return Err(Status::permission_denied(format!(
-                "the name `{}` is reserved: its holder says Hello with its key",
+                "the name `{name}` is reserved (`{}` is the same name): its holder says Hello with its key",
                 session.name
             )));
         }
         let mut sessions = self.sessions.lock().expect("sessions");
         sessions.retain(|_, s| s.is_alive());
-        if sessions.len() >= self.config.max_sessions && !sessions.contains_key(&session.name) {
-            return Err(Status::resource_exhausted(format!(
-                "the server holds {} Play streams already (its limit)",
-                self.config.max_sessions
-            )));
-        }
-        if let Some(old) = sessions.get(&session.name) {
+        if let Some(old) = sessions.get(&folded) {
             if keyed.is_none() {
                 return Err(Status::already_exists(format!(
-                    "the name `{}` is held by another live Play stream",
-                    session.name
+                    "the name `{}` is held by another live Play stream (as `{}`: names that look alike are one)",
+                    session.name, old.name
                 )));
             }
             tracing::info!(name = %session.name, "the key holder takes its name over from an older stream");
             old.end_with(Status::already_exists("a newer stream with this name's key took the name over"));
         }
-        sessions.insert(session.name.clone(), session);
+        if keyed.is_none() {
+            session.hold(self.streams.take(client)?);
+        }
+        sessions.insert(folded, session);
         self.registered.notify_waiters();
         Ok(())
     }
 
     /// The session `id` ended: its name is free again.
     pub fn unregister(&self, name: &str, id: &str) {
+        let folded = names::fold(name);
         let mut sessions = self.sessions.lock().expect("sessions");
-        if sessions.get(name).is_some_and(|s| s.id == id) {
-            sessions.remove(name);
+        if sessions.get(&folded).is_some_and(|s| s.id == id) {
+            sessions.remove(&folded);
         }
     }
 
     /// The connected Play client with this name.
     pub fn session(&self, name: &str) -> Option<Arc<Session>> {
-        self.sessions.lock().expect("sessions").get(name).filter(|s| s.is_alive()).cloned()
+        self.sessions.lock().expect("sessions").get(&names::fold(name)).filter(|s| s.is_alive()).cloned()
     }
 
     /// Wait until a Play client with this name is connected (woken by each new one).
@@ -369,22 +475,17 @@ impl Hub {
         }
     }
 
-    /// Create a match and start driving it.
-    pub fn create(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
-        // Count the match in at once (two creations at the same time cannot both take the
-        // last place); a creation that fails below counts it out again.
-        if self.active.fetch_add(1, Ordering::AcqRel) >= self.config.max_matches {
-            self.active.fetch_sub(1, Ordering::AcqRel);
-            return Err(Status::resource_exhausted(format!(
-                "the server plays {} matches at once already (its limit)",
-                self.config.max_matches
-            )));
-        }
-        let created = self.create_counted(req);
-        if created.is_err() {
-            self.active.fetch_sub(1, Ordering::AcqRel);
-        }
-        created
+    /// Create a match for `client` and start driving it (a place of its share of the matches
+    /// held until the match is over).
+    pub fn create(
+        self: &Arc<Hub>,
+        req: v1::CreateMatchRequest,
+        client: &ClientId,
+    ) -> Result<v1::CreateMatchResponse, Status> {
+        // The place is taken first (two creations at the same time cannot both take the last
+        // one); a creation that fails below gives it back.
+        let place = self.matches.take(client)?;
+        self.create_counted(req, place, client)
     }
 
     /// The per-move limit and policy a request asks for, within the server's bounds.
@@ -410,8 +511,10 @@ impl Hub {
         Ok(Limits { move_time, policy, idle: self.config.idle })
     }
 
-    /// The game a request names, its parameters resolved: the content sets read only through
-    /// the server's loader.
+    /// The game a request names, its parameters resolved: every YAML value weighed against one
+    /// budget for the request first, the content sets read only through the server's loader.
+    /// Errors quote at most a short prefix of a value, and never a file: a set of the
+    /// operator's that does not read is logged for the operator, and the client told only so.
     pub fn spec(&self, req: &v1::CreateMatchRequest) -> Result<Arc<dyn AnySpec>, Status> {
         let entry = find_game(&req.game).map_err(|_| {
             let names: Vec<_> = engine::games().iter().map(|g| g.name).collect();
@@ -432,22 +535,48 @@ impl Hub {
         }
         let mut keys: Vec<_> = req.params.iter().collect();
         keys.sort();
+        let mut budget = YamlBudget::new(self.config.yaml);
         let mut sources = Vec::new();
         for (k, v) in keys {
             if k.len() > MAX_NAME {
                 return Err(Status::invalid_argument(format!("params: unknown parameter `{}`", shown(k))));
             }
+            budget.check(v).map_err(|e| Status::invalid_argument(format!("params.{}: {e}", shown(k))))?;
             sources.push(ParamSource::KeyValue { key: k.clone(), value: v.clone() });
         }
+        budget.check(&req.scenario).map_err(|e| Status::invalid_argument(format!("scenario: {e}")))?;
         let preset = (!req.preset.is_empty()).then_some(req.preset.as_str());
         // The server's loader: nothing but a bare name from the operator's content directory.
-        let load = |name: &str| self.content.load(name);
-        let spec =
-            (entry.spec)(preset, &sources, &load).map_err(|e| Status::invalid_argument(format!("params: {e}")))?;
+        let opened = AtomicBool::new(false);
+        let load = |name: &str| {
+            let text = self.content.load(name)?;
+            budget.clone().check(&text).map_err(|e| {
+                tracing::warn!("content set `{name}` of --content-dir: {e}");
+                "this server's set does not read (its operator's log says why)".to_string()
+            })?;
+            opened.store(true, std::sync::atomic::Ordering::Relaxed);
+            Ok(text)
+        };
+        let spec = (entry.spec)(preset, &sources, &load).map_err(|e| {
+            if opened.load(std::sync::atomic::Ordering::Relaxed) {
+                tracing::warn!("a request naming a set of --content-dir: {e}");
+                Status::invalid_argument(
+                    "params: with this server's content set, the parameters do not read (its operator's log says \
+                     why)",
+                )
+            } else {
+                Status::invalid_argument(format!("params: {}", brief(&e.to_string())))
+            }
+        })?;
         Ok(Arc::from(spec))
     }
 
-    fn create_counted(self: &Arc<Hub>, req: v1::CreateMatchRequest) -> Result<v1::CreateMatchResponse, Status> {
+    fn create_counted(
+        self: &Arc<Hub>,
+        req: v1::CreateMatchRequest,
+        place: Held,
+        client: &ClientId,
+    ) -> Result<v1::CreateMatchResponse, Status> {
         let spec = self.spec(&req)?;
         let limits = self.limits(&req)?;
         let n = spec.seats();
@@ -513,7 +642,7 @@ impl Hub {
         let game = if req.scenario.trim().is_empty() {
             spec.new_game(seed)
         } else {
-            spec.scenario(seed, &req.scenario).map_err(Status::invalid_argument)?
+            spec.scenario(seed, &req.scenario).map_err(|e| Status::invalid_argument(brief(&e)))?
         };
         let creator = secret()?;
         let table = Table::new(
@@ -530,7 +659,9 @@ impl Hub {
                 creator: creator.clone(),
                 limits,
                 next_request: self.next_request.clone(),
-                bot_slots: self.bot_slots.clone(),
+                bot_slots: self.thinking.all.clone(),
+                client_slots: self.thinking.of(client),
+                place: Mutex::new(Some(place)),
                 latencies: self.latencies.clone(),
             },
             game,
@@ -560,7 +691,6 @@ impl Hub {
 
     /// A match is over: write its record, free what it no longer needs, keep it for a while.
     fn finished(&self, table: &Arc<Table>) {
-        self.active.fetch_sub(1, Ordering::AcqRel);
         table.release();
         if let (Some(file), Ok(record)) = (&self.records, table.record()) {
             let mut f = file.lock().expect("records");

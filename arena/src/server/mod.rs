@@ -7,18 +7,24 @@
 //! - [`table`]: one match and the task that drives it (the per-move and idle limits, the policy);
 //! - [`session`]: a Play client, and the agent that stands for it in tournaments;
 //! - [`content`]: the only files a request may reach (the operator's content sets, by name);
-//! - [`service`]: the gRPC services;
+//! - [`shares`]: who a client is, and each one's share of every pool;
+//! - [`names`]: what a Play name may be, and which names are one;
+//! - [`service`]: the gRPC services, and [`admission`], the door a call passes before it is read;
 //! - [`wire`]: a seat's view as it crosses the wire.
 
+pub mod admission;
 pub mod content;
 pub mod hub;
+pub mod names;
 pub mod service;
 pub mod session;
+pub mod shares;
 pub mod table;
 pub mod wire;
 
 pub use crate::referee::Policy;
-pub use hub::{AgentMaker, Hub, ServerConfig};
+pub use hub::{AgentMaker, Hub, ServerConfig, Shares};
+pub use shares::{ClientId, KeyRequired};
 
 use proto::v1;
 use std::net::SocketAddr;
@@ -79,6 +85,7 @@ pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, St
         .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
         // Calls and streams open at once on one connection.
         .max_concurrent_streams(Some(256))
+        .layer(admission::AdmissionLayer(hub.clone()))
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

@@ -3,13 +3,14 @@
 
 use super::content::shown;
 use super::hub::{Hub, secret};
+use super::names;
 use super::session::{Session, StreamFault};
+use super::shares::{ClientId, Held, KEY_HEADER};
 use engine::games;
 use futures_util::StreamExt;
 use proto::v1;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
@@ -22,9 +23,48 @@ pub struct Services {
     pub hub: Arc<Hub>,
 }
 
+impl Services {
+    /// Who sends this request: the holder of its key, or its address.
+    fn client<T>(&self, req: &Request<T>, creates: bool) -> Result<ClientId, Status> {
+        let key = req.metadata().get(KEY_HEADER).map(|v| v.as_bytes());
+        self.hub.clients.identify(key, req.remote_addr(), creates)
+    }
+
+    /// Run `work` on a blocking thread as one of the client's calls being read (admitted at the
+    /// client's rate by [`super::admission`]): refused past its share, never on the threads that
+    /// answer everyone else.
+    async fn off_the_async_threads<T: Send + 'static>(
+        &self,
+        client: &ClientId,
+        work: impl FnOnce(Arc<Hub>) -> Result<T, Status> + Send + 'static,
+    ) -> Result<T, Status> {
+        let call: Held = self.hub.calls.take(client)?;
+        let hub = self.hub.clone();
+        tokio::task::spawn_blocking(move || {
+            let _call = call;
+            work(hub)
+        })
+        .await
+        .map_err(|e| Status::internal(e.to_string()))?
+    }
+
+    /// A place among the spectators for this request's client.
+    fn spectator<T>(&self, req: &Request<T>) -> Result<Held, Status> {
+        let client = self.client(req, false)?;
+        self.hub.spectators.take(&client)
+    }
+}
+
+/// A spectator's stream: ends as soon as its client goes (its place given back at once), or
+/// the server stops.
+fn spectator_stream<T: Send + 'static>(hub: &Hub, rx: tokio::sync::mpsc::Receiver<Result<T, Status>>) -> Stream_<T> {
+    Box::pin(ReceiverStream::new(rx).take_until(hub.stopped()))
+}
+
 #[tonic::async_trait]
 impl v1::catalogue_server::Catalogue for Services {
-    async fn list_games(&self, _: Request<v1::ListGamesRequest>) -> Result<Response<v1::ListGamesResponse>, Status> {
+    async fn list_games(&self, req: Request<v1::ListGamesRequest>) -> Result<Response<v1::ListGamesResponse>, Status> {
+        self.client(&req, false)?;
         let mut out = Vec::new();
         for g in games() {
             let mut params: Vec<v1::ParamInfo> = Vec::new();
@@ -59,10 +99,11 @@ impl v1::catalogue_server::Catalogue for Services {
     }
 
     async fn describe_game(&self, req: Request<v1::DescribeGameRequest>) -> Result<Response<v1::GameShape>, Status> {
+        let client = self.client(&req, false)?;
         let r = req.into_inner();
         let as_match =
             v1::CreateMatchRequest { game: r.game, preset: r.preset, params: r.params, ..Default::default() };
-        let spec = self.hub.spec(&as_match)?;
+        let spec = self.off_the_async_threads(&client, move |hub| hub.spec(&as_match)).await?;
         let layout = spec.tensor_layout();
         let count = spec.action_count();
         Ok(Response::new(v1::GameShape {
@@ -85,16 +126,16 @@ impl v1::matches_server::Matches for Services {
         &self,
         req: Request<v1::CreateMatchRequest>,
     ) -> Result<Response<v1::CreateMatchResponse>, Status> {
-        let hub = self.hub.clone();
+        let client = self.client(&req, true)?;
         let req = req.into_inner();
-        // Building a game and its agents may take a moment: off the async threads.
-        tokio::task::spawn_blocking(move || hub.create(req))
-            .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map(Response::new)
+        // Reading the request and building a game and its agents take a moment: off the async
+        // threads, as one of the client's calls.
+        let on = client.clone();
+        self.off_the_async_threads(&client, move |hub| hub.create(req, &on)).await.map(Response::new)
     }
 
     async fn observe(&self, req: Request<v1::ObserveRequest>) -> Result<Response<v1::SeatState>, Status> {
+        self.client(&req, false)?;
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
         let s = table.lock();
@@ -104,18 +145,12 @@ impl v1::matches_server::Matches for Services {
     type WatchStream = Stream_<v1::SeatState>;
 
     async fn watch(&self, req: Request<v1::ObserveRequest>) -> Result<Response<Self::WatchStream>, Status> {
+        let place = self.spectator(&req)?;
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
-        let hub = self.hub.clone();
-        if hub.spectators.fetch_add(1, Ordering::AcqRel) >= hub.config.max_spectators {
-            hub.spectators.fetch_sub(1, Ordering::AcqRel);
-            return Err(Status::resource_exhausted(format!(
-                "the server serves {} spectators and watchers already (its limit)",
-                hub.config.max_spectators
-            )));
-        }
         let (tx, rx) = tokio::sync::mpsc::channel(16);
         tokio::spawn(async move {
+            let _place = place;
             // The seat's state at every new version and at the end; a slow reader skips to the
             // newest.
             let mut sent: Option<(u64, bool)> = None;
@@ -139,15 +174,18 @@ impl v1::matches_server::Matches for Services {
                         let _ = tx.send(Err(e)).await;
                         break;
                     }
-                    None => changed.await,
+                    None => tokio::select! {
+                        _ = changed => {}
+                        _ = tx.closed() => break,
+                    },
                 }
             }
-            hub.spectators.fetch_sub(1, Ordering::AcqRel);
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx).take_until(self.hub.stopped()))))
+        Ok(Response::new(spectator_stream(&self.hub, rx)))
     }
 
     async fn act(&self, req: Request<v1::ActRequest>) -> Result<Response<v1::ActResponse>, Status> {
+        self.client(&req, false)?;
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
         let state = table.act(seat, r.action, r.version)?;
@@ -155,12 +193,14 @@ impl v1::matches_server::Matches for Services {
     }
 
     async fn resign(&self, req: Request<v1::ResignRequest>) -> Result<Response<v1::SeatState>, Status> {
+        self.client(&req, false)?;
         let r = req.into_inner();
         let (table, seat) = self.hub.seat_of(&r.match_id, &r.token)?;
         table.resign(seat).map(Response::new)
     }
 
     async fn cancel_match(&self, req: Request<v1::CancelMatchRequest>) -> Result<Response<v1::MatchRecord>, Status> {
+        self.client(&req, false)?;
         let r = req.into_inner();
         let table = self.hub.created(&r.match_id, &r.creator_token)?;
         table.cancel()?;
@@ -169,6 +209,7 @@ impl v1::matches_server::Matches for Services {
     }
 
     async fn get_record(&self, req: Request<v1::GetRecordRequest>) -> Result<Response<v1::MatchRecord>, Status> {
+        self.client(&req, false)?;
         let table = self.hub.table(&req.into_inner().match_id)?;
         let record = table.record()?;
         super::wire::record(&record, table.setup.cooperative).map(Response::new).map_err(Status::internal)
@@ -177,18 +218,12 @@ impl v1::matches_server::Matches for Services {
     type SpectateStream = Stream_<v1::MatchEvent>;
 
     async fn spectate(&self, req: Request<v1::SpectateRequest>) -> Result<Response<Self::SpectateStream>, Status> {
+        let place = self.spectator(&req)?;
         let r = req.into_inner();
         let table = self.hub.table(&r.match_id)?;
-        let hub = self.hub.clone();
-        if hub.spectators.fetch_add(1, Ordering::AcqRel) >= hub.config.max_spectators {
-            hub.spectators.fetch_sub(1, Ordering::AcqRel);
-            return Err(Status::resource_exhausted(format!(
-                "the server serves {} spectators already (its limit)",
-                hub.config.max_spectators
-            )));
-        }
         let (tx, rx) = tokio::sync::mpsc::channel(64);
         tokio::spawn(async move {
+            let _place = place;
             // The events from `from_version` on, read from the match itself: a spectator never
             // falls behind, however slow (it is sent what it has room for, then waits).
             let mut next = 0;
@@ -210,18 +245,19 @@ impl v1::matches_server::Matches for Services {
                 };
                 for e in batch {
                     if tx.send(Ok(e)).await.is_err() {
-                        hub.spectators.fetch_sub(1, Ordering::AcqRel);
                         return;
                     }
                 }
                 if over {
                     break;
                 }
-                changed.await;
+                tokio::select! {
+                    _ = changed => {}
+                    _ = tx.closed() => break,
+                }
             }
-            hub.spectators.fetch_sub(1, Ordering::AcqRel);
         });
-        Ok(Response::new(Box::pin(ReceiverStream::new(rx).take_until(self.hub.stopped()))))
+        Ok(Response::new(spectator_stream(&self.hub, rx)))
     }
 }
 
@@ -230,6 +266,7 @@ impl v1::play_server::Play for Services {
     type PlayStream = Stream_<v1::ServerMessage>;
 
     async fn play(&self, req: Request<Streaming<v1::BotMessage>>) -> Result<Response<Self::PlayStream>, Status> {
+        let client = self.client(&req, false)?;
         let mut inbound = req.into_inner();
         let hello = match tokio::time::timeout(Duration::from_secs(10), inbound.message()).await {
             Ok(Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(h)) }))) => h,
@@ -243,7 +280,7 @@ impl v1::play_server::Play for Services {
         let mut session = Session::new(id.clone(), hello.name.clone(), hello.games.clone(), tx.clone());
         session.tensors = hello.tensors;
         let session = Arc::new(session);
-        self.hub.register(session.clone(), &hello.key)?;
+        self.hub.register(session.clone(), &hello.key, &client)?;
         if tx
             .send(Ok(v1::ServerMessage {
                 message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
@@ -293,19 +330,11 @@ impl v1::play_server::Play for Services {
     }
 }
 
-/// A Hello's name and games, within bounds: a name of printable characters (at most 64), at
-/// most 16 games, each one the server has.
+/// A Hello's name and games, within bounds: a name as [`names::check`] has it, at most 16
+/// games, each one the server has.
 fn check_hello(hello: &v1::Hello) -> Result<(), Status> {
-    let name = hello.name.trim();
-    if name.is_empty() {
-        return Err(Status::invalid_argument("Hello.name: the name is empty"));
-    }
-    if name != hello.name || hello.name.chars().count() > 64 || hello.name.chars().any(char::is_control) {
-        return Err(Status::invalid_argument(format!(
-            "Hello.name: `{}` is not a name: at most 64 printable characters, no space around",
-            shown(&hello.name)
-        )));
-    }
+    names::check(&hello.name)
+        .map_err(|e| Status::invalid_argument(format!("Hello.name: `{}` is not a name: {e}", shown(&hello.name))))?;
     if hello.games.len() > 16 {
         return Err(Status::invalid_argument(format!("Hello.games: {} games, at most 16", hello.games.len())));
     }

@@ -109,6 +109,9 @@ pub struct Session {
     requests: Mutex<Requests>,
     alive: AtomicBool,
     faults: AtomicU32,
+    /// Its place among the server's Play streams (none for a keyed name), given back when the
+    /// stream ends.
+    place: Mutex<Option<super::shares::Held>>,
 }
 
 /// Removes a request from the open ones when its waiter gives up (limit, match over).
@@ -137,7 +140,13 @@ impl Session {
             requests: Mutex::new(Requests::default()),
             alive: AtomicBool::new(true),
             faults: AtomicU32::new(0),
+            place: Mutex::new(None),
         }
+    }
+
+    /// Keep this place while the stream lives.
+    pub fn hold(&self, place: super::shares::Held) {
+        *self.place.lock().unwrap_or_else(|p| p.into_inner()) = Some(place);
     }
 
     pub fn is_alive(&self) -> bool {
@@ -228,6 +237,7 @@ impl Session {
     pub fn close(&self) {
         self.alive.store(false, Ordering::Release);
         self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.clear();
+        self.place.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
 }
 

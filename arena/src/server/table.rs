@@ -99,8 +99,12 @@ pub struct Setup {
     pub limits: Limits,
     pub cooperative: bool,
     pub next_request: Arc<AtomicU64>,
-    /// Server-run agents think one at a time per slot (a slot taken, the move's clock starts).
+    /// Server-run agents think one at a time per slot (a slot taken, the move's clock starts):
+    /// a slot of the creator's share first, then one of the server's.
     pub bot_slots: Arc<tokio::sync::Semaphore>,
+    pub client_slots: Arc<tokio::sync::Semaphore>,
+    /// The creator's place among the matches in play, given back when the match is over.
+    pub place: Mutex<Option<super::shares::Held>>,
     /// Where to note each Play round trip, when the server measures them (benchmarks).
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
 }
@@ -231,6 +235,7 @@ impl Table {
     /// Drop what a finished match no longer needs (its agents); a search still running on a
     /// blocking thread keeps its agent until it returns.
     pub fn release(&self) {
+        self.setup.place.lock().unwrap_or_else(|p| p.into_inner()).take();
         for b in &self.setup.seats {
             if let SeatBinding::Bot(agent) = b
                 && let Ok(mut a) = agent.try_lock()
@@ -392,8 +397,11 @@ impl Table {
     /// thinks on a blocking thread (its clock starts with the slot). One that runs past the
     /// limit and a grace is cut off (the thread is left to finish on its own).
     async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> (Result<ActionId, NoAnswer>, Duration) {
-        let slot = match self.setup.bot_slots.clone().acquire_owned().await {
-            Ok(slot) => slot,
+        let slot = match self.setup.client_slots.clone().acquire_owned().await {
+            Ok(own) => match self.setup.bot_slots.clone().acquire_owned().await {
+                Ok(slot) => (own, slot),
+                Err(e) => return (Err((Fault::Crash, e.to_string())), Duration::ZERO),
+            },
             Err(e) => return (Err((Fault::Crash, e.to_string())), Duration::ZERO),
         };
         let started = Instant::now();

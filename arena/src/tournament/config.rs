@@ -27,6 +27,7 @@
 //!
 //! A bad file is an error naming the line and the field, and nothing is played.
 
+use engine::core::yaml::check_file;
 use engine::core::{AnySpec, ParamSource, describe_yaml_error};
 use engine::find_game;
 use serde::{Deserialize, Serialize};
@@ -48,9 +49,17 @@ pub struct Participant {
     #[serde(default)]
     pub connect: bool,
     /// An external agent the arena launches (`sh -c COMMAND`), with `ARENA_SERVER` (the
-    /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set.
+    /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set, and no
+    /// secret of the arena's in its environment. It runs as the operator's user: it can read
+    /// whatever the operator can (the run's directory with its deal secret among them) unless
+    /// `sandbox` runs it as someone else.
     #[serde(default)]
     pub command: Option<String>,
+    /// A command the `command` runs under, words split as a shell would: `sudo -u agent`,
+    /// `bwrap --ro-bind / / --tmpfs /home …`, `systemd-run --user --pipe …`. It is given the
+    /// command as `sh -c COMMAND` after its own words.
+    #[serde(default)]
+    pub sandbox: Option<String>,
     /// Its own per-move limit in milliseconds, instead of the tournament's.
     #[serde(default)]
     pub move_time_ms: Option<u64>,
@@ -200,6 +209,7 @@ pub struct ResolvedGame {
 impl TournamentConfig {
     /// Read a tournament file; `source` names it in errors.
     pub fn parse(source: &str, text: &str) -> Result<TournamentConfig, String> {
+        check_file(text).map_err(|e| format!("{source}: {e}"))?;
         let de = serde_yaml::Deserializer::from_str(text);
         let config: TournamentConfig = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
@@ -236,6 +246,24 @@ impl TournamentConfig {
             }
             if let Some(bot) = &p.bot {
                 bots::BotSpec::parse(bot).map_err(|e| format!("{source}: field `participants[{i}].bot`: {e}"))?;
+            }
+            if let Some(sandbox) = &p.sandbox {
+                if p.command.is_none() {
+                    return Err(format!(
+                        "{source}: field `participants[{i}].sandbox`: only a `command` runs in a sandbox"
+                    ));
+                }
+                if shlex::split(sandbox).is_none_or(|w| w.is_empty()) {
+                    return Err(format!(
+                        "{source}: field `participants[{i}].sandbox`: not a command (its quotes do not close, or it \
+                         is empty)"
+                    ));
+                }
+            }
+            if p.command.is_some() || p.connect {
+                crate::server::names::check(&p.name).map_err(|e| {
+                    format!("{source}: field `participants[{i}].name`: an external participant's Play name: {e}")
+                })?;
             }
         }
         if let Some(a) = &self.anchor
@@ -356,6 +384,7 @@ pub fn apply_overrides(source: &str, text: &str, overrides: &[String]) -> Result
     if overrides.is_empty() {
         return Ok(text.to_string());
     }
+    check_file(text).map_err(|e| format!("{source}: {e}"))?;
     let mut doc: serde_yaml::Value = serde_yaml::from_str(text).map_err(|e| format!("{source}: {e}"))?;
     for o in overrides {
         let bad = |why: &str| format!("--set {o}: {why}");
@@ -399,6 +428,7 @@ pub fn apply_overrides(source: &str, text: &str, overrides: &[String]) -> Result
 
 /// Read a deals file: a YAML list of seeds, positions, or `{ seed, scenario }`.
 pub fn read_deals(path: &str, text: &str) -> Result<Vec<Deal>, String> {
+    check_file(text).map_err(|e| format!("deals file {path}: {e}"))?;
     let items: Vec<serde_yaml::Value> =
         serde_yaml::from_str(text).map_err(|e| format!("deals file {path}: a YAML list of deals: {e}"))?;
     if items.is_empty() {

@@ -1,8 +1,9 @@
 //! External participants: agents in any language that play over the Play stream. When a
 //! tournament has any, it runs its own gRPC server for them, launches those it has a command
-//! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment), waits until every one has
-//! said Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like
-//! any other: a timeout, a disconnection or an illegal answer is that game's verdict.
+//! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment, and none of the arena's
+//! secrets; under their `sandbox` command if they have one), waits until every one has said
+//! Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like any
+//! other: a timeout, a disconnection or an illegal answer is that game's verdict.
 
 use super::Tournament;
 use super::run::AgentFactory;
@@ -40,7 +41,8 @@ impl Externals {
             .build()
             .map_err(|e| format!("cannot start tokio: {e}"))?;
         let addr = t.config.listen.parse().map_err(|e| format!("listen: {e}"))?;
-        let config = ServerConfig { move_time: None, ..ServerConfig::default() };
+        // Only the operator's own programs connect (from this host, as one client).
+        let config = ServerConfig { move_time: None, shares: server::Shares::WHOLE, ..ServerConfig::default() };
         let running = runtime.block_on(server::start(addr, config))?;
         let url = running.url();
         let mut ext = Externals {
@@ -53,11 +55,7 @@ impl Externals {
         for &p in &external {
             let part = &t.config.participants[p];
             if let Some(command) = &part.command {
-                let child = Command::new("sh")
-                    .args(["-c", command])
-                    .env("ARENA_SERVER", &url)
-                    .env("ARENA_NAME", &part.name)
-                    .spawn()
+                let child = launch(command, part.sandbox.as_deref(), &url, &part.name)
                     .map_err(|e| format!("participant `{}`: cannot run `{command}`: {e}", part.name))?;
                 ext.children.push((part.name.clone(), child));
             } else {
@@ -130,6 +128,34 @@ impl Drop for Externals {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// Is this variable of the arena's environment a secret a participant must not inherit? The
+/// deal secret, any key, token, password or credential (by its name).
+pub fn is_secret(name: &str) -> bool {
+    let n = name.to_ascii_uppercase();
+    n == super::DEAL_SECRET_ENV
+        || ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"].iter().any(|w| n.contains(w))
+}
+
+/// Start a participant's command (`sh -c COMMAND`, after the sandbox's words if it has one),
+/// its environment the arena's without a secret, plus where to connect and its name.
+fn launch(command: &str, sandbox: Option<&str>, url: &str, name: &str) -> std::io::Result<Child> {
+    let mut words = match sandbox {
+        Some(s) => shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("sandbox `{s}` is not a command"))
+        })?,
+        None => Vec::new(),
+    };
+    words.extend(["sh".to_string(), "-c".to_string(), command.to_string()]);
+    let mut cmd = Command::new(&words[0]);
+    cmd.args(&words[1..]);
+    for (var, _) in std::env::vars_os() {
+        if var.to_str().is_none_or(is_secret) {
+            cmd.env_remove(&var);
+        }
+    }
+    cmd.env("ARENA_SERVER", url).env("ARENA_NAME", name).spawn()
 }
 
 /// Run `work` with the tournament's agents: a server for its external participants if it has

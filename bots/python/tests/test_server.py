@@ -117,3 +117,32 @@ def test_the_example_agents_play_as_commands(server, python, module):
     finally:
         child.terminate()
         child.wait(timeout=30)
+
+
+def test_a_client_key_travels_with_every_call(arena, tmp_path):
+    """With `--require-key always`, only a client that sends its key is served: the key given
+    to `Client` and `play` (or `ARENA_CLIENT_KEY`) goes with every call and the Play stream."""
+    key = "lab-key-0123456789"
+    keys = tmp_path / "clients"
+    keys.write_text(f"lab={key}\n")
+    command = [arena, "serve", "--addr", "127.0.0.1:0", "--client-keys", str(keys), "--require-key", "always"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        url = "http://" + child.stdout.readline().split()[-1]
+        first = lambda request: request.legal[0]  # noqa: E731
+        for wrong in (None, "not-the-key-000000"):
+            with ta.Client(url, client_key=wrong) as stranger:
+                with pytest.raises(grpc.RpcError) as refused:
+                    stranger.create_match("journey")
+                assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            with pytest.raises(grpc.RpcError) as refused:
+                ta.play(first, server=url, name="stranger", client_key=wrong)
+            assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        kwargs = {"server": url, "name": "keyed-py", "client_key": key}
+        threading.Thread(target=ta.play, args=(first,), kwargs=kwargs, daemon=True).start()
+        with ta.Client(url, client_key=key) as lab:
+            match = create_when_connected(lab, "keyed-py", game="journey", seats=[{"play": "keyed-py"}], seed=3)
+            assert wait_for_record(lab, match.match_id).outcome.ranks
+    finally:
+        child.terminate()
+        child.wait(timeout=30)

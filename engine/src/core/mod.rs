@@ -7,6 +7,7 @@ mod pile;
 mod record;
 mod registry;
 mod tensor;
+pub mod yaml;
 
 use std::fmt;
 

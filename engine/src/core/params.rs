@@ -69,6 +69,7 @@ fn parse_patch<P: ParamFields>(source: &ParamSource) -> Result<P::Patch, ParamEr
             if text.trim().is_empty() {
                 return Ok(P::Patch::default());
             }
+            super::yaml::check_file(text).map_err(|e| ParamError(format!("{name}: {e}")))?;
             let de = serde_yaml::Deserializer::from_str(text);
             serde_path_to_error::deserialize(de).map_err(|e| {
                 let path = e.path().to_string();
@@ -81,6 +82,7 @@ fn parse_patch<P: ParamFields>(source: &ParamSource) -> Result<P::Patch, ParamEr
                 Some((i, _)) => format!("{}…", &value[..i]),
                 None => value.clone(),
             };
+            super::yaml::check_file(value).map_err(|e| ParamError(format!("{key}={shown}: {e}")))?;
             let scalar: serde_yaml::Value = serde_yaml::from_str(value)
                 .map_err(|e| ParamError(format!("{key}={shown}: cannot read the value: {e}")))?;
             let mut map = serde_yaml::Mapping::new();

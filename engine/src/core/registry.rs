@@ -223,6 +223,7 @@ impl<G: Game> AnySpec for Spec<G> {
         Box::new(Dyn(G::new(&self.params, seed)))
     }
     fn scenario(&self, seed: u64, yaml: &str) -> Result<Box<dyn AnyGame>, String> {
+        super::yaml::check_file(yaml).map_err(|e| format!("scenario: {e}"))?;
         let de = serde_yaml::Deserializer::from_str(yaml);
         let scenario: G::Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();

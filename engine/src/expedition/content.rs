@@ -193,6 +193,7 @@ fn field_error(what: &str, e: serde_path_to_error::Error<serde_yaml::Error>) -> 
 impl Content {
     /// Read and check a content set; `source` (a file name) is quoted in every error.
     pub fn from_yaml(source: &str, text: &str) -> Result<Content, String> {
+        crate::core::yaml::check_file(text).map_err(|e| format!("content {source}: {e}"))?;
         let de = serde_yaml::Deserializer::from_str(text);
         let raw: RawContent =
             serde_path_to_error::deserialize(de).map_err(|e| field_error(&format!("content {source}"), e))?;

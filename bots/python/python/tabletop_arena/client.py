@@ -17,6 +17,51 @@ from . import _native
 from ._stubs import stubs
 
 
+class _ClientKey(
+    grpc.UnaryUnaryClientInterceptor,
+    grpc.UnaryStreamClientInterceptor,
+    grpc.StreamUnaryClientInterceptor,
+    grpc.StreamStreamClientInterceptor,
+):
+    """Sends the operator's client key (the `x-arena-key` metadata) with every call."""
+
+    def __init__(self, key):
+        self._key = key
+
+    def _with_key(self, details):
+        return _Details(details, list(details.metadata or []) + [("x-arena-key", self._key)])
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._with_key(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._with_key(details), request)
+
+    def intercept_stream_unary(self, continuation, details, requests):
+        return continuation(self._with_key(details), requests)
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        return continuation(self._with_key(details), requests)
+
+
+class _Details(grpc.ClientCallDetails):
+    def __init__(self, details, metadata):
+        self.method = details.method
+        self.timeout = details.timeout
+        self.metadata = metadata
+        self.credentials = details.credentials
+        self.wait_for_ready = getattr(details, "wait_for_ready", None)
+        self.compression = getattr(details, "compression", None)
+
+
+def _channel(server, client_key):
+    """A channel to `server`; with `client_key` (default: `ARENA_CLIENT_KEY`), every call
+    carries it, so that the server knows this client by its key rather than its address."""
+    channel = grpc.insecure_channel(_target(server))
+    client_key = client_key if client_key is not None else os.environ.get("ARENA_CLIENT_KEY", "")
+    return grpc.intercept_channel(channel, _ClientKey(client_key)) if client_key else channel
+
+
 def _target(server):
     """A gRPC target from a URL (`http://host:port`) or a bare `host:port`."""
     return server.removeprefix("http://")
@@ -85,12 +130,13 @@ def _decide(agent, request):
     return int(act(request))
 
 
-def play(agent, server=None, name=None, games=(), key=None, tensors=False):
+def play(agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None):
     """Serve `agent` over the Play stream of `server` under `name` until the stream ends.
 
-    `games` lists the games it plays (empty: all). `server`, `name` and `key` default to
-    `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a tournament's
-    `command:` participant). An agent with an `ended(message)` method is told of every
+    `games` lists the games it plays (empty: all). `server`, `name` and `key` (the name's key)
+    default to `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a
+    tournament's `command:` participant); `client_key`, the key the operator gave this client,
+    to `ARENA_CLIENT_KEY`. An agent with an `ended(message)` method is told of every
     `MatchEnded`. Returns `{"decisions": n, "ended": m}`.
     """
     pb, rpc = stubs()
@@ -101,7 +147,7 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False):
     outbox.put(pb.BotMessage(hello=pb.Hello(name=name, games=list(games), key=key, tensors=tensors)))
     known = _Games()
     counts = {"decisions": 0, "ended": 0}
-    with grpc.insecure_channel(_target(server)) as channel:
+    with _channel(server, client_key) as channel:
         stream = rpc.PlayStub(channel).Play(iter(outbox.get, None))
         try:
             for message in stream:
@@ -131,9 +177,9 @@ class Client:
     """The server's unary and streaming calls, for seats played by token and for creating
     matches. Messages are the contract's (`Client.pb` is its module of messages)."""
 
-    def __init__(self, server="http://127.0.0.1:50051"):
+    def __init__(self, server="http://127.0.0.1:50051", client_key=None):
         self.pb, rpc = stubs()
-        self._channel = grpc.insecure_channel(_target(server))
+        self._channel = _channel(server, client_key)
         self.matches = rpc.MatchesStub(self._channel)
         self.catalogue = rpc.CatalogueStub(self._channel)
         self._games = _Games()

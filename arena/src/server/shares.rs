@@ -1,0 +1,357 @@
+//! Who is asking, and how much of the server each one may hold.
+//!
+//! A client is the holder of a key from the operator's `--client-keys` file (sent as the
+//! `x-arena-key` metadata of every call), or else its address: an IPv4 address, or the /64
+//! network of an IPv6 one (one host is handed a whole /64). Every pool a client can fill —
+//! matches in play, Play streams, spectators, calls being parsed, server-run agents thinking —
+//! has a limit in all and a share per client, so a client at its share leaves the rest to the
+//! others. Keyed Play names are outside the streams pool: their holders always get in.
+
+use super::hub::same_secret;
+use std::collections::HashMap;
+use std::fmt;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex, Weak};
+use tonic::Status;
+
+/// The metadata a client sends its key in.
+pub const KEY_HEADER: &str = "x-arena-key";
+
+/// A client, as the server tells clients apart.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ClientId {
+    /// The holder of the operator's key of this name.
+    Key(String),
+    /// An IPv4 address, or an IPv6 /64 network.
+    Addr(IpAddr),
+    /// No key and no address (a transport that has none).
+    Unknown,
+}
+
+impl fmt::Display for ClientId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientId::Key(name) => write!(f, "client `{name}`"),
+            ClientId::Addr(IpAddr::V6(a)) => write!(f, "the clients of {a}/64"),
+            ClientId::Addr(a) => write!(f, "the clients of {a}"),
+            ClientId::Unknown => f.write_str("the clients without an address"),
+        }
+    }
+}
+
+impl ClientId {
+    /// A peer's address as a client: its IPv6 /64 network, or its IPv4 address (an IPv4
+    /// address mapped into IPv6 is the IPv4 address).
+    pub fn of_addr(addr: Option<SocketAddr>) -> ClientId {
+        match addr.map(|a| a.ip()) {
+            None => ClientId::Unknown,
+            Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
+                Some(v4) => ClientId::Addr(IpAddr::V4(v4)),
+                None => {
+                    let s = v6.segments();
+                    ClientId::Addr(IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0)))
+                }
+            },
+            Some(v4) => ClientId::Addr(v4),
+        }
+    }
+}
+
+/// Which calls need a client key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KeyRequired {
+    /// None: a client without a key is its address.
+    #[default]
+    Never,
+    /// CreateMatch needs one (anyone may still play, watch and list).
+    ToCreate,
+    /// Every call of the arena's services (health and reflection excepted).
+    Always,
+}
+
+impl std::str::FromStr for KeyRequired {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "never" => Ok(KeyRequired::Never),
+            "create" => Ok(KeyRequired::ToCreate),
+            "always" => Ok(KeyRequired::Always),
+            _ => Err(format!("`{s}`: expected never, create or always")),
+        }
+    }
+}
+
+/// The operator's client keys: who holds which.
+#[derive(Clone, Debug, Default)]
+pub struct ClientKeys {
+    /// (client name, key)
+    keys: Vec<(String, String)>,
+    pub required: KeyRequired,
+}
+
+impl ClientKeys {
+    pub fn new(keys: HashMap<String, String>, required: KeyRequired) -> Result<ClientKeys, String> {
+        if required != KeyRequired::Never && keys.is_empty() {
+            return Err("a client key is required, and --client-keys gives none".into());
+        }
+        let mut keys: Vec<(String, String)> = keys.into_iter().collect();
+        keys.sort();
+        for (name, key) in &keys {
+            if key.len() < 16 {
+                return Err(format!("--client-keys: the key of `{name}` is shorter than 16 characters"));
+            }
+        }
+        Ok(ClientKeys { keys, required })
+    }
+
+    /// Who sends `key` (the value of [`KEY_HEADER`], if any) from `addr`, for a call that
+    /// `creates` a match or not.
+    pub fn identify(&self, key: Option<&[u8]>, addr: Option<SocketAddr>, creates: bool) -> Result<ClientId, Status> {
+        if let Some(key) = key {
+            let key = std::str::from_utf8(key).unwrap_or("");
+            // Every key compared, in time that does not tell which one (or how much) matched.
+            let mut found = None;
+            for (name, k) in &self.keys {
+                if same_secret(k, key) {
+                    found = Some(name);
+                }
+            }
+            return match found {
+                Some(name) => Ok(ClientId::Key(name.clone())),
+                None => Err(Status::unauthenticated(format!("{KEY_HEADER}: not a client key of this server"))),
+            };
+        }
+        match self.required {
+            KeyRequired::Always => {
+                Err(Status::unauthenticated(format!("this server serves its clients by key: send it as {KEY_HEADER}")))
+            }
+            KeyRequired::ToCreate if creates => Err(Status::unauthenticated(format!(
+                "this server creates matches for its clients by key: send it as {KEY_HEADER}"
+            ))),
+            _ => Ok(ClientId::of_addr(addr)),
+        }
+    }
+}
+
+/// One pool clients share: at most `limit` held in all, at most `share` by one client.
+pub struct Pool {
+    /// What it holds, plural ("matches in play").
+    what: &'static str,
+    limit: usize,
+    share: usize,
+    held: Mutex<PoolState>,
+}
+
+#[derive(Default)]
+struct PoolState {
+    total: usize,
+    by_client: HashMap<ClientId, usize>,
+}
+
+/// A place taken in a pool, given back when dropped.
+pub struct Held {
+    pool: Arc<Pool>,
+    client: ClientId,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut s = self.pool.held.lock().unwrap_or_else(|p| p.into_inner());
+        s.total -= 1;
+        if let Some(n) = s.by_client.get_mut(&self.client) {
+            *n -= 1;
+            if *n == 0 {
+                s.by_client.remove(&self.client);
+            }
+        }
+    }
+}
+
+impl fmt::Debug for Held {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Held({}, {})", self.pool.what, self.client)
+    }
+}
+
+impl Pool {
+    pub fn new(what: &'static str, limit: usize, share: usize) -> Arc<Pool> {
+        Arc::new(Pool { what, limit, share: share.clamp(1, limit.max(1)), held: Mutex::default() })
+    }
+
+    /// A place for `client`, or RESOURCE_EXHAUSTED naming whose limit it met.
+    pub fn take(self: &Arc<Self>, client: &ClientId) -> Result<Held, Status> {
+        let mut s = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mine = s.by_client.get(client).copied().unwrap_or(0);
+        if mine >= self.share {
+            return Err(Status::resource_exhausted(format!(
+                "{mine} {} held by {client} already: a client's share (of {} in all)",
+                self.what, self.limit
+            )));
+        }
+        if s.total >= self.limit {
+            return Err(Status::resource_exhausted(format!(
+                "the server holds {} {} already (its limit)",
+                self.limit, self.what
+            )));
+        }
+        s.total += 1;
+        *s.by_client.entry(client.clone()).or_insert(0) += 1;
+        Ok(Held { pool: self.clone(), client: client.clone() })
+    }
+
+    /// Places held in all.
+    pub fn total(&self) -> usize {
+        self.held.lock().unwrap_or_else(|p| p.into_inner()).total
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+
+    pub fn share(&self) -> usize {
+        self.share
+    }
+}
+
+/// A rate each client may call at: a bucket of `burst` calls, refilled at `per_second`. A call
+/// it refuses cost the server nothing but its message.
+pub struct Rate {
+    per_second: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<ClientId, (f64, std::time::Instant)>>,
+}
+
+impl Rate {
+    pub fn new(per_second: f64, burst: f64) -> Rate {
+        Rate { per_second: per_second.max(0.001), burst: burst.max(1.0), buckets: Mutex::default() }
+    }
+
+    /// One call of `client`, or RESOURCE_EXHAUSTED if it calls faster than the rate.
+    pub fn admit(&self, client: &ClientId) -> Result<(), Status> {
+        let now = std::time::Instant::now();
+        let mut b = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        let (rate, burst) = (self.per_second, self.burst);
+        let full =
+            |(tokens, at): &(f64, std::time::Instant)| tokens + now.duration_since(*at).as_secs_f64() * rate >= burst;
+        if b.len() >= 4096 {
+            // A full bucket is as good as none: forget it.
+            b.retain(|_, v| !full(v));
+        }
+        let (tokens, at) = b.entry(client.clone()).or_insert((burst, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(burst);
+        *at = now;
+        if *tokens < 1.0 {
+            let wait = ((1.0 - *tokens) / rate * 1000.0).ceil();
+            return Err(Status::resource_exhausted(format!(
+                "{client}: over {rate} calls a second, a client's rate: try again in {wait} ms"
+            )));
+        }
+        *tokens -= 1.0;
+        Ok(())
+    }
+}
+
+/// The server-run agents' thinking slots: one semaphore for all, and one per client (of
+/// `share` permits) that its agents pass first, so that a client's agents waiting for a slot
+/// queue behind each other, not ahead of everyone else's.
+pub struct ThinkingSlots {
+    pub all: Arc<tokio::sync::Semaphore>,
+    share: usize,
+    by_client: Mutex<HashMap<ClientId, Weak<tokio::sync::Semaphore>>>,
+}
+
+impl ThinkingSlots {
+    pub fn new(slots: usize, share: usize) -> ThinkingSlots {
+        let slots = slots.max(1);
+        ThinkingSlots {
+            all: Arc::new(tokio::sync::Semaphore::new(slots)),
+            share: share.clamp(1, slots),
+            by_client: Mutex::default(),
+        }
+    }
+
+    /// The client's own slots (shared by all its matches while any holds them).
+    pub fn of(&self, client: &ClientId) -> Arc<tokio::sync::Semaphore> {
+        let mut m = self.by_client.lock().unwrap_or_else(|p| p.into_inner());
+        m.retain(|_, w| w.strong_count() > 0);
+        if let Some(s) = m.get(client).and_then(Weak::upgrade) {
+            return s;
+        }
+        let s = Arc::new(tokio::sync::Semaphore::new(self.share));
+        m.insert(client.clone(), Arc::downgrade(&s));
+        s
+    }
+
+    pub fn share(&self) -> usize {
+        self.share
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_share_leaves_room_for_others() {
+        let pool = Pool::new("matches", 3, 2);
+        let (a, b) = (ClientId::Key("a".into()), ClientId::Key("b".into()));
+        let a1 = pool.take(&a).unwrap();
+        let _a2 = pool.take(&a).unwrap();
+        let e = pool.take(&a).unwrap_err();
+        assert!(e.message().contains("2 matches held by client `a`") && e.message().contains("share"), "{e:?}");
+        let _b1 = pool.take(&b).unwrap();
+        let e = pool.take(&b).unwrap_err();
+        assert!(e.message().contains("3 matches already (its limit)"), "{e:?}");
+        drop(a1);
+        assert_eq!(pool.total(), 2);
+        pool.take(&b).unwrap();
+    }
+
+    #[test]
+    fn a_clients_agents_wait_behind_its_own_share() {
+        let slots = ThinkingSlots::new(2, 1);
+        let (a, b) = (ClientId::Key("a".into()), ClientId::Key("b".into()));
+        let a1 = slots.of(&a).try_acquire_owned().unwrap();
+        assert!(slots.of(&a).try_acquire_owned().is_err(), "a's second agent waits for a's own slot");
+        let _b1 = slots.of(&b).try_acquire_owned().unwrap();
+        drop(a1);
+        assert!(slots.of(&a).try_acquire_owned().is_ok());
+        assert_eq!(slots.share(), 1);
+    }
+
+    #[test]
+    fn a_client_past_its_rate_waits_and_others_do_not() {
+        let rate = Rate::new(1.0, 3.0);
+        let (a, b) = (ClientId::Key("a".into()), ClientId::Key("b".into()));
+        for _ in 0..3 {
+            rate.admit(&a).unwrap();
+        }
+        let e = rate.admit(&a).unwrap_err();
+        assert!(
+            e.message().contains("client `a`: over 1 calls a second") && e.message().contains("try again"),
+            "{e:?}"
+        );
+        rate.admit(&b).unwrap();
+    }
+
+    #[test]
+    fn addresses_and_keys() {
+        let v6 = ClientId::of_addr(Some("[2001:db8:1:2:3:4:5:6]:9".parse().unwrap()));
+        assert_eq!(v6, ClientId::of_addr(Some("[2001:db8:1:2:ff::1]:10".parse().unwrap())), "one /64");
+        assert_eq!(
+            ClientId::of_addr(Some("[::ffff:10.0.0.1]:1".parse().unwrap())),
+            ClientId::of_addr(Some("10.0.0.1:2".parse().unwrap()))
+        );
+        let keys = ClientKeys::new(
+            HashMap::from([("lab".to_string(), "k".repeat(16)), ("class".to_string(), "c".repeat(16))]),
+            KeyRequired::ToCreate,
+        )
+        .unwrap();
+        let addr = Some("10.0.0.1:2".parse().unwrap());
+        assert_eq!(keys.identify(Some("k".repeat(16).as_bytes()), addr, true).unwrap(), ClientId::Key("lab".into()));
+        assert_eq!(keys.identify(Some(b"nope"), addr, false).unwrap_err().code(), tonic::Code::Unauthenticated);
+        assert_eq!(keys.identify(None, addr, true).unwrap_err().code(), tonic::Code::Unauthenticated);
+        assert_eq!(keys.identify(None, addr, false).unwrap(), ClientId::of_addr(addr));
+        assert!(ClientKeys::new(HashMap::from([("x".to_string(), "short".to_string())]), KeyRequired::Never).is_err());
+    }
+}
