@@ -50,8 +50,9 @@ pub struct CompareResult {
     pub llr: Option<f64>,
     pub bounds: Option<(f64, f64)>,
     pub sprt: Option<SprtSpec>,
-    pub elo: f64,
-    pub elo_ci95: (f64, f64),
+    /// A's strength from the unit scores as observed (Elo, its 95% interval, normalized Elo,
+    /// likelihood of superiority).
+    pub estimate: reports::sprt::Estimate,
     /// Games that ended by a verdict, by the agent at fault.
     pub verdicts: BTreeMap<String, u64>,
     pub seconds: f64,
@@ -180,8 +181,7 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
         llr: None,
         bounds: c.sprt.map(|s| s.bounds()),
         sprt: c.sprt,
-        elo: 0.0,
-        elo_ci95: (0.0, 0.0),
+        estimate: tally.estimate(),
         verdicts: BTreeMap::new(),
         seconds: 0.0,
     };
@@ -233,9 +233,7 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
 }
 
 fn finish(result: &mut CompareResult, tally: &Tally, start: Instant) {
-    let (elo, lo, hi) = tally.elo();
-    result.elo = elo;
-    result.elo_ci95 = (lo, hi);
+    result.estimate = tally.estimate();
     result.unit_scores = tally.counts.clone();
     result.seconds = start.elapsed().as_secs_f64();
 }
@@ -254,21 +252,22 @@ impl CompareResult {
             self.games, self.units, self.games_per_unit, self.wins, self.draws, self.losses, self.a
         );
         if let (Some(llr), Some((lo, hi)), Some(s)) = (self.llr, self.bounds, self.sprt) {
-            t += &format!(
-                "LLR {llr:.2} (bounds {lo:.2}, {hi:.2}; elo0 {}, elo1 {}, alpha {}, beta {})\n",
-                s.elo0, s.elo1, s.alpha, s.beta
-            );
+            t += &format!("LLR {llr:.2} (bounds {lo:.2}, {hi:.2}; {})\n", s.describe());
         }
         let elo = |x: f64| match x {
-            x if x >= 2399.0 => "+∞".to_string(),
-            x if x <= -2399.0 => "−∞".to_string(),
+            x if x == f64::INFINITY => "+∞".to_string(),
+            x if x == f64::NEG_INFINITY => "−∞".to_string(),
             x => format!("{x:+.1}"),
         };
+        let e = &self.estimate;
         t += &format!(
-            "Elo {} (95% CI {} to {}); unit scores 0..1: {:?}\n",
-            elo(self.elo),
-            elo(self.elo_ci95.0),
-            elo(self.elo_ci95.1),
+            "Elo {} (95% CI {} to {}), nElo {} ± {:.1}, LOS {:.1}%; unit scores 0..1: {:?}\n",
+            elo(e.elo),
+            elo(e.elo_ci95.0),
+            elo(e.elo_ci95.1),
+            elo(e.nelo),
+            e.nelo_ci95,
+            100.0 * e.los,
             self.unit_scores
         );
         if !self.verdicts.is_empty() {

@@ -29,9 +29,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 300)]
     pub idle_secs: u64,
     /// What happens to a seat that does not move in time, disconnects or answers garbage,
-    /// when a match names no policy: `forfeit` (it loses, the match ends) or `random` (a
-    /// random legal action is played for it).
-    #[arg(long, default_value = "forfeit", value_parser = ["forfeit", "random"])]
+    /// when a match names no policy: `forfeit` (it loses, the match ends) or `random-move` (a
+    /// random legal action is played for it; `random` is taken too).
+    #[arg(long, default_value = "forfeit", value_parser = Policy::parser())]
     pub on_timeout: String,
     /// The largest message accepted, in bytes.
     #[arg(long, default_value_t = 1 << 20)]
@@ -180,7 +180,7 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
         move_time: limit_ms(args.move_time_ms),
         max_move_time: Duration::from_millis(args.max_move_time_ms),
         idle: limit_ms(args.idle_secs.saturating_mul(1000)),
-        policy: if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit },
+        policy: Policy::parse(&args.on_timeout).unwrap_or(Policy::Forfeit),
         keep_finished_for: Duration::from_secs(args.keep_finished_secs),
         keep_finished: args.keep_finished,
         bot_limits: BotLimits {

@@ -56,8 +56,8 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 0)]
     pub move_time_ms: u64,
     /// What a verdict (timeout, illegal action, crash) does: `forfeit` (the agent loses the
-    /// game) or `random` (a random legal action is played for it).
-    #[arg(long, default_value = "forfeit", value_parser = ["forfeit", "random"])]
+    /// game) or `random-move` (a random legal action is played for it; `random` is taken too).
+    #[arg(long, default_value = "forfeit", value_parser = Policy::parser())]
     pub on_timeout: String,
     /// Games played at once, each on its own thread (the summary and the records keep the
     /// games' order, so they do not depend on it).
@@ -251,7 +251,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
     summary.skipped = args.skip;
     let move_time = limit_ms(args.move_time_ms);
-    let policy = if args.on_timeout == "random" { Policy::RandomMove } else { Policy::Forfeit };
+    let policy = Policy::parse(&args.on_timeout).unwrap_or(Policy::Forfeit);
     let mut writer = match &args.records {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
@@ -332,12 +332,23 @@ pub struct ReplayArgs {
 
 pub fn replay(args: ReplayArgs) -> Result<(), String> {
     let name = args.file.display().to_string();
-    let read = record::read(&args.file)?;
-    if read.records.is_empty() {
-        return Err(format!("{name}: no records"));
+    // Unlike a tournament's log (none yet: no games), a file named to replay must be there.
+    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    if text.trim().is_empty() {
+        return Err(if text.is_empty() {
+            format!("{name} is empty")
+        } else {
+            format!("{name} holds only blank lines")
+        });
     }
-    if read.truncated {
-        outln!("{name}: a last line cut short (a writer killed mid-line) was left out");
+    let read = record::parse(&name, &text)?;
+    if read.records.is_empty() {
+        // Its one line that is not blank is not a record (and was taken for one cut short).
+        let why = read.left_out.as_deref().unwrap_or("no line is a record");
+        return Err(format!("{name} {why}; the file holds no records"));
+    }
+    if let Some(why) = &read.left_out {
+        outln!("{name}: a last line cut short (a writer killed mid-line) was left out ({why})");
     }
     let chosen: Vec<(usize, &MatchRecord)> = match args.game {
         Some(n) if n == 0 || n > read.records.len() => {
@@ -346,6 +357,33 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
         Some(n) => vec![(n, &read.records[n - 1])],
         None => read.records.iter().enumerate().map(|(i, r)| (i + 1, r)).collect(),
     };
+    // A seat's views only of a game that has the seat: checked before anything is printed.
+    if let Some(seat) = args.seat {
+        // The game's own count (its parameters'); parameters that do not build are the
+        // replay's error to tell, and the record's seats stand in for them meanwhile.
+        let seats_of = |r: &MatchRecord| {
+            engine::find_game(&r.game.game)
+                .and_then(|entry| {
+                    (entry.spec)(None, &[r.game.param_source()], &refuse_files).map_err(|e| e.to_string())
+                })
+                .map_or(r.players.len(), |spec| spec.seats())
+        };
+        let seats: Vec<usize> = chosen.iter().map(|(_, r)| seats_of(r)).collect();
+        if let Some(k) = seats.iter().position(|&n| usize::from(seat) >= n) {
+            let (n, r) = chosen[k];
+            let has = match seats[k] {
+                1 => "1 seat: seat 0".to_string(),
+                s => format!("{s} seats: 0 to {}", s - 1),
+            };
+            return Err(if chosen.len() == 1 {
+                format!("--seat {seat}: the recorded game ({}) has {has}", r.game.game)
+            } else if seats.iter().all(|&s| s == seats[k]) {
+                format!("--seat {seat}: the recorded games of {name} each have {has}")
+            } else {
+                format!("--seat {seat}: game {n} of {name} ({}) has {has}; choose a game with --game N", r.game.game)
+            });
+        }
+    }
     for (n, r) in chosen {
         let g = if args.text {
             outln!(
@@ -364,14 +402,14 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
                     let Some(seat) = g.to_move() else { return };
                     let Some(&a) = r.game.actions.get(moves) else { return };
                     moves += 1;
-                    if let Some(s) = args.seat.filter(|&s| usize::from(s) < g.seats()) {
+                    if let Some(s) = args.seat {
                         out!("{}", g.observation_text(Seat(s)));
                     }
                     let who = r.players.get(seat.index()).map(String::as_str).unwrap_or("?");
                     outln!("{moves:>4}. {seat} ({who}): {}", g.action_label(a));
                 })
                 .map_err(|e| format!("{name}: game {n}: {e}"))?;
-            if let Some(s) = args.seat.filter(|&s| usize::from(s) < g.seats()) {
+            if let Some(s) = args.seat {
                 out!("{}", g.observation_text(Seat(s)));
             }
             g

@@ -102,15 +102,19 @@ impl MatchRecord {
 pub struct Records {
     pub records: Vec<MatchRecord>,
     pub truncated: bool,
+    /// When `truncated`: the line left out and why it is not a record (`line 3: not JSON …`).
+    pub left_out: Option<String>,
 }
 
 /// Read a records file, one JSON record per line. A last line that does not parse was cut
 /// short (dropped); any other line that does not parse is an error naming it and what it
-/// lacks.
+/// lacks. A file that does not exist holds no records (a log not begun).
 pub fn read(path: &Path) -> Result<Records, String> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Records { records: vec![], truncated: false }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Records { records: vec![], truncated: false, left_out: None });
+        }
         Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
     };
     parse(&path.display().to_string(), &text)
@@ -120,28 +124,51 @@ pub fn read(path: &Path) -> Result<Records, String> {
 pub fn parse(name: &str, text: &str) -> Result<Records, String> {
     let lines: Vec<&str> = text.lines().collect();
     let mut records = Vec::new();
-    let mut truncated = false;
+    let mut left_out = None;
     for (i, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         match serde_json::from_str::<MatchRecord>(line) {
             Ok(r) => records.push(r),
-            Err(_) if i + 1 == lines.len() && !line.ends_with('}') => truncated = true,
-            Err(e) => {
-                let what = match serde_json::from_str::<serde_json::Value>(line) {
-                    Err(_) if i == 0 => "not a records file: each line holds one match as JSON".to_string(),
-                    Err(_) => format!("not JSON: {e}"),
-                    Ok(v) if v.get("moves").is_some() || v.get("rules_version").is_none() => {
-                        "a record written before records carried a rules version: it cannot be replayed".into()
-                    }
-                    Ok(_) => format!("not a match record: {e}"),
-                };
-                return Err(format!("{name} line {}: {what}", i + 1));
+            Err(e) if i + 1 == lines.len() && !line.ends_with('}') => {
+                left_out = Some(format!("line {}: {}", i + 1, not_a_record(line, &e, records.is_empty())));
             }
+            Err(e) => return Err(format!("{name} line {}: {}", i + 1, not_a_record(line, &e, records.is_empty()))),
         }
     }
-    Ok(Records { records, truncated })
+    Ok(Records { records, truncated: left_out.is_some(), left_out })
+}
+
+/// Why a line is not a record, in a few words: what the JSON reader says, and how the line
+/// begins (a short prefix only: a line may be long, and need not be text at all). `first`:
+/// no line before it was a record.
+fn not_a_record(line: &str, e: &serde_json::Error, first: bool) -> String {
+    // serde_json places its error in the line it was given: the column is what tells.
+    let plain = |e: &serde_json::Error| {
+        let text = e.to_string();
+        let place = format!(" at line {} column {}", e.line(), e.column());
+        match text.strip_suffix(&place) {
+            Some(what) => format!("{what} at column {}", e.column()),
+            None => text,
+        }
+    };
+    const SHOWN: usize = 40;
+    let begins = match line.char_indices().nth(SHOWN) {
+        Some((k, _)) => format!("{:?}…", &line[..k]),
+        None => format!("{line:?}"),
+    };
+    match serde_json::from_str::<serde_json::Value>(line) {
+        Err(json) if first => format!(
+            "not a records file: each line holds one match as JSON, and this one is not JSON ({}; it begins {begins})",
+            plain(&json)
+        ),
+        Err(json) => format!("not JSON ({}; it begins {begins})", plain(&json)),
+        Ok(v) if v.get("moves").is_some() || (v.get("game").is_some() && v.get("rules_version").is_none()) => {
+            "a record written before records carried a rules version: it cannot be replayed".into()
+        }
+        Ok(_) => format!("not a match record: {}", plain(e)),
+    }
 }
 
 /// The game of a record as a page to step through: each position with every seat's view.

@@ -68,24 +68,96 @@ impl Fault {
     }
 }
 
-/// What happens to a seat at fault.
+/// What happens to a seat at fault. One spelling everywhere: `forfeit` and `random-move` on
+/// the command line (`--on-timeout`), in records and in the wire's `Verdict.policy` (the
+/// contract's `TimeoutPolicy` enum names the same two); records written with the older
+/// `random move` still load, and the command line still takes the older `random`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Policy {
     /// It loses: the game ends there.
     #[serde(rename = "forfeit")]
     Forfeit,
     /// A random legal action is played for it, and the game goes on.
-    #[serde(rename = "random move")]
+    #[serde(rename = "random-move", alias = "random move", alias = "random")]
     RandomMove,
 }
 
 impl Policy {
+    pub const ALL: [Policy; 2] = [Policy::Forfeit, Policy::RandomMove];
+
     pub fn name(self) -> &'static str {
         match self {
             Policy::Forfeit => "forfeit",
-            Policy::RandomMove => "random move",
+            Policy::RandomMove => "random-move",
         }
     }
+
+    /// A policy by its name, or an older spelling of it (`random`, `random move`).
+    pub fn parse(name: &str) -> Option<Policy> {
+        match name {
+            "forfeit" => Some(Policy::Forfeit),
+            "random-move" | "random" | "random move" => Some(Policy::RandomMove),
+            _ => None,
+        }
+    }
+
+    /// The command line's `--on-timeout` values: the names, the older `random` taken too.
+    pub fn parser() -> clap::builder::PossibleValuesParser {
+        clap::builder::PossibleValuesParser::new([
+            clap::builder::PossibleValue::new("forfeit"),
+            clap::builder::PossibleValue::new("random-move").alias("random"),
+        ])
+    }
+}
+
+/// The limit a decision ran under, worded once for every verdict that names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// The seat's per-move limit.
+    PerMove(Duration),
+    /// What was left on the seat's game clock (less than any per-move limit).
+    Clock(Duration),
+    /// No seat acted for this long.
+    Idle(Duration),
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Limit::PerMove(d) => write!(f, "the {} ms per-move limit", d.as_millis()),
+            Limit::Clock(d) => write!(f, "the {} ms left on its clock", d.as_millis()),
+            Limit::Idle(d) => write!(f, "the {} ms idle limit", d.as_millis()),
+        }
+    }
+}
+
+impl Limit {
+    pub fn duration(self) -> Duration {
+        match self {
+            Limit::PerMove(d) | Limit::Clock(d) | Limit::Idle(d) => d,
+        }
+    }
+
+    /// The detail of a verdict for nothing within the limit: `no action within the 500 ms
+    /// per-move limit`, `… within the 320 ms left on its clock`, `no seat acted within the
+    /// 300000 ms idle limit`.
+    pub fn missed(self) -> String {
+        match self {
+            Limit::Idle(_) => format!("no seat acted within {self}"),
+            _ => format!("no action within {self}"),
+        }
+    }
+
+    /// The detail of a verdict for an answer that came after the limit: `answered after 612
+    /// ms, past the 500 ms per-move limit`.
+    pub fn late(self, took: Duration) -> String {
+        format!("answered after {} ms, past {self}", took.as_millis())
+    }
+}
+
+/// The detail of a resignation, wherever it comes from (a token's `Resign`, a Play client's).
+pub fn resigned(seat: usize, at_move: usize) -> String {
+    format!("seat {seat} resigned at move {at_move}")
 }
 
 /// One seat's faults of one kind in one game.
@@ -227,9 +299,16 @@ impl Referee {
     /// How long `seat` may think on its next move: its per-move limit, or what is left on its
     /// clock, whichever is less.
     pub fn allowed(&self, seat: usize) -> Option<Duration> {
+        self.limit(seat).map(Limit::duration)
+    }
+
+    /// The limit of `seat`'s next move, and which one it is: its per-move limit, or what is
+    /// left on its clock when that is less (or the same).
+    pub fn limit(&self, seat: usize) -> Option<Limit> {
         match (self.control(seat).per_move, self.clock_left(seat)) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+            (Some(a), Some(b)) if a < b => Some(Limit::PerMove(a)),
+            (_, Some(b)) => Some(Limit::Clock(b)),
+            (a, None) => a.map(Limit::PerMove),
         }
     }
 
@@ -237,8 +316,19 @@ impl Referee {
         &self.verdicts
     }
 
+    /// The detail of a `timeout` of `seat` on its coming move, in the one wording every
+    /// timeout has (the limit that applied named), with `note` (what else happened) after it.
+    pub fn timed_out(&self, seat: usize, note: &str) -> String {
+        let missed = match self.limit(seat) {
+            Some(limit) => limit.missed(),
+            None => "no action in time".to_string(),
+        };
+        if note.is_empty() { missed } else { format!("{missed}: {note}") }
+    }
+
     /// Judge `seat`'s answer at decision `at_move` of `game` (not yet applied), which took
-    /// `took`: an action on time and legal is played; anything else is a fault.
+    /// `took`: an action on time and legal is played; anything else is a fault. A timeout's
+    /// detail is the referee's own (the limit that applied), whoever noticed it.
     pub fn judge(
         &mut self,
         game: &dyn AnyGame,
@@ -247,16 +337,9 @@ impl Referee {
         answer: Result<ActionId, NoAnswer>,
         took: Duration,
     ) -> Ruling {
-        let allowed = self.allowed(seat);
+        let limit = self.limit(seat);
         let (fault, detail) = match answer {
-            Ok(_) if allowed.is_some_and(|l| took > l) => {
-                let limit = allowed.unwrap_or_default();
-                let what = if self.clock_left(seat) == allowed { "time left on its clock" } else { "limit" };
-                (
-                    Fault::Timeout,
-                    format!("answered after {} ms; the {what} was {} ms", took.as_millis(), limit.as_millis()),
-                )
-            }
+            Ok(_) if limit.is_some_and(|l| took > l.duration()) => (Fault::Timeout, limit.expect("a limit").late(took)),
             Ok(a) => {
                 let legal = legal_of(game);
                 if legal.contains(&a) {
@@ -271,6 +354,8 @@ impl Referee {
                 }
                 (Fault::Illegal, format!("action {a} ({}) is not legal; legal: {legal:?}", game.action_label(a)))
             }
+            Err((Fault::Timeout, note)) => (Fault::Timeout, self.timed_out(seat, &note)),
+            Err((Fault::Resigned, _)) => (Fault::Resigned, resigned(seat, at_move)),
             Err(no) => no,
         };
         self.fault(game, seat, at_move, fault, detail)
@@ -351,6 +436,8 @@ pub fn no_answer(e: AgentError) -> NoAnswer {
         AgentError::Failed(m) => (Fault::Crash, m),
         AgentError::Disconnected(m) => (Fault::Disconnected, m),
         AgentError::TimedOut(m) => (Fault::Timeout, m),
+        AgentError::Idle(m) => (Fault::Idle, m),
+        AgentError::Resigned(m) => (Fault::Resigned, m),
     }
 }
 
@@ -420,7 +507,8 @@ impl SeatAgent {
             SeatAgent::Inline(agent) => ask(agent.as_mut(), game, seat, budget),
             SeatAgent::Watched { questions, answers, left_behind, .. } => {
                 let limit = budget.per_move.unwrap_or(Duration::MAX);
-                let gone = || (Fault::Timeout, "the agent was left behind after an earlier timeout".to_string());
+                // The referee words the limit: only what else happened is said here.
+                let gone = || (Fault::Timeout, "left behind after an earlier timeout".to_string());
                 if *left_behind {
                     return Err(gone());
                 }
@@ -433,10 +521,7 @@ impl SeatAgent {
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         *left_behind = true;
                         *questions = None;
-                        Err((
-                            Fault::Timeout,
-                            format!("no answer within the {} ms limit: cut off and left behind", limit.as_millis()),
-                        ))
+                        Err((Fault::Timeout, "cut off and left behind".to_string()))
                     }
                     Err(mpsc::RecvTimeoutError::Disconnected) => Err((Fault::Crash, "the agent's thread ended".into())),
                 }
@@ -444,18 +529,28 @@ impl SeatAgent {
         }
     }
 
-    /// Tell the agent the game is over (an agent left behind is not waited for).
-    pub fn game_over(self, seat: Seat, outcome: &Outcome) {
+    /// Tell the agent the game is over, and how it ended (an agent left behind is not waited
+    /// for).
+    pub fn game_over(self, seat: Seat, ending: &Ending) {
+        let outcome = &ending.outcome.result;
         match self {
-            SeatAgent::Inline(mut agent) => agent.game_over(seat, outcome),
+            SeatAgent::Inline(mut agent) => agent.ended(seat, outcome, ending),
             SeatAgent::Watched { questions, thread, left_behind, .. } => {
                 drop(questions);
                 if !left_behind && let Some(Ok(mut agent)) = thread.map(|t| t.join()) {
-                    agent.game_over(seat, outcome);
+                    agent.ended(seat, outcome, ending);
                 }
             }
         }
     }
+}
+
+/// How a game ended, as every agent that sat in it is told (see [`Agent::ended`]): the outcome
+/// (with the seat whose verdict ended it) and the referee's verdicts. Never the game itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ending {
+    pub outcome: MatchOutcome,
+    pub verdicts: Vec<Verdict>,
 }
 
 /// A game played out by agents of this process under a referee.
@@ -496,11 +591,11 @@ pub fn play_game(
         game.apply(action).expect("the referee plays only legal actions");
         actions.push(action);
     }
-    let outcome = Referee::outcome(game.as_ref(), forfeited_by);
+    let ending = Ending { outcome: Referee::outcome(game.as_ref(), forfeited_by), verdicts: referee.verdicts };
     for (s, agent) in agents.into_iter().enumerate() {
-        agent.game_over(Seat(s as u8), &outcome.result);
+        agent.game_over(Seat(s as u8), &ending);
     }
-    Played { game, actions, move_ms, outcome, verdicts: referee.verdicts }
+    Played { game, actions, move_ms, outcome: ending.outcome, verdicts: ending.verdicts }
 }
 
 #[cfg(test)]
@@ -549,7 +644,12 @@ mod tests {
         assert_eq!(r.allowed(0), Some(Duration::from_millis(50)), "100 - 60 + 10 left");
         let ruling = r.judge(g.as_ref(), 0, 1, Ok(legal[0]), Duration::from_millis(55));
         assert_eq!(ruling, Ruling::Forfeit(0));
-        assert!(r.verdicts()[0].detail.contains("clock"), "{}", r.verdicts()[0].detail);
+        assert_eq!(r.verdicts()[0].detail, "answered after 55 ms, past the 50 ms left on its clock");
+        // A timeout noticed elsewhere is worded here, the limit that applied named.
+        let mut r = Referee::new(Some(Duration::from_millis(500)), Policy::RandomMove, 1);
+        r.judge(g.as_ref(), 1, 0, Err((Fault::Timeout, String::new())), Duration::ZERO);
+        assert_eq!(r.verdicts()[0].detail, "no action within the 500 ms per-move limit");
+        assert_eq!(Limit::Idle(Duration::from_secs(300)).missed(), "no seat acted within the 300000 ms idle limit");
     }
 
     #[test]

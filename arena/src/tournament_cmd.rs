@@ -105,8 +105,8 @@ fn summary(outcome: &tournament::RunSummary) {
         s.games as f64 / s.wall.as_secs_f64().max(1e-9),
         100.0 * s.overhead()
     );
-    if s.verdicts > 0 {
-        outln!("{} games ended by a verdict (crash, timeout or illegal action): see the report", s.verdicts);
+    if let Some(line) = s.verdict_line() {
+        outln!("{line}; see the report");
     }
 }
 

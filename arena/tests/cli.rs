@@ -323,7 +323,7 @@ fn compare_stops_when_the_answer_is_known() {
         args.extend_from_slice(game);
         args.extend([
             "--sprt",
-            "elo0=0,elo1=10,alpha=0.05,beta=0.05",
+            "elo0=0,elo1=100,alpha=0.05,beta=0.05",
             "--max-games",
             "400",
             "--json",
@@ -351,4 +351,31 @@ fn compare_stops_when_the_answer_is_known() {
     assert_eq!(three["games_per_unit"], 6, "{three}");
     let e = fails(&["compare", "random", "random", "--game", "expedition", "--sprt", "elo0=10,elo1=0"]);
     assert!(e.contains("elo1"), "{e}");
+    let e = fails(&["compare", "random", "random", "--game", "expedition", "--sprt", "model=bayesian"]);
+    assert!(e.contains("`bayesian`") && e.contains("normalized"), "{e}");
+}
+
+/// `arena bench-sprt` simulates the test where its error rates are known: at a small run
+/// count only the direction is checked (the figures themselves are the benchmark's).
+#[test]
+fn the_simulated_test_accepts_elo1_far_more_often_than_elo0() {
+    for model in ["logistic", "normalized"] {
+        let sprt = format!("elo0=0,model={model}");
+        let out = ok(&["bench-sprt", "--runs", "60", "--elo1", "20,50", "--draws", "0.6", "--sprt", &sprt, "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["sprt"]["model"], model);
+        let rows = v["rows"].as_array().unwrap();
+        assert_eq!(rows.len(), 2);
+        for r in rows {
+            let (fp, power) = (r["false_positives"].as_f64().unwrap(), r["power"].as_f64().unwrap());
+            assert!(fp < 0.25 && power > 0.75, "{model}: {r}");
+            assert!(r["mean_games_at_elo1"].as_f64().unwrap() > 0.0);
+        }
+        assert!(
+            rows[0]["mean_games_at_elo0"].as_f64() > rows[1]["mean_games_at_elo0"].as_f64(),
+            "a wider gap is told sooner"
+        );
+    }
+    let e = fails(&["bench-sprt", "--sprt", "elo1=5"]);
+    assert!(e.contains("--elo1"), "{e}");
 }

@@ -354,7 +354,7 @@ async fn a_stalled_client_gets_the_limits_policy() {
     // One verdict, counting every move played for it.
     assert_eq!(o.verdicts.len(), 1, "{:?}", o.verdicts);
     let v = &o.verdicts[0];
-    assert_eq!((v.kind.as_str(), v.policy.as_str(), v.at_move), ("timeout", "random move", 0));
+    assert_eq!((v.kind.as_str(), v.policy.as_str(), v.at_move), ("timeout", "random-move", 0));
     assert_eq!(v.count as usize, r.actions.len(), "every move was played for it");
     assert_eq!(o.forfeited_by, None);
     running.stop().await.unwrap();

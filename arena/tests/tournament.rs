@@ -598,8 +598,33 @@ fn gauntlets_overrides_deals_and_the_variant_section() {
         assert!((f["length"]["value"].as_f64().unwrap() - length).abs() < 1e-9, "{side}: {f}");
         assert!((f["draws"].as_f64().unwrap() - draws as f64 / games.len() as f64).abs() < 1e-12);
     }
+    // Every gap the sentence names is the difference of the two ratings in that variant's list.
+    let ratings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report/ratings.json")).unwrap()).unwrap();
+    let rating = |group: usize, name: &str| {
+        let entries = ratings["by_group"][group]["entries"].as_array().unwrap();
+        entries.iter().find(|e| e["name"] == name).unwrap()["rating"].as_f64().unwrap()
+    };
+    let gaps = v["gaps"].as_array().unwrap();
+    assert!(!gaps.is_empty(), "{v}");
+    let summary = v["summary"].as_str().unwrap();
+    for g in gaps {
+        let (a, b) = (g["a"].as_str().unwrap(), g["b"].as_str().unwrap());
+        for (side, group) in [("left", 0), ("right", 1)] {
+            let gap = rating(group, a) - rating(group, b);
+            let value = &g[side]["value"];
+            if let Some(x) = value.as_f64() {
+                assert!((x - gap).abs() < 1e-9, "{side} gap {a}–{b}: {x} where the list says {gap}");
+            } else {
+                assert!(value.is_null(), "a bound is written as no number: {value}");
+            }
+        }
+        if let (Some(l), Some(_)) = (g["left"]["value"].as_f64(), g["right"]["value"].as_f64()) {
+            assert!(summary.contains(&format!("rating gap {a}–{b} ({l:+.0}")), "{summary}");
+        }
+    }
     let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
-    assert!(page.contains(v["summary"].as_str().unwrap().split(':').next().unwrap()), "the sentence is on the page");
+    assert!(page.contains(summary.split(':').next().unwrap()), "the sentence is on the page");
     assert!(page.contains("A hollow marker is a bound"));
 }
 
@@ -613,7 +638,7 @@ fn tournaments_stop_when_the_answer_is_known() {
     let file = dir.join("sprt.yaml");
     std::fs::write(
         &file,
-        "name: sprt\nseed: 2\ngames_per_pairing: 60\nbootstrap: 50\ngauntlet: rules\nsprt: \"elo0=0,elo1=10\"\nparticipants:\n  - { name: random, bot: random }\n  - { name: rules, bot: rules }\ngames:\n  - { game: expedition, preset: no-dice }\n",
+        "name: sprt\nseed: 2\ngames_per_pairing: 60\nbootstrap: 50\ngauntlet: rules\nsprt: \"elo0=0,elo1=100\"\nparticipants:\n  - { name: random, bot: random }\n  - { name: rules, bot: rules }\ngames:\n  - { game: expedition, preset: no-dice }\n",
     )
     .unwrap();
     let out = dir.join("sprt");
@@ -649,7 +674,16 @@ fn tournaments_stop_when_the_answer_is_known() {
     let n = sorted_records(&out).len();
     assert!((10..120).contains(&n), "two random agents: precise enough before the cap ({n} games)");
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
-    assert!(standings.contains("within ±150 Elo"), "{standings}");
+    assert!(standings.contains("every rating was within ±150 Elo after"), "{standings}");
+    // ... and the report's own list says so: every final interval within the target.
+    let ratings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report/ratings.json")).unwrap()).unwrap();
+    let entries = ratings["overall"]["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    for e in entries {
+        let (lo, hi) = (e["interval"][0].as_f64().unwrap(), e["interval"][1].as_f64().unwrap());
+        assert!((hi - lo) / 2.0 <= 150.0, "{e}");
+    }
     // Games go where the intervals are widest: the two random agents settle (their games
     // against each other stop) while `rules`, a bound against both, plays on against them.
     let three = dir.join("three.yaml");
@@ -661,10 +695,12 @@ fn tournaments_stop_when_the_answer_is_known() {
     let out = dir.join("steered");
     run_ok(arena().args(["tournament", three.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]));
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
-    let note =
-        standings.lines().find(|l| l.contains("ratings within ±150 Elo:")).unwrap_or_else(|| panic!("{standings}"));
+    let note = standings
+        .lines()
+        .find(|l| l.contains("ratings within ±150 Elo at the end:"))
+        .unwrap_or_else(|| panic!("{standings}"));
     let settled = |name: &str| -> u32 {
-        let at = note.find(&format!("{name} after ")).unwrap_or_else(|| panic!("{note}")) + name.len() + 7;
+        let at = note.find(&format!("{name} from ")).unwrap_or_else(|| panic!("{note}")) + name.len() + 6;
         note[at..].split(' ').next().unwrap().parse().unwrap()
     };
     let both = settled("random").max(settled("chance"));

@@ -1,7 +1,8 @@
 // A Tabletop Arena client in Node.js: the contract is loaded from proto/ at run time
 // (@grpc/proto-loader), never copied. `play(agent, {server, name})` serves an agent over the
 // Play stream: it says Hello, answers every DecisionRequest with agent(request) — one of
-// request.legal's ids — and resolves when the server ends the stream.
+// request.legal's ids, or a resignation (throw or return a `Resign`) — and resolves when the
+// server ends the stream.
 'use strict';
 
 const path = require('path');
@@ -23,22 +24,36 @@ function contract() {
   return grpc.loadPackageDefinition(def).tabletop.arena.v1;
 }
 
+/**
+ * An agent throws (or returns) a Resign instead of choosing an action to give up the seat it
+ * was asked for: `play` sends a Resign of the request's match and seat, the seat loses and its
+ * match ends (verdict `resigned`, `forfeited_by` that seat). The message stays in this process.
+ */
+class Resign extends Error {
+  constructor(message = 'resigned') {
+    super(message);
+    this.name = 'Resign';
+  }
+}
+
 function target(server) {
   return server.replace(/^https?:\/\//, '');
 }
 
 /**
  * Serve `agent` over the Play stream until the server closes it.
- * @param {(request: object) => number|Promise<number>} agent picks an action id
+ * @param {(request: object) => number|Resign|Promise<number|Resign>} agent picks an action id
+ *   (or throws or returns a Resign to give the seat up)
  * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string}} options
  *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
  *   this client, sent as the `x-arena-key` metadata.
- * @returns {Promise<{decisions: number, ended: number, errors: object[]}>}
+ * @returns {Promise<{decisions: number, resigned: number, ended: number, endings: object[], errors: object[]}>}
+ *   `endings`: every MatchEnded (its outcome carries the verdicts and `forfeited_by`).
  */
 function play(agent, { server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '' }) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
-  const stats = { decisions: 0, ended: 0, errors: [] };
+  const stats = { decisions: 0, resigned: 0, ended: 0, endings: [], errors: [] };
   return new Promise((resolve, reject) => {
     const metadata = new grpc.Metadata();
     if (clientKey) metadata.set('x-arena-key', clientKey);
@@ -48,13 +63,20 @@ function play(agent, { server, name, games = [], key = '', clientKey = process.e
         const r = message.request;
         try {
           const action = await agent(r);
+          if (action instanceof Resign) throw action;
           stats.decisions += 1;
           stream.write({ decision: { request_id: r.request_id, action } });
         } catch (e) {
-          stats.errors.push({ code: 'agent', message: String(e) });
+          if (e instanceof Resign) {
+            stats.resigned += 1;
+            stream.write({ resign: { match_id: r.match_id, seat: r.seat } });
+          } else {
+            stats.errors.push({ code: 'agent', message: String(e) });
+          }
         }
       } else if (message.ended) {
         stats.ended += 1;
+        stats.endings.push(message.ended);
       } else if (message.error) {
         stats.errors.push(message.error);
       }
@@ -83,4 +105,4 @@ function randomAgent(seed = 1) {
   };
 }
 
-module.exports = { contract, play, randomAgent, target };
+module.exports = { contract, play, randomAgent, Resign, target };

@@ -44,12 +44,21 @@ pub enum AgentError {
     Disconnected(String),
     /// It plays across a wire, and nothing came within the limit.
     TimedOut(String),
+    /// It plays across a wire, and nothing came within the idle limit of a decision no
+    /// per-move limit or clock bounds.
+    Idle(String),
+    /// It gave the game up (a client's `Resign`).
+    Resigned(String),
 }
 
 impl fmt::Display for AgentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            AgentError::Failed(m) | AgentError::Disconnected(m) | AgentError::TimedOut(m) => f.write_str(m),
+            AgentError::Failed(m)
+            | AgentError::Disconnected(m)
+            | AgentError::TimedOut(m)
+            | AgentError::Idle(m)
+            | AgentError::Resigned(m) => f.write_str(m),
         }
     }
 }
@@ -63,6 +72,13 @@ pub trait Agent: Send {
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError>;
     /// The game this agent sat in at `seat` is over (played out, or ended by a verdict).
     fn game_over(&mut self, _seat: Seat, _outcome: &Outcome) {}
+    /// The game is over, with the host's own account of how it ended besides the outcome (the
+    /// arena's referee passes its `Ending`: the seat whose verdict ended it, every verdict).
+    /// An agent that passes the end on — the stand-in of a client across a wire — reads it;
+    /// every other agent is told [`Agent::game_over`], which is what this does by default.
+    fn ended(&mut self, seat: Seat, outcome: &Outcome, _account: &dyn std::any::Any) {
+        self.game_over(seat, outcome)
+    }
     /// It answers within its budget by itself: it checks the deadline, or its work per
     /// decision is small and bounded. A referee then asks it directly; any other agent is
     /// asked on a watched thread, cut off at the limit.

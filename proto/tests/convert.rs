@@ -256,7 +256,8 @@ fn every_journey_phase_status_and_due_round_trips() {
         let mut o = base.clone();
         o.phase = phase;
         o.travellers[i % 3].status = statuses[i % 4];
-        o.dues = vec![j::Due { seat: 1, kind: kinds[i % 5], owed: -3, card: Card::JOKER }];
+        let kind = kinds[i % 5];
+        o.dues = vec![j::Due { seat: 1, kind, owed: -3, card: kind.names_card().then_some(Card::JOKER) }];
         o.offer = Some((s9, i as i16 - 5));
         o.adversary_health = Some(-2);
         o.hide_failed = Some(i % 2 == 0);
@@ -409,6 +410,24 @@ fn inconsistent_or_out_of_range_values_are_refused_naming_the_field() {
         })),
     });
     assert!(error_of(journey_from_proto(&p)).starts_with("journey.phase.take.suit: `stars` is not a suit"));
+
+    // A due's card is there exactly for a toll and a price.
+    let due = |kind: v1::DueKind, card: Option<&str>| v1::Due {
+        seat: 0,
+        kind: kind.into(),
+        owed: 3,
+        card: card.map(Into::into),
+    };
+    let mut p = journey_to_proto(&some_journey_observation());
+    p.dues = vec![due(v1::DueKind::Toll, Some("5♥")), due(v1::DueKind::Cover, Some("2♠"))];
+    assert_eq!(error_of(journey_from_proto(&p)), "journey.dues[1]: a cover due is for no card, and names 2♠");
+    p.dues = vec![due(v1::DueKind::Price, None)];
+    assert_eq!(error_of(journey_from_proto(&p)), "journey.dues[0]: a price due is for a card, and names none");
+    p.dues = vec![due(v1::DueKind::Discard, Some(""))];
+    assert!(error_of(journey_from_proto(&p)).starts_with("journey.dues[0].card: missing"));
+    p.dues = vec![due(v1::DueKind::Cover, None), due(v1::DueKind::Toll, Some("5♥"))];
+    let o = journey_from_proto(&p).unwrap();
+    assert_eq!(o.dues, vec![j::Due::cover(0, 3), j::Due::toll(0, 3, "5♥".parse().unwrap())]);
 
     let mut p = expedition_to_proto(&some_expedition_observation(false));
     p.seats[2].cards_shown = false;

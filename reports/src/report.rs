@@ -355,6 +355,7 @@ fn html(
     progress: &ChartFiles,
     heat: &ChartFiles,
     pairs: &[(ChartFiles, String)],
+    variants: &[crate::variants::VariantComparison],
 ) -> String {
     let mut out = String::new();
     let title = html_escape(&input.title);
@@ -400,7 +401,7 @@ fn html(
     for (k, (chart, caption)) in pairs.iter().enumerate() {
         let _ = writeln!(out, "<h2>{}</h2>", html_escape(caption));
         html_figure(&mut out, chart, &format!("{caption} ({}). {SIDE_BY_SIDE_LEGEND}", file_names(chart)));
-        if let Some(v) = input.variants.get(k) {
+        if let Some(v) = variants.get(k) {
             html_variants(&mut out, v);
         }
     }
@@ -475,7 +476,7 @@ fn html_variants(out: &mut String, v: &crate::variants::VariantComparison) {
     for g in &v.gaps {
         row(
             out,
-            &format!("Elo {} over {}", g.a, g.b),
+            &format!("rating gap {} − {}", g.a, g.b),
             format!("{} ({} games)", elo_text(&g.left), g.games.0),
             format!("{} ({} games)", elo_text(&g.right), g.games.1),
             format!("{} ({})", elo_text(&g.difference), sig(g.significant)),
@@ -484,8 +485,9 @@ fn html_variants(out: &mut String, v: &crate::variants::VariantComparison) {
     let _ = writeln!(
         out,
         "</tbody>\n</table></div>\n<p class=\"method\">Two-player games only. Intervals are 95%, from the spread \
-         between deals (a deal's games share its cards, so a deal is one unit); an Elo gap comes from the pair's score \
-         share in that variant, and a difference is significant when its interval leaves out 0.</p>"
+         between deals (a deal's games share its cards, so a deal is one unit); a rating gap is the difference of the two \
+         participants' ratings in that variant's rating list below, its interval and the difference's from the same \
+         bootstrap re-fits, and a difference is significant when its interval leaves out 0.</p>"
     );
 }
 
@@ -537,6 +539,17 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<ReportOutput, Str
         })
         .collect();
     let prog = progression(&input.participants, &input.games, input.options.anchor, CHECKPOINTS);
+    // What each variant changes, its gaps read off the two variants' rating lists.
+    let variants: Vec<crate::variants::VariantComparison> = input
+        .variants
+        .iter()
+        .zip(&input.side_by_side)
+        .map(|(v, (l, r, _))| {
+            let mut v = v.clone();
+            v.rate_gaps(&groups[*l], &groups[*r]);
+            v
+        })
+        .collect();
 
     let mut files = Vec::new();
     let mut all_charts = Vec::new();
@@ -593,14 +606,13 @@ pub fn write_report(dir: &Path, input: &ReportInput) -> Result<ReportOutput, Str
     };
     let text = serde_json::to_string_pretty(&json).map_err(|e| format!("cannot encode ratings.json: {e}"))?;
     write_file(dir.join("ratings.json"), &text, &mut files)?;
-    if !input.variants.is_empty() {
-        let text =
-            serde_json::to_string_pretty(&input.variants).map_err(|e| format!("cannot encode variants.json: {e}"))?;
+    if !variants.is_empty() {
+        let text = serde_json::to_string_pretty(&variants).map_err(|e| format!("cannot encode variants.json: {e}"))?;
         write_file(dir.join("variants.json"), &text, &mut files)?;
     }
     notes.extend(input.run_notes.iter().cloned());
     write_file(dir.join("standings.md"), &markdown(input, &overall, &groups, &notes), &mut files)?;
-    let page = html(input, &overall, &groups, &notes, &ratings_c, &progress_c, &heat_c, &pairs);
+    let page = html(input, &overall, &groups, &notes, &ratings_c, &progress_c, &heat_c, &pairs, &variants);
     write_file(dir.join("index.html"), &page, &mut files)?;
     Ok(ReportOutput { files, overall, groups, charts: all_charts })
 }

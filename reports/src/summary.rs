@@ -202,7 +202,11 @@ impl PlaySummary {
             }
         }
         if !self.verdicts.is_empty() {
-            let list: Vec<String> = self.verdicts.iter().map(|(v, n)| format!("{v} in {n} games")).collect();
+            let list: Vec<String> = self
+                .verdicts
+                .iter()
+                .map(|(v, n)| format!("{v} in {n} game{}", if *n == 1 { "" } else { "s" }))
+                .collect();
             let _ = writeln!(t, "verdicts:     {}", list.join(", "));
         }
         if self.by_agent.len() > 1 {
@@ -280,7 +284,7 @@ mod tests {
         assert!((s.metrics["x"].mean - 0.5).abs() < 1e-12);
         assert!(s.competitive);
         assert!(s.render().contains("75.0%"));
-        assert!(s.render().contains("verdicts:     b: timeout in 1 games"), "{}", s.render());
+        assert!(s.render().contains("verdicts:     b: timeout in 1 game\n"), "{}", s.render());
         assert!(s.rates.contains_key("x"), "a figure declared a rate is shown as one");
         assert!(!s.rates.contains_key("n"), "a count that happened to be 1 every time is not a rate");
         assert!(s.render().contains("n:            1.000"), "{}", s.render());

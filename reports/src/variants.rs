@@ -4,6 +4,7 @@
 //! between the variants with whether it is significant. The figures come from the games
 //! themselves (the caller counts them); this module holds them and writes them as text.
 
+use crate::ratings::{RatingGap, RatingList};
 use serde::{Deserialize, Serialize};
 
 /// An estimate with its 95% interval.
@@ -56,7 +57,7 @@ pub struct VariantFigures {
     pub score_spread: Estimate,
 }
 
-/// A pair of participants' Elo gap in both variants.
+/// A pair of participants' rating gap in both variants.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Gap {
     /// The pair (the first is the stronger over both variants).
@@ -64,7 +65,8 @@ pub struct Gap {
     pub b: String,
     /// Games between them in each variant.
     pub games: (usize, usize),
-    /// a's Elo over b in each variant, with 95% intervals (deals resampled as units).
+    /// a's rating minus b's in each variant's rating list, with 95% bootstrap intervals
+    /// (deals resampled as units); ±∞ where either rating is only a bound (a perfect score).
     pub left: Estimate,
     pub right: Estimate,
     /// left − right.
@@ -90,14 +92,17 @@ fn signed(x: f64) -> String {
     if x.is_infinite() { if x > 0.0 { "+∞".into() } else { "−∞".into() } } else { format!("{x:+.0}") }
 }
 
-/// An Elo estimate as `+123 [+80, +170]`; a perfect score as `+∞ (every game won)`; a
-/// difference that cannot be measured as `—`.
+/// An Elo estimate as `+123 [+80, +170]`; a rating that is only a bound as `+∞ (a perfect
+/// score)`; a difference that cannot be measured as `—`; without an interval, the value alone.
 pub fn elo_text(e: &Estimate) -> String {
     if e.value.is_nan() {
         return "— (a perfect score: not measurable)".into();
     }
     if e.value.is_infinite() {
-        return format!("{} (every game {})", signed(e.value), if e.value > 0.0 { "won" } else { "lost" });
+        return format!("{} (a perfect score: only a bound)", signed(e.value));
+    }
+    if e.lo.is_infinite() && e.hi.is_infinite() {
+        return format!("{} (no interval)", signed(e.value));
     }
     format!("{} [{}, {}]", signed(e.value), signed(e.lo), signed(e.hi))
 }
@@ -113,6 +118,44 @@ pub fn number_text(e: &Estimate) -> String {
 }
 
 impl VariantComparison {
+    /// Read every pair's gap off the two variants' rating lists (`left`'s and `right`'s), each
+    /// pair oriented so that its first is the stronger over both; a difference's interval comes
+    /// from the two lists' bootstrap re-fits taken side by side (the variants' games are
+    /// separate, so their resamples are independent). Then write the sentence again.
+    pub fn rate_gaps(&mut self, left: &RatingList, right: &RatingList) {
+        let unknown = Estimate { value: f64::NAN, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
+        let estimate = |g: &RatingGap| match (g.bound, g.interval) {
+            (true, _) => Estimate { value: g.value.signum() * f64::INFINITY, lo: f64::NAN, hi: f64::NAN },
+            (false, Some((lo, hi))) => Estimate { value: g.value, lo, hi },
+            (false, None) => Estimate { value: g.value, lo: f64::NEG_INFINITY, hi: f64::INFINITY },
+        };
+        self.gaps.retain(|g| left.gap(&g.a, &g.b).is_some() && right.gap(&g.a, &g.b).is_some());
+        for g in &mut self.gaps {
+            let (Some(mut l), Some(mut r)) = (left.gap(&g.a, &g.b), right.gap(&g.a, &g.b)) else { continue };
+            if l.value + r.value < 0.0 {
+                std::mem::swap(&mut g.a, &mut g.b);
+                for x in [&mut l, &mut r] {
+                    x.value = -x.value;
+                    x.interval = x.interval.map(|(lo, hi)| (-hi, -lo));
+                    x.resampled.iter_mut().for_each(|d| *d = -*d);
+                }
+            }
+            g.left = estimate(&l);
+            g.right = estimate(&r);
+            g.difference = if l.bound || r.bound {
+                unknown
+            } else if l.resampled.is_empty() || l.resampled.len() != r.resampled.len() {
+                Estimate { value: l.value - r.value, lo: f64::NEG_INFINITY, hi: f64::INFINITY }
+            } else {
+                let d: Vec<f64> = l.resampled.iter().zip(&r.resampled).map(|(x, y)| x - y).collect();
+                let (lo, hi) = crate::ratings::bootstrap_interval(&d);
+                Estimate { value: l.value - r.value, lo, hi }
+            };
+            g.significant = g.difference.excludes(0.0);
+        }
+        self.summarise();
+    }
+
     /// The sentence: where the variants differ significantly, and where they do not.
     pub fn summarise(&mut self) {
         let (l, r) = (&self.left.label, &self.right.label);
@@ -124,7 +167,7 @@ impl VariantComparison {
                 perfect.push(format!("{} over {}", g.a, g.b));
                 continue;
             }
-            let what = format!("the gap {}–{} ({} vs {})", g.a, g.b, signed(g.left.value), signed(g.right.value));
+            let what = format!("the rating gap {}–{} ({} vs {})", g.a, g.b, elo_text(&g.left), elo_text(&g.right));
             if g.significant { differ.push(what) } else { same.push(what) }
         }
         let seat = format!(

@@ -454,6 +454,16 @@ impl Hub {
         }
     }
 
+    /// A Play client resigns a seat it plays: at its table for a match of this server, else
+    /// a seat of a tournament game it plays through the stream. Any other seat is refused and
+    /// changes nothing.
+    pub fn resign_play(&self, session: &Session, r: &v1::Resign) -> Result<(), super::session::StreamFault> {
+        match self.table(&r.match_id) {
+            Ok(table) => table.resign_play(session, r.seat),
+            Err(_) => session.resign(&r.match_id, r.seat),
+        }
+    }
+
     /// The connected Play client with this name.
     pub fn session(&self, name: &str) -> Option<Arc<Session>> {
         self.sessions.lock().expect("sessions").get(&names::fold(name)).filter(|s| s.is_alive()).cloned()

@@ -307,6 +307,9 @@ impl v1::play_server::Play for Services {
                         let id = d.request_id;
                         session.answer(d).err().map(|f| (f, id))
                     }
+                    Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Resign(r)) })) => {
+                        hub.resign_play(&session, &r).err().map(|f| (f, 0))
+                    }
                     Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(_)) })) => {
                         Some((StreamFault::SecondHello, 0))
                     }

@@ -1,12 +1,14 @@
 //! A connected Play client: one bot process that serves any number of seats, in any number of
 //! matches, under a name that is its own while its stream lives. The server sends it a
 //! DecisionRequest at each decision of a seat it plays and waits (a task, no thread) for the
-//! Decision that answers it, up to the per-move limit. Whatever else the client sends — a second Hello, a
-//! Decision for a request that is not its open one, a duplicate — is answered with a
-//! StreamError and counted.
+//! Decision that answers it, up to the per-move limit (or, in a tournament, the idle limit of
+//! a decision nothing else bounds). The client may resign a seat it plays (Resign). Whatever
+//! else the client sends — a second Hello, a Decision for a request that is not its open one,
+//! a duplicate, a Resign for a seat it does not play — is answered with a StreamError and
+//! counted.
 
 use super::wire;
-use crate::referee::{MatchOutcome, as_ms};
+use crate::referee::{Ending, Limit, MatchOutcome, as_ms};
 use bots::{Agent, AgentError, SeatView};
 use engine::core::{ActionId, AnySpec, Outcome, Seat};
 use proto::v1;
@@ -21,19 +23,36 @@ pub type Outbound = tokio::sync::mpsc::Sender<Result<v1::ServerMessage, Status>>
 /// Why no decision came.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum NoDecision {
-    /// Nothing within the limit.
-    Timeout(Duration),
+    /// Nothing within this limit.
+    Expired(Limit),
     /// The client is gone.
     Disconnected,
+    /// The client resigned the seat.
+    Resigned,
 }
 
 impl std::fmt::Display for NoDecision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NoDecision::Timeout(d) => write!(f, "no decision within {} ms", d.as_millis()),
+            NoDecision::Expired(limit) => f.write_str(&limit.missed()),
             NoDecision::Disconnected => write!(f, "the Play client disconnected"),
+            NoDecision::Resigned => write!(f, "the Play client resigned the seat"),
         }
     }
+}
+
+/// What answers a request: the seat's action, or its resignation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Answer {
+    Act(ActionId),
+    Resign,
+}
+
+/// An open request: who waits for its answer, and the seat it is for.
+struct Open {
+    waiter: tokio::sync::oneshot::Sender<Answer>,
+    match_id: String,
+    seat: u32,
 }
 
 /// Something a client sent that the server could not take (see `StreamError.code`).
@@ -44,6 +63,7 @@ pub enum StreamFault {
     DuplicateDecision,
     LateDecision,
     EmptyMessage,
+    NotYourSeat,
 }
 
 impl StreamFault {
@@ -54,6 +74,7 @@ impl StreamFault {
             StreamFault::DuplicateDecision => "duplicate_decision",
             StreamFault::LateDecision => "late_decision",
             StreamFault::EmptyMessage => "empty_message",
+            StreamFault::NotYourSeat => "not_your_seat",
         }
     }
 
@@ -70,6 +91,9 @@ impl StreamFault {
                 format!("request {request_id} is closed: its limit passed and the match's policy applied")
             }
             StreamFault::EmptyMessage => "a BotMessage with nothing in it".into(),
+            StreamFault::NotYourSeat => {
+                "Resign: not a seat this stream plays in a match in play: the Resign is ignored".into()
+            }
         }
     }
 }
@@ -86,8 +110,11 @@ const CLOSED_KEPT: usize = 1024;
 
 #[derive(Default)]
 struct Requests {
-    open: HashMap<u64, tokio::sync::oneshot::Sender<ActionId>>,
+    open: HashMap<u64, Open>,
     closed: VecDeque<(u64, Closed)>,
+    /// Seats of tournament games this stream plays (by match and seat), each with whether it
+    /// resigned between two of its requests (the resignation then answers the next one).
+    seats: HashMap<(String, u32), bool>,
 }
 
 impl Requests {
@@ -158,34 +185,45 @@ impl Session {
         self.games.is_empty() || self.games.iter().any(|g| g == game)
     }
 
-    fn open(&self, id: u64, waiter: tokio::sync::oneshot::Sender<ActionId>) -> OpenRequest<'_> {
-        self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.insert(id, waiter);
+    fn open(
+        &self,
+        id: u64,
+        waiter: tokio::sync::oneshot::Sender<Answer>,
+        match_id: &str,
+        seat: u32,
+    ) -> OpenRequest<'_> {
+        let open = Open { waiter, match_id: match_id.to_string(), seat };
+        self.requests.lock().unwrap_or_else(|p| p.into_inner()).open.insert(id, open);
         OpenRequest { session: self, id }
     }
 
-    /// Send a request and wait for its answer until `deadline`. Dropping the future (the match
-    /// ended meanwhile) closes the request.
+    /// Send a request and wait for its answer until `deadline`, the limit it is of. Dropping
+    /// the future (the match ended meanwhile) closes the request.
     pub async fn decide(
         &self,
         request: v1::DecisionRequest,
-        deadline: Option<tokio::time::Instant>,
+        deadline: Option<(tokio::time::Instant, Limit)>,
     ) -> Result<ActionId, NoDecision> {
         if !self.is_alive() {
             return Err(NoDecision::Disconnected);
         }
         let (answer, wait) = tokio::sync::oneshot::channel();
-        let _open = self.open(request.request_id, answer);
+        let _open = self.open(request.request_id, answer, &request.match_id, request.seat);
         let message = v1::ServerMessage { message: Some(v1::server_message::Message::Request(request)) };
         if self.tx.send(Ok(message)).await.is_err() {
             return Err(NoDecision::Disconnected);
         }
-        match deadline {
-            Some(d) => match tokio::time::timeout_at(d, wait).await {
-                Ok(Ok(a)) => Ok(a),
-                Ok(Err(_)) => Err(NoDecision::Disconnected),
-                Err(_) => Err(NoDecision::Timeout(Duration::ZERO)),
+        let answer = match deadline {
+            Some((at, limit)) => match tokio::time::timeout_at(at, wait).await {
+                Ok(answer) => answer,
+                Err(_) => return Err(NoDecision::Expired(limit)),
             },
-            None => wait.await.map_err(|_| NoDecision::Disconnected),
+            None => wait.await,
+        };
+        match answer {
+            Ok(Answer::Act(a)) => Ok(a),
+            Ok(Answer::Resign) => Err(NoDecision::Resigned),
+            Err(_) => Err(NoDecision::Disconnected),
         }
     }
 
@@ -193,9 +231,9 @@ impl Session {
     pub fn answer(&self, decision: v1::Decision) -> Result<(), StreamFault> {
         let mut r = self.requests.lock().unwrap_or_else(|p| p.into_inner());
         match r.open.remove(&decision.request_id) {
-            Some(waiter) => {
+            Some(open) => {
                 r.close(decision.request_id, Closed::Answered);
-                let _ = waiter.send(decision.action);
+                let _ = open.waiter.send(Answer::Act(decision.action));
                 Ok(())
             }
             None => Err(match r.closed.iter().rev().find(|(id, _)| *id == decision.request_id) {
@@ -204,6 +242,41 @@ impl Session {
                 None => StreamFault::UnknownRequest,
             }),
         }
+    }
+
+    /// The client resigns a seat of a tournament game it plays (a server match's seats are
+    /// resigned at their table): its open request, if it has one, is answered with the
+    /// resignation; else the seat's next request will be. A seat this stream does not play is
+    /// a fault (nothing changes).
+    pub fn resign(&self, match_id: &str, seat: u32) -> Result<(), StreamFault> {
+        let mut r = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        let asked = r.open.iter().find(|(_, o)| o.match_id == match_id && o.seat == seat).map(|(&id, _)| id);
+        if let Some(id) = asked
+            && let Some(open) = r.open.remove(&id)
+        {
+            r.close(id, Closed::Answered);
+            let _ = open.waiter.send(Answer::Resign);
+            return Ok(());
+        }
+        match r.seats.get_mut(&(match_id.to_string(), seat)) {
+            Some(resigned) => {
+                *resigned = true;
+                Ok(())
+            }
+            None => Err(StreamFault::NotYourSeat),
+        }
+    }
+
+    /// A seat of a tournament game is this stream's while the game lasts (from its first
+    /// request on): has the client resigned it since its last request?
+    fn hold_seat(&self, match_id: &str, seat: u32) -> bool {
+        let mut r = self.requests.lock().unwrap_or_else(|p| p.into_inner());
+        *r.seats.entry((match_id.to_string(), seat)).or_insert(false)
+    }
+
+    /// The tournament game is over: the seat is no longer this stream's.
+    fn seat_released(&self, match_id: &str, seat: u32) {
+        self.requests.lock().unwrap_or_else(|p| p.into_inner()).seats.remove(&(match_id.to_string(), seat));
     }
 
     /// Count a fault and tell the client; `Err` once the stream is past `limit` faults (the
@@ -243,7 +316,8 @@ impl Session {
 
 /// A seat played by a Play client, as an [`Agent`] of the tournament runner (which runs on plain
 /// threads): each decision becomes a DecisionRequest built from the seat's view alone, waited
-/// for on the server's runtime; the game's end becomes a MatchEnded.
+/// for on the server's runtime — up to the seat's per-move limit (or clock), or else the idle
+/// limit; the client may resign it; the game's end becomes a MatchEnded with its verdicts.
 pub struct RemoteAgent {
     session: Arc<Session>,
     match_id: String,
@@ -254,6 +328,10 @@ pub struct RemoteAgent {
     next_request: Arc<AtomicU64>,
     runtime: tokio::runtime::Handle,
     version: u64,
+    /// How long a decision nothing else bounds may wait (None: for ever).
+    idle: Option<Duration>,
+    /// The seat it plays, once asked.
+    seat: Option<u32>,
 }
 
 impl RemoteAgent {
@@ -274,7 +352,23 @@ impl RemoteAgent {
             next_request,
             runtime,
             version: 0,
+            idle: None,
+            seat: None,
         })
+    }
+
+    /// A decision no per-move limit or clock bounds waits at most `idle` (verdict `idle`).
+    pub fn with_idle(mut self, idle: Option<Duration>) -> RemoteAgent {
+        self.idle = idle;
+        self
+    }
+}
+
+impl Drop for RemoteAgent {
+    fn drop(&mut self) {
+        if let Some(seat) = self.seat.take() {
+            self.session.seat_released(&self.match_id, seat);
+        }
     }
 }
 
@@ -284,6 +378,12 @@ impl Agent for RemoteAgent {
     }
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        let seat = u32::from(view.seat().0);
+        self.seat = Some(seat);
+        // The referee words a resignation (the seat and the move).
+        if self.session.hold_seat(&self.match_id, seat) {
+            return Err(AgentError::Resigned(String::new()));
+        }
         let observation =
             proto::convert::observation_to_proto(&self.game, &view.observation_json(), &view.observation_text())
                 .map_err(AgentError::Failed)?;
@@ -312,10 +412,14 @@ impl Agent for RemoteAgent {
                 }
             }
         }
-        let deadline = limit.map(|d| tokio::time::Instant::now() + d);
+        // The seat's own limit (the referee words it in the verdict), else the idle limit.
+        let limit = limit.map(Limit::PerMove).or(self.idle.map(Limit::Idle));
+        let deadline = limit.map(|l| (tokio::time::Instant::now() + l.duration(), l));
         self.runtime.block_on(self.session.decide(request, deadline)).map_err(|e| match e {
-            NoDecision::Timeout(_) => AgentError::TimedOut(format!("{}: {e}", self.session.name)),
+            NoDecision::Expired(Limit::Idle(_)) => AgentError::Idle(e.to_string()),
+            NoDecision::Expired(_) => AgentError::TimedOut(String::new()),
             NoDecision::Disconnected => AgentError::Disconnected(format!("{}: {e}", self.session.name)),
+            NoDecision::Resigned => AgentError::Resigned(String::new()),
         })
     }
 
@@ -325,11 +429,29 @@ impl Agent for RemoteAgent {
     }
 
     fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
-        let outcome = wire::outcome(&MatchOutcome::played(outcome.clone()), &[], self.cooperative);
+        self.tell_ended(seat, &MatchOutcome::played(outcome.clone()), &[]);
+    }
+
+    /// The end as the referee ruled it: the verdicts and the seat whose verdict ended it go
+    /// to the client too, as a server match's MatchEnded carries them.
+    fn ended(&mut self, seat: Seat, outcome: &Outcome, account: &dyn std::any::Any) {
+        match account.downcast_ref::<Ending>() {
+            Some(ending) => self.tell_ended(seat, &ending.outcome, &ending.verdicts),
+            None => self.game_over(seat, outcome),
+        }
+    }
+}
+
+impl RemoteAgent {
+    fn tell_ended(&mut self, seat: Seat, outcome: &MatchOutcome, verdicts: &[crate::referee::Verdict]) {
+        let outcome = wire::outcome(outcome, verdicts, self.cooperative);
         self.session.ended(v1::MatchEnded {
             match_id: self.match_id.clone(),
             seat: u32::from(seat.0),
             outcome: Some(outcome),
         });
+        if let Some(seat) = self.seat.take() {
+            self.session.seat_released(&self.match_id, seat);
+        }
     }
 }

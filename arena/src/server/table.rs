@@ -1,18 +1,18 @@
 //! One match on the server: the game, who sits at each seat, and the task that drives it.
 //!
 //! A token seat moves when its holder calls Act (checked and applied at once, under the
-//! match's lock), and may resign at any time; the creator may cancel. A built-in agent or a
-//! Play client is asked by the match's driver task, which also enforces the per-move limit on
-//! every seat. Every answer and every fault is judged by the match's [`Referee`] — the same
+//! match's lock), and may resign at any time, as may the Play client of a Play seat; the
+//! creator may cancel. A built-in agent or a Play client is asked by the match's driver task,
+//! which also enforces the per-move limit on every seat. Every answer and every fault is judged by the match's [`Referee`] — the same
 //! one `arena play` and tournaments use: a seat that does not move in time, disconnects or
 //! answers with an illegal action forfeits or has a random legal action played for it, and the
 //! verdict is kept. A match in which no seat acts for the server's idle limit ends (verdict
 //! `idle`, the seat to move losing). Nothing reaches a seat but its own view.
 
-use super::session::{NoDecision, Session};
+use super::session::{NoDecision, Session, StreamFault};
 use super::wire;
 use crate::record::MatchRecord;
-use crate::referee::{Fault, MatchOutcome, NoAnswer, Policy, Referee, Ruling, ask, grace};
+use crate::referee::{Fault, Limit, MatchOutcome, NoAnswer, Policy, Referee, Ruling, ask, grace, resigned};
 use bots::{Agent, Budget};
 use engine::core::{ActionId, AnyGame, AnySpec, Seat};
 use proto::v1;
@@ -287,9 +287,29 @@ impl Table {
         if s.ended.is_some() {
             return Err(Status::failed_precondition(format!("match {}: the match is over", self.setup.id)));
         }
-        let detail = format!("seat {seat} resigned at version {}", s.version);
-        self.fault(&mut s, seat, Fault::Resigned, detail);
+        self.resign_locked(&mut s, seat);
         self.seat_state(&s, seat, false)
+    }
+
+    /// A Play client gives up a seat of this match, which must be one it plays (the same
+    /// stream): it loses, the match ends. Anything else changes nothing.
+    pub fn resign_play(&self, session: &Session, seat: u32) -> Result<(), StreamFault> {
+        let seat = seat as usize;
+        match self.setup.seats.get(seat) {
+            Some(SeatBinding::Play(s)) if s.id == session.id => {}
+            _ => return Err(StreamFault::NotYourSeat),
+        }
+        let mut s = self.lock();
+        if s.ended.is_some() {
+            return Err(StreamFault::NotYourSeat);
+        }
+        self.resign_locked(&mut s, seat);
+        Ok(())
+    }
+
+    fn resign_locked(&self, s: &mut TableState, seat: usize) {
+        let detail = resigned(seat, s.actions.len());
+        self.fault(s, seat, Fault::Resigned, detail);
     }
 
     /// The creator ends the match: no result.
@@ -323,7 +343,6 @@ impl Table {
                 (seat.index(), s.version, (!token).then(|| s.game.clone_box()), idle_at)
             };
             let move_time = self.setup.limits.move_time;
-            let limit_ms = move_time.unwrap_or_default().as_millis();
             let idle = async {
                 match idle_at {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -357,7 +376,7 @@ impl Table {
                 }
                 SeatBinding::Play(session) => {
                     let snapshot = snapshot.expect("a copy for the client");
-                    let deadline = move_time.map(|d| tokio::time::Instant::now() + d);
+                    let deadline = move_time.map(|d| (tokio::time::Instant::now() + d, Limit::PerMove(d)));
                     let asked = Instant::now();
                     let ask = self.ask(session, seat, version, snapshot, deadline);
                     tokio::select! {
@@ -377,10 +396,13 @@ impl Table {
             match waited {
                 Waited::Changed => {}
                 Waited::Idle => {
-                    let idle = self.setup.limits.idle.unwrap_or_default().as_secs_f64();
-                    self.fault(&mut s, seat, Fault::Idle, format!("no seat acted for {idle:.0} s (the idle limit)"));
+                    let idle = Limit::Idle(self.setup.limits.idle.unwrap_or_default());
+                    self.fault(&mut s, seat, Fault::Idle, idle.missed());
                 }
-                Waited::Timeout => self.fault(&mut s, seat, Fault::Timeout, format!("no action within {limit_ms} ms")),
+                Waited::Timeout => {
+                    let detail = s.referee.timed_out(seat, "");
+                    self.fault(&mut s, seat, Fault::Timeout, detail);
+                }
                 Waited::Chosen(answer, took) => {
                     if let Err((kind, detail)) = &answer {
                         tracing::info!(match_id = %self.setup.id, seat, kind = kind.name(), "verdict: {detail}");
@@ -420,10 +442,8 @@ impl Table {
         let chosen = match self.setup.limits.move_time {
             Some(limit) => match tokio::time::timeout(limit.saturating_add(grace(limit)), work).await {
                 Ok(done) => done.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
-                Err(_) => Err((
-                    Fault::Timeout,
-                    format!("no answer within the {} ms limit: cut off and left behind", limit.as_millis()),
-                )),
+                // The referee words the limit.
+                Err(_) => Err((Fault::Timeout, "cut off and left behind".to_string())),
             },
             None => work.await.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
         };
@@ -437,7 +457,7 @@ impl Table {
         seat: usize,
         version: u64,
         snapshot: Box<dyn AnyGame>,
-        deadline: Option<tokio::time::Instant>,
+        deadline: Option<(tokio::time::Instant, Limit)>,
     ) -> Result<ActionId, NoAnswer> {
         let (ids, legal) = wire::legal(snapshot.as_ref());
         let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| (Fault::Crash, e))?;
@@ -466,7 +486,9 @@ impl Table {
             l.lock().unwrap_or_else(|p| p.into_inner()).push(asked.elapsed());
         }
         answer.map_err(|e| match e {
-            NoDecision::Timeout(_) => (Fault::Timeout, format!("no decision within {limit_ms} ms")),
+            // The referee words the limit and the resignation.
+            NoDecision::Expired(_) => (Fault::Timeout, String::new()),
+            NoDecision::Resigned => (Fault::Resigned, String::new()),
             NoDecision::Disconnected => (Fault::Disconnected, e.to_string()),
         })
     }

@@ -6,6 +6,7 @@
 //! games_per_pairing: 40     # deals per pairing (each played once per seat rotation)
 //! concurrency: 0            # workers (0: one per CPU, or per `--cpus N` granted)
 //! move_time_ms: 5000        # the per-move limit (0: none)
+//! idle_ms: 300000           # an external participant silent this long, with no other limit, loses
 //! anchor: random            # optional: this participant is rated 0 (default: the mean is 0)
 //! bootstrap: 1000           # resamples for the rating intervals
 //! gauntlet: strong          # optional: only the pairings of this participant (or a list)
@@ -25,12 +26,19 @@
 //!   - { game: journey, deals: my-deals.yaml }  # these deals (seeds or positions), no others
 //! ```
 //!
-//! A bad file is an error naming the line and the field, and nothing is played.
+//! A `deals:` path is read from the folder of the file that names it (one given by `--set`,
+//! from the working directory).
+//!
+//! A bad file is an error naming the file, the line and the field, and nothing is played:
+//! ``t.yaml line 8: field `participants[2].bot`: unknown agent `mtcs`; …``. A mistake an
+//! override of the command line makes names the override instead:
+//! ``--set games_per_pairng=3: unknown field `games_per_pairng`, expected one of …``.
 
-use engine::core::yaml::check_file;
-use engine::core::{AnySpec, ParamSource, describe_yaml_error};
+use engine::core::yaml::{YamlBudget, YamlLimits, YamlRefusal, check_file};
+use engine::core::{AnySpec, ParamSource};
 use engine::find_game;
 use serde::{Deserialize, Serialize};
+use std::path::Path;
 
 /// The embedded default tournament (`arena tournament` with no file).
 pub const DEFAULT: &str = include_str!("default.yaml");
@@ -91,16 +99,24 @@ pub enum SeatOrders {
 
 /// One name or a list of them.
 fn one_or_many<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum OneOrMany {
-        One(String),
-        Many(Vec<String>),
+    struct Names;
+    impl<'de> serde::de::Visitor<'de> for Names {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a participant's name or a list of names")
+        }
+        fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<Vec<String>, E> {
+            Ok(vec![name.to_string()])
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<String>, A::Error> {
+            let mut names = Vec::new();
+            while let Some(name) = seq.next_element()? {
+                names.push(name);
+            }
+            Ok(names)
+        }
     }
-    Ok(match OneOrMany::deserialize(d)? {
-        OneOrMany::One(s) => vec![s],
-        OneOrMany::Many(v) => v,
-    })
+    d.deserialize_any(Names)
 }
 
 impl Participant {
@@ -163,6 +179,12 @@ pub struct TournamentConfig {
     /// How long to wait for every external participant to connect, in seconds.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_s: u64,
+    /// The idle limit in milliseconds (0: none), as a server's (`ServerLimits.idle_ms`): an
+    /// external participant that sends nothing this long for a decision that no per-move
+    /// limit or clock bounds loses the game (verdict `idle`), and the run goes on. Built-in
+    /// agents are the arena's own, and not held to it.
+    #[serde(default = "default_idle_ms")]
+    pub idle_ms: u64,
     /// Only the pairings of these participants are played (a gauntlet).
     #[serde(default, deserialize_with = "one_or_many")]
     pub gauntlet: Vec<String>,
@@ -182,6 +204,9 @@ pub struct TournamentConfig {
     pub until_error_elo: Option<f64>,
     pub participants: Vec<Participant>,
     pub games: Vec<GameSpec>,
+    /// Where the fields were read from (errors are placed with it).
+    #[serde(skip)]
+    origin: Origin,
 }
 
 fn default_name() -> String {
@@ -196,6 +221,11 @@ fn default_connect_timeout() -> u64 {
     120
 }
 
+/// The server's own default (`arena serve --idle-secs 300`).
+fn default_idle_ms() -> u64 {
+    300_000
+}
+
 /// A game entry resolved: its spec, a label, whether it is cooperative, its deals if a file
 /// gives them.
 pub struct ResolvedGame {
@@ -207,117 +237,174 @@ pub struct ResolvedGame {
 }
 
 impl TournamentConfig {
-    /// Read a tournament file; `source` names it in errors.
+    /// Read a tournament file; `source` names it in errors, and is the path its relative
+    /// `deals:` files are read beside.
     pub fn parse(source: &str, text: &str) -> Result<TournamentConfig, String> {
-        check_file(text).map_err(|e| format!("{source}: {e}"))?;
+        Self::read(source, text, &[])
+    }
+
+    /// [`TournamentConfig::parse`] with the command line's `KEY=VALUE` overrides of the
+    /// file's fields (see [`apply_overrides`]). A mistake is placed where it was made: at a
+    /// line of the file, or in the override that made it.
+    pub fn read(source: &str, text: &str, overrides: &[String]) -> Result<TournamentConfig, String> {
+        let origin = Origin { source: source.to_string(), text: text.to_string(), overrides: overrides.to_vec() };
+        // Weighed, and read as YAML at all (the parser's own words, placed), before any field.
+        YamlBudget::new(YamlLimits::FILES).check(text).map_err(|e| origin.refused(&e))?;
+        let effective = apply_overrides(source, text, overrides)?;
+        match Self::from_text(&effective) {
+            Ok(mut config) => {
+                config.origin = origin;
+                Ok(config)
+            }
+            // A mistake the file makes without any override is the file's.
+            Err(m) if !overrides.is_empty() && Self::from_text(text).err().as_ref() == Some(&m) => {
+                Err(origin.in_file(&m))
+            }
+            Err(m) => Err(origin.describe(&m)),
+        }
+    }
+
+    /// The fields of a text, checked; a mistake names its field.
+    fn from_text(text: &str) -> Result<TournamentConfig, Mistake> {
         let de = serde_yaml::Deserializer::from_str(text);
         let config: TournamentConfig = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = e.path().to_string();
-            format!("{source}: {}", describe_yaml_error(text, &path, &e.into_inner().to_string()))
+            let field = e.path().to_string();
+            let inner = e.into_inner();
+            let mut what = inner.to_string();
+            // The place is given as the file's line (serde_yaml's is of the text it read,
+            // which overrides rewrote), and the field once (serde_yaml names the mapping).
+            if let Some(at) = inner.location() {
+                let suffix = format!(" at line {} column {}", at.line(), at.column());
+                what.truncate(what.strip_suffix(&suffix).map_or(what.len(), str::len));
+            }
+            let at = steps(&field).unwrap_or_default();
+            if let Some(rest) = (1..=at.len()).rev().find_map(|n| what.strip_prefix(&format!("{}: ", path(&at[..n])))) {
+                what = rest.to_string();
+            }
+            mistake(field, what)
         })?;
-        config.check(source)?;
+        config.check()?;
         Ok(config)
     }
 
     /// Checks across fields: names unique, agents valid, counts positive.
-    fn check(&self, source: &str) -> Result<(), String> {
+    fn check(&self) -> Result<(), Mistake> {
         if self.games_per_pairing == 0 {
-            return Err(format!("{source}: field `games_per_pairing` must be at least 1"));
+            return Err(mistake("games_per_pairing", "must be at least 1"));
         }
         if self.participants.len() < 2 {
-            return Err(format!("{source}: field `participants` needs at least two participants"));
+            return Err(mistake("participants", "needs at least two participants"));
         }
         if self.games.is_empty() {
-            return Err(format!("{source}: field `games` names no game"));
+            return Err(mistake("games", "names no game"));
         }
         for (i, p) in self.participants.iter().enumerate() {
+            let at = |field: &str| format!("participants[{i}]{field}");
             if p.name.trim().is_empty() {
-                return Err(format!("{source}: field `participants[{i}].name` is empty"));
+                return Err(mistake(at(".name"), "is empty"));
             }
             if self.participants[..i].iter().any(|q| q.name == p.name) {
-                return Err(format!("{source}: field `participants[{i}].name`: `{}` is named twice", p.name));
+                return Err(mistake(at(".name"), format!("`{}` is named twice", p.name)));
             }
             let kinds = usize::from(p.bot.is_some()) + usize::from(p.connect) + usize::from(p.command.is_some());
             if kinds != 1 {
-                return Err(format!(
-                    "{source}: field `participants[{i}]` (`{}`): give exactly one of `bot`, `connect: true`, `command`",
-                    p.name
+                return Err(mistake(
+                    at(""),
+                    format!("`{}`: give exactly one of `bot`, `connect: true`, `command`", p.name),
                 ));
             }
             if let Some(bot) = &p.bot {
-                bots::BotSpec::parse(bot).map_err(|e| format!("{source}: field `participants[{i}].bot`: {e}"))?;
+                bots::BotSpec::parse(bot).map_err(|e| mistake(at(".bot"), e))?;
             }
             if let Some(sandbox) = &p.sandbox {
                 if p.command.is_none() {
-                    return Err(format!(
-                        "{source}: field `participants[{i}].sandbox`: only a `command` runs in a sandbox"
-                    ));
+                    return Err(mistake(at(".sandbox"), "only a `command` runs in a sandbox"));
                 }
                 if shlex::split(sandbox).is_none_or(|w| w.is_empty()) {
-                    return Err(format!(
-                        "{source}: field `participants[{i}].sandbox`: not a command (its quotes do not close, or it \
-                         is empty)"
-                    ));
+                    return Err(mistake(at(".sandbox"), "not a command (its quotes do not close, or it is empty)"));
                 }
             }
             if p.command.is_some() || p.connect {
-                crate::server::names::check(&p.name).map_err(|e| {
-                    format!("{source}: field `participants[{i}].name`: an external participant's Play name: {e}")
-                })?;
+                crate::server::names::check(&p.name)
+                    .map_err(|e| mistake(at(".name"), format!("an external participant's Play name: {e}")))?;
+            }
+            if p.clock.is_some_and(|c| c.base_ms == 0) {
+                return Err(mistake(at(".clock.base_ms"), "must be above 0"));
             }
         }
+        let names = || self.participants.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
         if let Some(a) = &self.anchor
             && !self.participants.iter().any(|p| &p.name == a)
         {
-            return Err(format!("{source}: field `anchor`: `{a}` is not a participant"));
+            return Err(mistake("anchor", format!("`{a}` is not a participant (they are: {})", names())));
         }
-        for g in &self.gauntlet {
+        for (k, g) in self.gauntlet.iter().enumerate() {
             if !self.participants.iter().any(|p| &p.name == g) {
-                return Err(format!("{source}: field `gauntlet`: `{g}` is not a participant"));
+                return Err(mistake(
+                    format!("gauntlet[{k}]"),
+                    format!("`{g}` is not a participant (they are: {})", names()),
+                ));
             }
         }
         if !self.gauntlet.is_empty() && self.gauntlet.len() == self.participants.len() {
-            return Err(format!("{source}: field `gauntlet` names every participant: leave it out for a round robin"));
+            return Err(mistake("gauntlet", "names every participant: leave it out for a round robin"));
         }
         if let Some(sprt) = &self.sprt {
             if self.gauntlet.is_empty() {
-                return Err(format!("{source}: field `sprt` tests a gauntlet's pairings: name the `gauntlet` too"));
+                return Err(mistake("sprt", "tests a gauntlet's pairings: name the `gauntlet` too"));
             }
-            reports::sprt::SprtSpec::parse(sprt).map_err(|e| format!("{source}: field `sprt`: {e}"))?;
+            reports::sprt::SprtSpec::parse(sprt).map_err(|e| mistake("sprt", e))?;
         }
         if self.until_error_elo.is_some_and(|x| x.is_nan() || x <= 0.0) {
-            return Err(format!("{source}: field `until_error_elo` is a positive number of Elo"));
+            return Err(mistake("until_error_elo", "is a positive number of Elo"));
         }
-        let clocks = self.participants.iter().filter_map(|p| p.clock.as_ref()).chain(self.clock.as_ref());
-        for c in clocks {
-            if c.base_ms == 0 {
-                return Err(format!("{source}: a `clock` needs a `base_ms` above 0"));
-            }
+        if self.clock.is_some_and(|c| c.base_ms == 0) {
+            return Err(mistake("clock.base_ms", "must be above 0"));
         }
-        self.listen.parse::<std::net::SocketAddr>().map_err(|e| format!("{source}: field `listen`: {e}"))?;
+        self.listen.parse::<std::net::SocketAddr>().map_err(|e| mistake("listen", e.to_string()))?;
         Ok(())
     }
 
-    /// Resolve every game entry (parameters checked, content loaded).
+    /// The file a game entry's `deals:` names: a relative path is read from the folder of
+    /// the tournament file (of the working directory, when an override of the command line
+    /// gave it).
+    pub fn deals_path(&self, game: usize) -> Option<String> {
+        let path = self.games.get(game)?.deals.as_deref()?;
+        let folder = Path::new(&self.origin.source).parent().unwrap_or(Path::new(""));
+        let set_here = self.origin.blamed(&steps(&format!("games[{game}].deals")).unwrap_or_default()).is_some();
+        Some(if set_here || Path::new(path).is_absolute() {
+            path.to_string()
+        } else {
+            folder.join(path).display().to_string()
+        })
+    }
+
+    /// Resolve every game entry (parameters checked, content loaded). An error names the
+    /// file's line and field, as [`TournamentConfig::read`]'s do.
     pub fn resolve_games(&self, load: &dyn Fn(&str) -> Result<String, String>) -> Result<Vec<ResolvedGame>, String> {
+        self.resolve(load).map_err(|m| self.origin.describe(&m))
+    }
+
+    fn resolve(&self, load: &dyn Fn(&str) -> Result<String, String>) -> Result<Vec<ResolvedGame>, Mistake> {
         let mut out = Vec::new();
         for (i, g) in self.games.iter().enumerate() {
-            let at = format!("games[{i}]");
-            let entry = find_game(&g.game).map_err(|e| format!("{at}.game: {e}"))?;
+            let at = |field: &str| format!("games[{i}]{field}");
+            let entry = find_game(&g.game).map_err(|e| mistake(at(".game"), e))?;
             let mut sources = Vec::new();
             if !g.params.is_empty() {
-                let text = serde_yaml::to_string(&g.params).map_err(|e| e.to_string())?;
-                sources.push(ParamSource::Yaml { name: format!("{at}.params"), text });
+                let text = serde_yaml::to_string(&g.params).map_err(|e| mistake(at(".params"), e.to_string()))?;
+                sources.push(ParamSource::Yaml { name: at(".params"), text });
             }
-            let spec = (entry.spec)(g.preset.as_deref(), &sources, load).map_err(|e| format!("{at}: {e}"))?;
-            let deals = match &g.deals {
+            let spec =
+                (entry.spec)(g.preset.as_deref(), &sources, load).map_err(|e| param_mistake(i, g, &e.to_string()))?;
+            let deals = match self.deals_path(i) {
                 Some(path) => {
-                    let text = load(path).map_err(|e| format!("{at}.deals: {e}"))?;
-                    let deals = read_deals(path, &text)?;
+                    let text = load(&path).map_err(|e| mistake(at(".deals"), e))?;
+                    let deals = read_deals(&path, &text).map_err(|e| mistake(at(".deals"), e))?;
                     for (k, d) in deals.iter().enumerate() {
                         if let Some(yaml) = &d.scenario {
                             spec.scenario(d.seed.unwrap_or(0), yaml)
-                                .map_err(|e| format!("{at}.deals: {path}: deal {k}: {e}"))?;
+                                .map_err(|e| mistake(at(".deals"), format!("deals file {path}: deal {k}: {e}")))?;
                         }
                     }
                     Some(deals)
@@ -326,20 +413,25 @@ impl TournamentConfig {
             };
             let seats = spec.seats();
             if !entry.cooperative && seats > self.participants.len() {
-                return Err(format!(
-                    "{at}: {} for {seats} players needs at least {seats} participants (there are {})",
-                    g.game,
-                    self.participants.len()
+                return Err(mistake(
+                    at(""),
+                    format!(
+                        "{} for {seats} players needs at least {seats} participants (there are {})",
+                        g.game,
+                        self.participants.len()
+                    ),
                 ));
-            }
-            for (k, p) in self.participants.iter().enumerate() {
-                if let Some(bot) = &p.bot {
-                    bots::agent(bot, spec.as_ref(), 0).map_err(|e| format!("participants[{k}].bot for {at}: {e}"))?;
-                }
             }
             let preset = g.preset.clone().unwrap_or_else(|| entry.default_preset.to_string());
             let who = if entry.cooperative { "traveller" } else { "player" };
             let label = format!("{} {preset}, {seats} {who}{}", g.game, if seats == 1 { "" } else { "s" });
+            for (k, p) in self.participants.iter().enumerate() {
+                if let Some(bot) = &p.bot {
+                    bots::agent(bot, spec.as_ref(), 0).map_err(|e| {
+                        mistake(format!("participants[{k}].bot"), format!("for games[{i}] ({label}): {e}"))
+                    })?;
+                }
+            }
             out.push(ResolvedGame { spec, label, cooperative: entry.cooperative, seats, deals });
         }
         Ok(out)
@@ -373,6 +465,294 @@ impl TournamentConfig {
         } else {
             cpus.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         }
+    }
+}
+
+/// A mistake in a tournament's fields: the field, as a path the file writes
+/// (`participants[2].bot`; `.` for the whole file), and what is wrong with it.
+#[derive(Clone, Debug, PartialEq)]
+struct Mistake {
+    field: String,
+    what: String,
+}
+
+fn mistake(field: impl Into<String>, what: impl Into<String>) -> Mistake {
+    let (mut field, what) = (field.into(), what.into());
+    // An unknown field is a mistake of the mapping it stands in (serde names the field).
+    if let Some(unknown) = what.strip_prefix("unknown field `").and_then(|r| r.split_once('`')).map(|(k, _)| k)
+        && let Some(mut at) = steps(&field)
+        && at.last() == Some(&Step::Key(unknown.to_string()))
+    {
+        at.pop();
+        field = if at.is_empty() { ".".to_string() } else { path(&at) };
+    }
+    Mistake { field, what }
+}
+
+impl Mistake {
+    /// The node the mistake is at, and which of its key's occurrences: a field named but
+    /// unknown, or named twice (the second time), is a key of its own.
+    fn place(&self) -> (Vec<Step>, usize) {
+        let mut at = steps(&self.field).unwrap_or_default();
+        let named = |prefix: &str| self.what.strip_prefix(prefix).and_then(|r| r.split_once('`')).map(|(k, _)| k);
+        if let Some(key) = named("unknown field `") {
+            at.push(Step::Key(key.to_string()));
+        } else if let Some(key) = named("duplicate field `") {
+            at.push(Step::Key(key.to_string()));
+            return (at, 1);
+        }
+        (at, 0)
+    }
+
+    /// `field `F`: what` (a mistake of the whole file: what alone).
+    fn text(&self, field: &str) -> String {
+        match steps(field) {
+            Some(s) if !s.is_empty() => format!("field `{field}`: {}", self.what),
+            _ => self.what.clone(),
+        }
+    }
+}
+
+/// A mistake the engine found in a game entry's preset or parameters, named by its field.
+fn param_mistake(i: usize, g: &GameSpec, e: &str) -> Mistake {
+    let params = format!("games[{i}].params");
+    if let Some(rest) = e.strip_prefix(&format!("{params}: ")) {
+        // The engine read the parameters from their own text: its line is not the file's.
+        let rest = without_place(rest);
+        if let Some((field, what)) = rest.strip_prefix("field `").and_then(|r| r.split_once("`: ")) {
+            return mistake(format!("{params}.{field}"), what);
+        }
+        return mistake(params, rest);
+    }
+    if g.preset.is_some() && e.starts_with("unknown preset") {
+        return mistake(format!("games[{i}].preset"), e);
+    }
+    mistake(format!("games[{i}]"), e)
+}
+
+/// A message without its trailing ` at line L` or ` at line L column C`.
+fn without_place(message: &str) -> &str {
+    match message.rsplit_once(" at line ") {
+        Some((head, place))
+            if place.split(" column ").all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) =>
+        {
+            head
+        }
+        _ => message,
+    }
+}
+
+/// Where a tournament's fields were read from: the file (its name and text) and the
+/// command line's overrides over it. Mistakes are placed with it.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Origin {
+    source: String,
+    text: String,
+    overrides: Vec<String>,
+}
+
+impl Origin {
+    /// The override that set the node `at`, something inside it, or something it lies in
+    /// (the last such, as the last wins).
+    fn blamed(&self, at: &[Step]) -> Option<&str> {
+        if at.is_empty() {
+            return None;
+        }
+        let key = |o: &str| steps(o.split_once('=').map_or(o, |(k, _)| k).trim());
+        let related = |o: &&String| key(o).is_some_and(|k| k.starts_with(at) || at.starts_with(&k));
+        self.overrides.iter().rev().find(related).map(String::as_str)
+    }
+
+    /// The mistake, named by the override that made it or by the file's line.
+    fn describe(&self, m: &Mistake) -> String {
+        match self.blamed(&m.place().0) {
+            Some(o) => format!("--set {o}: {}", m.text(&m.field)),
+            None => self.in_file(m),
+        }
+    }
+
+    /// `FILE line N: field `F`: what`: the line of the field, or of the nearest field
+    /// around it that the file writes (none: a mistake of the whole file).
+    fn in_file(&self, m: &Mistake) -> String {
+        let (at, nth) = m.place();
+        let field = steps(&m.field).unwrap_or_default();
+        let found = (1..=at.len())
+            .rev()
+            .find_map(|n| line_of(&self.text, &at[..n], if n == at.len() { nth } else { 0 }).map(|line| (n, line)));
+        let Some((n, line)) = found else {
+            return format!("{}: {}", self.source, m.text(&m.field));
+        };
+        // A list's index where the file writes one item without a list (`gauntlet: x`).
+        let shown = if n < field.len() && field[n..].iter().all(|s| matches!(s, Step::Index(_))) {
+            path(&field[..n])
+        } else {
+            m.field.clone()
+        };
+        format!("{} line {line}: {}", self.source, m.text(&shown))
+    }
+
+    /// A text the YAML weigher refused, placed where it can be.
+    fn refused(&self, e: &YamlRefusal) -> String {
+        match e {
+            YamlRefusal::Syntax { message, line, column } => {
+                format!("{} line {line}: not YAML: {message} (column {column})", self.source)
+            }
+            YamlRefusal::AliasInsideItself { line } => {
+                format!("{} line {line}: an alias inside the node its anchor names", self.source)
+            }
+            e => format!("{}: {e}", self.source),
+        }
+    }
+}
+
+/// One step of a field's path: a mapping's key, or a list's item.
+#[derive(Clone, Debug, PartialEq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A path as serde and overrides write it (`participants[2].bot`; `.` or nothing: the
+/// whole file), in steps; None if it names a step no file can (`?`).
+fn steps(path: &str) -> Option<Vec<Step>> {
+    let mut out = Vec::new();
+    if path == "." || path.is_empty() {
+        return Some(out);
+    }
+    for part in path.split('.') {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if key.is_empty() || key == "?" {
+            return None;
+        }
+        out.push(Step::Key(key.to_string()));
+        while !rest.is_empty() {
+            let (index, after) = rest.split_once(']')?;
+            out.push(Step::Index(index.parse().ok()?));
+            rest = after.strip_prefix('[').unwrap_or(after);
+        }
+    }
+    Some(out)
+}
+
+/// The path of steps, written as [`steps`] reads it.
+fn path(steps: &[Step]) -> String {
+    let mut out = String::new();
+    for s in steps {
+        match s {
+            Step::Key(k) if out.is_empty() => out += k,
+            Step::Key(k) => out += &format!(".{k}"),
+            Step::Index(i) => out += &format!("[{i}]"),
+        }
+    }
+    out
+}
+
+/// The line (1 first) of the node at `at` in a YAML text: a field's key (its `nth`
+/// occurrence, 0 first), a list item's own. It is found by the parser serde_yaml reads the
+/// file with: a walk that fails on purpose at the node, and the parser places that error.
+fn line_of(text: &str, at: &[Step], nth: usize) -> Option<usize> {
+    use serde::de::{DeserializeSeed, Deserializer, Error, IgnoredAny, MapAccess, SeqAccess, Visitor};
+    use std::fmt;
+
+    const HERE: &str = "the node looked for";
+
+    /// Fails at any node it is given.
+    struct Here;
+    impl<'de> Visitor<'de> for Here {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(HERE)
+        }
+    }
+
+    /// A key: is it the one looked for? (Fails on it when `fail`.)
+    struct Key<'a> {
+        name: &'a str,
+        fail: bool,
+    }
+    impl<'de> DeserializeSeed<'de> for Key<'_> {
+        type Value = bool;
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+            d.deserialize_any(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Key<'_> {
+        type Value = bool;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a key")
+        }
+        fn visit_str<E: Error>(self, key: &str) -> Result<bool, E> {
+            match key == self.name {
+                true if self.fail => Err(E::custom(HERE)),
+                hit => Ok(hit),
+            }
+        }
+        fn visit_u64<E: Error>(self, _: u64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_i64<E: Error>(self, _: i64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_f64<E: Error>(self, _: f64) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_bool<E: Error>(self, _: bool) -> Result<bool, E> {
+            Ok(false)
+        }
+        fn visit_unit<E: Error>(self) -> Result<bool, E> {
+            Ok(false)
+        }
+    }
+
+    /// Walks down the rest of the path.
+    struct Find<'a> {
+        rest: &'a [Step],
+        nth: usize,
+    }
+    impl<'de> DeserializeSeed<'de> for Find<'_> {
+        type Value = ();
+        fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            match self.rest.first() {
+                None => d.deserialize_any(Here),
+                Some(Step::Key(_)) => d.deserialize_map(self),
+                Some(Step::Index(_)) => d.deserialize_seq(self),
+            }
+        }
+    }
+    impl<'de> Visitor<'de> for Find<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a mapping or a list")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let Some((Step::Key(name), rest)) = self.rest.split_first() else { return Ok(()) };
+            let mut seen = 0;
+            while let Some(hit) = map.next_key_seed(Key { name, fail: rest.is_empty() && seen == self.nth })? {
+                if hit && rest.is_empty() {
+                    seen += 1;
+                    map.next_value::<IgnoredAny>()?;
+                } else if hit {
+                    return map.next_value_seed(Find { rest, nth: self.nth });
+                } else {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+            Ok(())
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+            let Some((&Step::Index(index), rest)) = self.rest.split_first() else { return Ok(()) };
+            for _ in 0..index {
+                if seq.next_element::<IgnoredAny>()?.is_none() {
+                    return Ok(());
+                }
+            }
+            seq.next_element_seed(Find { rest, nth: self.nth }).map(|_| ())
+        }
+    }
+
+    match (Find { rest: at, nth }).deserialize(serde_yaml::Deserializer::from_str(text)) {
+        Err(e) if e.to_string().contains(HERE) => e.location().map(|l| l.line()),
+        _ => None,
     }
 }
 
@@ -476,10 +856,10 @@ mod tests {
     fn bad_files_name_the_line_and_field() {
         let e =
             TournamentConfig::parse("t.yaml", "games_per_pairing: many\nparticipants: []\ngames: []\n").unwrap_err();
-        assert!(e.contains("t.yaml") && e.contains("games_per_pairing") && e.contains("line 1"), "{e}");
+        assert!(e.starts_with("t.yaml line 1: field `games_per_pairing`: invalid type"), "{e}");
         let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bots: random }\ngames: []\n";
         let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
-        assert!(e.contains("participants[1]") && e.contains("bots") && e.contains("line 4"), "{e}");
+        assert!(e.starts_with("t.yaml line 4: field `participants[1]`: unknown field `bots`"), "{e}");
         let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: a, bot: mcts:depth=x }\ngames: [{game: journey}]\n";
         let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
         assert!(e.contains("`a` is named twice"), "{e}");
@@ -495,17 +875,93 @@ mod tests {
     }
 
     #[test]
+    fn mistakes_are_placed_at_their_line() {
+        // Block and flow mappings, a list item, a key written twice, an anchor's alias.
+        let text = "games_per_pairing: 2\nparticipants:\n  - &a { name: a, bot: random }\n  - name: b\n    bot: random\n    clock:\n      base_ms: 5\ngames:\n  - game: journey\n    deals: d.yaml\nseed: 1\nseed: 2\n";
+        let line = |path: &str, nth| line_of(text, &steps(path).unwrap(), nth);
+        assert_eq!(line("participants[0].bot", 0), Some(3));
+        assert_eq!(line("participants[1]", 0), Some(4));
+        assert_eq!(line("participants[1].bot", 0), Some(5));
+        assert_eq!(line("participants[1].clock.base_ms", 0), Some(7));
+        assert_eq!(line("games[0].deals", 0), Some(10));
+        assert_eq!((line("seed", 0), line("seed", 1)), (Some(11), Some(12)));
+        assert_eq!(line("participants[2]", 0), None);
+        assert_eq!(line("games[0].params", 0), None);
+        assert_eq!(line("games_per_pairing.x", 0), None);
+        let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
+        assert_eq!(e, "t.yaml line 12: duplicate field `seed`");
+        // A field the file does not write is placed at the nearest one around it.
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b }\ngames: [{game: journey}]\n";
+        let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
+        assert!(e.starts_with("t.yaml line 4: field `participants[1]`: `b`: give exactly one of"), "{e}");
+        // A mistake of the whole file has no line.
+        let e = TournamentConfig::parse("t.yaml", "participants: []\ngames: []\n").unwrap_err();
+        assert_eq!(e, "t.yaml: missing field `games_per_pairing`");
+        let e = TournamentConfig::parse("t.yaml", "games_per_pairing: 2\nparticipants: [\n").unwrap_err();
+        assert!(e.starts_with("t.yaml line 3: not YAML: "), "{e}");
+    }
+
+    #[test]
+    fn an_override_is_blamed_for_its_own_mistakes_only() {
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\ngames: [{game: journey}]\n";
+        let set = |o: &[&str]| {
+            TournamentConfig::read("t.yaml", text, &o.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap_err()
+        };
+        assert_eq!(
+            set(&["participants[1].clock.base_ms=0"]),
+            "--set participants[1].clock.base_ms=0: field `participants[1].clock.base_ms`: must be above 0"
+        );
+        assert_eq!(
+            set(&["seed=1", "anchor=zed"]),
+            "--set anchor=zed: field `anchor`: `zed` is not a participant (they are: a, b)"
+        );
+        // Replacing a whole participant: its missing field is the override's.
+        let e = set(&["participants[0]={name: c}"]);
+        assert!(
+            e.starts_with("--set participants[0]={name: c}: field `participants[0]`: `c`: give exactly one of"),
+            "{e}"
+        );
+        // The file's mistake stays the file's, with its line.
+        let bad = text.replace("name: b, bot: random", "name: b, bot: randy");
+        let e = TournamentConfig::read("t.yaml", &bad, &["seed=3".into()]).unwrap_err();
+        assert!(e.starts_with("t.yaml line 4: field `participants[1].bot`: unknown agent `randy`"), "{e}");
+        // An override's own syntax is named as before.
+        assert!(set(&["seed"]).starts_with("--set seed: expected KEY=VALUE"));
+    }
+
+    #[test]
+    fn deals_are_read_beside_the_file() {
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\ngames:\n  - { game: journey, deals: d.yaml }\n  - { game: journey, deals: /abs/d.yaml }\n  - { game: journey }\n";
+        let c = TournamentConfig::parse("some/folder/t.yaml", text).unwrap();
+        assert_eq!(c.deals_path(0).as_deref(), Some("some/folder/d.yaml"));
+        assert_eq!(c.deals_path(1).as_deref(), Some("/abs/d.yaml"));
+        assert_eq!(c.deals_path(2), None);
+        let c = TournamentConfig::read("some/folder/t.yaml", text, &["games[0].deals=mine.yaml".into()]).unwrap();
+        assert_eq!(c.deals_path(0).as_deref(), Some("mine.yaml"), "an override's path is the working directory's");
+        assert_eq!(TournamentConfig::parse("t.yaml", text).unwrap().deals_path(0).as_deref(), Some("d.yaml"));
+        let e = c.resolve_games(&|p| Err(format!("cannot read {p}"))).err().unwrap();
+        assert_eq!(e, "--set games[0].deals=mine.yaml: field `games[0].deals`: cannot read mine.yaml");
+        let c = TournamentConfig::parse("some/folder/t.yaml", text).unwrap();
+        let e = c.resolve_games(&|p| Err(format!("cannot read {p}"))).err().unwrap();
+        assert_eq!(e, "some/folder/t.yaml line 6: field `games[0].deals`: cannot read some/folder/d.yaml");
+    }
+
+    #[test]
     fn bad_games_are_named() {
         let base = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\n";
         let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: chess}}]\n")).unwrap();
-        assert!(c.resolve_games(&|_| Err("no".into())).err().unwrap().contains("games[0].game"));
+        let e = c.resolve_games(&|_| Err("no".into())).err().unwrap();
+        assert!(e.starts_with("t line 5: field `games[0].game`: unknown game `chess`"), "{e}");
         let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: journey, params: {{travellers: 9}}}}]\n"))
             .unwrap();
         let e = c.resolve_games(&|_| Err("no".into())).err().unwrap();
-        assert!(e.contains("games[0]") && e.contains("travellers"), "{e}");
+        assert!(e.starts_with("t line 5: field `games[0].params.travellers`: 9 is out of range"), "{e}");
         let c = TournamentConfig::parse("t", &format!("{base}games: [{{game: expedition, params: {{players: 3}}}}]\n"))
             .unwrap();
         let e = c.resolve_games(&|_| Err("no".into())).err().unwrap();
-        assert!(e.contains("needs at least 3 participants"), "{e}");
+        assert_eq!(
+            e,
+            "t line 5: field `games[0]`: expedition for 3 players needs at least 3 participants (there are 2)"
+        );
     }
 }

@@ -3,7 +3,9 @@
 //! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment, and none of the arena's
 //! secrets; under their `sandbox` command if they have one), waits until every one has said
 //! Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like any
-//! other: a timeout, a disconnection or an illegal answer is that game's verdict.
+//! other: a timeout, a disconnection, an illegal answer or a resignation is that game's
+//! verdict, and so is silence past the tournament's idle limit (`idle_ms`) on a decision no
+//! per-move limit or clock bounds (verdict `idle`: a stalled client never stalls the run).
 
 use super::Tournament;
 use super::run::AgentFactory;
@@ -24,6 +26,8 @@ pub struct Externals {
     children: Vec<(String, Child)>,
     sessions: HashMap<usize, Arc<Session>>,
     next_match: AtomicU64,
+    /// The tournament's idle limit.
+    idle: Option<Duration>,
 }
 
 impl Externals {
@@ -51,6 +55,7 @@ impl Externals {
             children: Vec::new(),
             sessions: HashMap::new(),
             next_match: AtomicU64::new(1),
+            idle: crate::referee::limit_ms(t.config.idle_ms),
         };
         for &p in &external {
             let part = &t.config.participants[p];
@@ -95,7 +100,8 @@ impl Externals {
                 let hub = &ext.server.as_ref().expect("running").hub;
                 let match_id = format!("tournament-{}", ext.next_match.fetch_add(1, Ordering::Relaxed));
                 let handle = ext.runtime.handle().clone();
-                Ok(Box::new(RemoteAgent::new(session.clone(), match_id, spec, hub.next_request.clone(), handle)?))
+                let agent = RemoteAgent::new(session.clone(), match_id, spec, hub.next_request.clone(), handle)?;
+                Ok(Box::new(agent.with_idle(ext.idle)))
             }
             (None, None) => Err(format!("participant {p} plays over the Play stream, and no server is running")),
         }

@@ -58,9 +58,8 @@ impl Tournament {
         overrides: &[String],
         load: &dyn Fn(&str) -> Result<String, String>,
     ) -> Result<Tournament, String> {
-        let effective = config::apply_overrides(source, text, overrides)?;
-        let config = TournamentConfig::parse(source, &effective)?;
-        let games = config.resolve_games(load).map_err(|e| format!("{source}: {e}"))?;
+        let config = TournamentConfig::read(source, text, overrides)?;
+        let games = config.resolve_games(load)?;
         let jobs = schedule::schedule(&Self::plan(&config, config.seed), &games);
         Ok(Tournament { config, text: text.to_string(), games, jobs, deal_secret: None, overrides: overrides.to_vec() })
     }
@@ -211,10 +210,9 @@ pub fn load_dir(dir: &Path, load: &dyn Fn(&str) -> Result<String, String>) -> Re
         .map_err(|e| format!("{} is not a tournament directory: cannot read {}: {e}", dir.display(), path.display()))?;
     let info = log::read_run_info(dir)?;
     // Deals files are read from the copies the run kept.
-    let effective = config::apply_overrides(&path.display().to_string(), &text, &info.overrides)?;
-    let entries = TournamentConfig::parse(&path.display().to_string(), &effective)?.games;
+    let config = TournamentConfig::read(&path.display().to_string(), &text, &info.overrides)?;
     let kept = |name: &str| -> Result<String, String> {
-        match entries.iter().position(|g| g.deals.as_deref() == Some(name)) {
+        match (0..config.games.len()).position(|i| config.deals_path(i).as_deref() == Some(name)) {
             Some(i) => {
                 let copy = dir.join(format!("deals-{i}.yaml"));
                 std::fs::read_to_string(&copy).map_err(|e| format!("cannot read {}: {e}", copy.display()))
@@ -273,8 +271,9 @@ fn run_remaining(
     let todo: Vec<Job> = mine.iter().filter(|j| !logged.contains(&j.id)).cloned().collect();
     let mut writer = log::LogWriter::open(dir)?;
     let already_done = mine.len() - todo.len();
+    let mut progress = run::RunProgress::new(todo.len(), opts.progress)?;
     let stats = match stopping::Stopping::of(t)? {
-        None => run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?,
+        None => run::run_jobs(&todo, &t.games, &t.names(), factory, opts, &mut writer, &mut done, &mut progress)?,
         Some(rule) => {
             // Deal by deal, each after what the deals before it decided.
             let mut stats = run::RunStats::default();
@@ -287,24 +286,21 @@ fn run_remaining(
                 let mut decided = rule.tests(t, &done, deal);
                 decided.precise_after = settled.precise_after;
                 decided.settled.clone_from(&settled.settled);
-                let jobs: Vec<Job> = todo
-                    .iter()
-                    .filter(|j| j.deal == deal && stopping::Stopping::needed(t, &decided, j))
-                    .cloned()
-                    .collect();
+                let of_deal: Vec<&Job> = todo.iter().filter(|j| j.deal == deal).collect();
+                let jobs: Vec<Job> =
+                    of_deal.iter().filter(|j| stopping::Stopping::needed(t, &decided, j)).map(|&j| j.clone()).collect();
+                progress.skip(of_deal.len() - jobs.len());
                 if jobs.is_empty() {
                     continue;
                 }
-                let s = run::run_jobs(&jobs, &t.games, &t.names(), factory, opts, &mut writer, &mut done)?;
-                stats.games += s.games;
-                stats.wall += s.wall;
-                stats.playing += s.playing;
-                stats.workers = s.workers;
-                stats.verdicts += s.verdicts;
+                let s =
+                    run::run_jobs(&jobs, &t.games, &t.names(), factory, opts, &mut writer, &mut done, &mut progress)?;
+                stats.add(&s);
             }
             stats
         }
     };
+    drop(progress);
     let report = match shard {
         None => {
             // A run that ends has played its whole schedule; it is reported as it is.
@@ -491,7 +487,7 @@ pub fn write_report(
         }
         if !who.is_empty() {
             let parts: Vec<String> = who.iter().map(|(p, n)| format!("{p} {n}")).collect();
-            notes.push(format!("games lost by a {} verdict: {}", kind.name(), parts.join(", ")));
+            notes.push(format!("games lost by verdict `{}`: {}", kind.name(), parts.join(", ")));
         }
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));

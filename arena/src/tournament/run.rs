@@ -12,10 +12,11 @@ use super::rate::{rated_games, score_shares};
 use super::schedule::Job;
 use crate::pool::{Flow, Order};
 use crate::record::{MatchRecord, TournamentGame};
-use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
+use crate::referee::{Fault, Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
 use bots::Agent;
 use engine::core::{AnySpec, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Builds the agent of a participant for one game: (participant, game, seed).
@@ -58,10 +59,41 @@ pub struct RunStats {
     /// Time spent inside games (agents and engine), summed over the workers.
     pub playing: Duration,
     pub workers: usize,
-    pub verdicts: usize,
+    /// Games that ended by a verdict, by the verdict's kind.
+    pub verdicts: BTreeMap<Fault, usize>,
 }
 
 impl RunStats {
+    /// Count the game's verdict, if one ended it.
+    pub fn count(&mut self, record: &MatchRecord) {
+        let ended_by = record.outcome.forfeited_by.and_then(|seat| {
+            record.verdicts.iter().find(|v| v.seat == seat && v.policy == Policy::Forfeit).map(|v| v.kind)
+        });
+        if let Some(kind) = ended_by {
+            *self.verdicts.entry(kind).or_default() += 1;
+        }
+    }
+
+    /// Add another run's counts to these (the games, the time, the verdicts).
+    pub fn add(&mut self, other: &RunStats) {
+        self.games += other.games;
+        self.wall += other.wall;
+        self.playing += other.playing;
+        self.workers = other.workers;
+        for (&kind, &n) in &other.verdicts {
+            *self.verdicts.entry(kind).or_default() += n;
+        }
+    }
+
+    /// The games that ended by a verdict, counted by kind: `10 games ended by a verdict:
+    /// disconnected 10` (None when no game did).
+    pub fn verdict_line(&self) -> Option<String> {
+        let games: usize = self.verdicts.values().sum();
+        let kinds: Vec<String> = self.verdicts.iter().map(|(k, n)| format!("{} {n}", k.name())).collect();
+        let s = if games == 1 { "" } else { "s" };
+        (games > 0).then(|| format!("{games} game{s} ended by a verdict: {}", kinds.join(", ")))
+    }
+
     /// The share of the workers' time not spent inside games: scheduling, logging, waiting.
     pub fn overhead(&self) -> f64 {
         let capacity = self.wall.as_secs_f64() * self.workers as f64;
@@ -118,6 +150,73 @@ pub fn play_job(
     })
 }
 
+/// The progress of a whole run, shown as a bar on a terminal or a line every few seconds
+/// elsewhere, across every batch of games a run plays (a stopping rule plays deal by deal).
+pub struct RunProgress {
+    bar: ProgressBar,
+    mode: Progress,
+    /// Games of the run played and still to play (fewer as a stopping rule skips some).
+    played: usize,
+    total: usize,
+    started: Instant,
+    last_line: Instant,
+}
+
+impl RunProgress {
+    /// A run of at most `total` games.
+    pub fn new(total: usize, mode: Progress) -> Result<RunProgress, String> {
+        let bar = ProgressBar::new(total as u64);
+        bar.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} games, {per_sec}, eta {eta} — leader: {msg}")
+                .map_err(|e| e.to_string())?,
+        );
+        if mode != Progress::Bar {
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+        }
+        let now = Instant::now();
+        Ok(RunProgress { bar, mode, played: 0, total, started: now, last_line: now })
+    }
+
+    /// `n` games of the run will not be played after all.
+    pub fn skip(&mut self, n: usize) {
+        self.total = self.total.saturating_sub(n).max(self.played);
+        self.bar.set_length(self.total as u64);
+    }
+
+    fn played_one(&mut self, leader: Option<String>) {
+        self.played += 1;
+        if let Some(l) = &leader {
+            self.bar.set_message(l.clone());
+        }
+        if self.mode == Progress::Lines && self.last_line.elapsed() >= Duration::from_secs(5) {
+            // Output that is not a terminal gets a line every few seconds instead.
+            let rate = self.played as f64 / self.started.elapsed().as_secs_f64().max(1e-9);
+            let eta = self.total.saturating_sub(self.played) as f64 / rate.max(1e-9);
+            eprintln!(
+                "{}/{} games, {rate:.1} games/s, eta {eta:.0} s — leader: {}",
+                self.played,
+                self.total,
+                leader.unwrap_or_else(|| "none yet".into())
+            );
+            self.last_line = Instant::now();
+        }
+        self.bar.inc(1);
+    }
+
+    /// Is a line or a new leader due (so that the leader is worth computing)?
+    fn due(&self) -> bool {
+        self.played.is_multiple_of(8)
+            || self.played + 1 == self.total
+            || (self.mode == Progress::Lines && self.last_line.elapsed() >= Duration::from_secs(5))
+    }
+}
+
+impl Drop for RunProgress {
+    fn drop(&mut self) {
+        self.bar.finish_and_clear();
+    }
+}
+
 /// Play `jobs` on `opts.workers` threads, appending each finished game to `log` as it comes
 /// (`done` holds the records already logged, for the leader shown).
 #[allow(clippy::too_many_arguments)]
@@ -129,18 +228,10 @@ pub fn run_jobs(
     opts: &RunOptions,
     log: &mut LogWriter,
     done: &mut Vec<MatchRecord>,
+    progress: &mut RunProgress,
 ) -> Result<RunStats, String> {
     let _quiet = QuietPanics::install();
     let cooperative: Vec<bool> = games.iter().map(|g| g.cooperative).collect();
-    let bar = ProgressBar::new(jobs.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games, {per_sec}, eta {eta} — leader: {msg}")
-            .map_err(|e| e.to_string())?,
-    );
-    if opts.progress != Progress::Bar {
-        bar.set_draw_target(ProgressDrawTarget::hidden());
-    }
-    let mut last_line = Instant::now();
     let workers = opts.workers.clamp(1, jobs.len().max(1));
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
@@ -154,35 +245,18 @@ pub fn run_jobs(
         log.append(&record)?;
         stats.games += 1;
         stats.playing += Duration::from_secs_f64(record.place().play_ms / 1e3);
-        stats.verdicts += record.verdicts.len();
+        stats.count(&record);
         done.push(record);
-        let line_due = opts.progress == Progress::Lines && last_line.elapsed() >= Duration::from_secs(5);
-        if stats.games % 8 == 1 || stats.games == jobs.len() || line_due {
+        let leader = progress.due().then(|| {
             let shares = score_shares(&rated_games(done, &cooperative), names.len());
-            let leader = (0..names.len())
+            (0..names.len())
                 .filter(|&p| shares[p].1 > 0.0)
-                .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)));
-            let leader = leader.map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1));
-            if let Some(l) = &leader {
-                bar.set_message(l.clone());
-            }
-            if line_due {
-                // Output that is not a terminal gets a line every few seconds instead.
-                let rate = stats.games as f64 / start.elapsed().as_secs_f64().max(1e-9);
-                let eta = (jobs.len() - stats.games) as f64 / rate.max(1e-9);
-                eprintln!(
-                    "{}/{} games, {rate:.1} games/s, eta {eta:.0} s — leader: {}",
-                    stats.games,
-                    jobs.len(),
-                    leader.unwrap_or_else(|| "none yet".into())
-                );
-                last_line = Instant::now();
-            }
-        }
-        bar.inc(1);
+                .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)))
+                .map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1))
+        });
+        progress.played_one(leader.flatten());
         Ok(Flow::Continue)
     });
-    bar.finish_and_clear();
     stats.wall = start.elapsed();
     result.map(|()| stats)
 }

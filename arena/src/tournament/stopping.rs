@@ -4,10 +4,13 @@
 //! - `sprt:` (with a gauntlet) — every pairing of a gauntlet participant with an opponent,
 //!   in each competitive game entry, runs the sequential test of `arena compare` over its
 //!   deals (a deal's games are one unit); once it decides, that pairing plays no more;
-//! - `until_error_elo: X` — games go where the intervals are widest: once a participant's
+//! - `until_error_elo: X` — games go where the intervals are widest: while a participant's
 //!   overall 95% interval is at most ±X Elo (over at least 10 deals, and not a bound), it
 //!   plays only against participants whose intervals are still wider (a game of settled
-//!   participants alone is not played); once every participant is settled, no more deals.
+//!   participants alone is not played); a participant whose interval widens again plays
+//!   again. Once every interval is within ±X at once, no more deals. The intervals are the
+//!   report's own (the same anchor, resamples and seed over the same games), so the report's
+//!   final list shows every rating within ±X.
 //!
 //! The decisions follow from the logged games in deal order alone, so a stopped run resumes
 //! to the same games, and a report tells which pairings stopped where.
@@ -32,7 +35,8 @@ pub struct Decided {
     pub pairings: BTreeMap<Pairing, (Decision, u32, f64)>,
     /// The deal after which every rating was precise enough, if any.
     pub precise_after: Option<u32>,
-    /// Each participant whose interval reached ±`until_error_elo`, and the deal it did after.
+    /// Each participant whose interval is within ±`until_error_elo`, and the deal since which
+    /// it has been.
     pub settled: BTreeMap<usize, u32>,
 }
 
@@ -47,6 +51,9 @@ impl Stopping {
         let sprt = t.config.sprt.as_deref().map(SprtSpec::parse).transpose()?;
         if sprt.is_none() && t.config.until_error_elo.is_none() {
             return Ok(None);
+        }
+        if t.config.until_error_elo.is_some() && t.config.bootstrap == 0 {
+            return Err("until_error_elo stops on the ratings' intervals: set `bootstrap` above 0".into());
         }
         Ok(Some(Stopping { sprt, until_error_elo: t.config.until_error_elo }))
     }
@@ -71,8 +78,11 @@ impl Stopping {
     fn precise_at(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> (Vec<usize>, Vec<usize>) {
         let Some(x) = self.until_error_elo else { return Default::default() };
         let upto: Vec<MatchRecord> = records.iter().filter(|r| r.place().deal <= deal).cloned().collect();
-        let opts = RatingOptions { anchor: None, bootstrap: 200, seed: t.config.seed };
-        let list = rate(&t.names(), &rated_games(&upto, &t.cooperative()), &opts);
+        // The report's options, so that its final list is the one checked here.
+        let names = t.names();
+        let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
+        let opts = RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed };
+        let list = rate(&names, &rated_games(&upto, &t.cooperative()), &opts);
         // A bound (a perfect score) is never precise: its interval shows only the prior; nor
         // is a bootstrap over a handful of deals.
         if list.units < MIN_UNITS {
@@ -87,14 +97,16 @@ impl Stopping {
         (precise, list.entries.iter().map(|e| e.participant).collect())
     }
 
-    /// Settle, after `deal`, the participants precise then and not settled before; and the
-    /// whole run once every participant is settled.
+    /// Settle, after `deal`, the participants precise then (keeping the deal since which each
+    /// has been) and unsettle the others; and the whole run once every rated participant is
+    /// precise at once.
     pub fn settle(&self, t: &Tournament, records: &[MatchRecord], deal: u32, decided: &mut Decided) {
         if self.until_error_elo.is_none() || decided.precise_after.is_some() {
             return;
         }
         let (precise, rated) = self.precise_at(t, records, deal);
-        for p in precise {
+        decided.settled.retain(|p, _| precise.contains(p));
+        for &p in &precise {
             decided.settled.entry(p).or_insert(deal);
         }
         if !rated.is_empty() && rated.iter().all(|p| decided.settled.contains_key(p)) {
@@ -106,8 +118,12 @@ impl Stopping {
     /// participants were settled after which deal.
     pub fn decide(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> Decided {
         let mut decided = self.tests(t, records, deal);
+        let played: std::collections::BTreeSet<u32> = records.iter().map(|r| r.place().deal).collect();
         for d in 0..deal {
-            self.settle(t, records, d, &mut decided);
+            // A deal with no games changes no interval.
+            if played.contains(&d) {
+                self.settle(t, records, d, &mut decided);
+            }
         }
         decided
     }
@@ -189,9 +205,9 @@ impl Stopping {
             && !decided.settled.is_empty()
         {
             let each: Vec<String> =
-                decided.settled.iter().map(|(p, d)| format!("{} after {} deals", names[*p], d + 1)).collect();
+                decided.settled.iter().map(|(p, d)| format!("{} from {} deals on", names[*p], d + 1)).collect();
             notes.push(format!(
-                "ratings within ±{x} Elo: {} (from then on each played only those whose intervals were wider)",
+                "ratings within ±{x} Elo at the end: {} (while within, each played only those whose intervals were wider)",
                 each.join(", ")
             ));
             if let Some(d) = decided.precise_after {

@@ -3,7 +3,6 @@
 //! deal (the games of one deal share its cards, so a deal is the unit of every interval).
 
 use crate::record::MatchRecord;
-use reports::sprt::elo_of;
 use reports::variants::{Estimate, Gap, VariantComparison, VariantFigures, mean_se};
 use std::collections::BTreeMap;
 
@@ -46,34 +45,9 @@ fn figures(label: &str, games: &[&MatchRecord]) -> VariantFigures {
     }
 }
 
-/// `a`'s score against `b` per deal of `games` (both seat orders pooled), and how many games.
-fn pair_scores(games: &[&MatchRecord], a: usize, b: usize) -> (Vec<f64>, usize) {
-    let met: Vec<&MatchRecord> =
-        games.iter().copied().filter(|r| r.place().seats.contains(&a) && r.place().seats.contains(&b)).collect();
-    let scores = per_deal(&met, |r| {
-        let seats = &r.place().seats;
-        let (sa, sb) =
-            (seats.iter().position(|&p| p == a).unwrap_or(0), seats.iter().position(|&p| p == b).unwrap_or(1));
-        versus(&r.outcome.result.ranks, sa, sb)
-    });
-    (scores, met.len())
-}
-
-/// The Elo gap from per-deal scores, with its interval and standard error (in Elo, by the
-/// delta method; infinite at a perfect score).
-fn gap(scores: &[f64]) -> (Estimate, f64) {
-    let (m, se) = mean_se(scores);
-    let slope = 400.0 / (std::f64::consts::LN_10 * (m * (1.0 - m)).max(1e-12));
-    let elo = |x: f64| {
-        if x >= 1.0 {
-            f64::INFINITY
-        } else if x <= 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            elo_of(x)
-        }
-    };
-    (Estimate::from_mean(m, se, elo), if m <= 0.0 || m >= 1.0 { f64::INFINITY } else { slope * se })
+/// How many of `games` `a` and `b` played against each other.
+fn games_between(games: &[&MatchRecord], a: usize, b: usize) -> usize {
+    games.iter().filter(|r| r.place().seats.contains(&a) && r.place().seats.contains(&b)).count()
 }
 
 /// The two entries `left` and `right` side by side, over every pair of `names` that met in both.
@@ -92,34 +66,21 @@ pub fn compare(
     let mut gaps = Vec::new();
     for a in 0..names.len() {
         for b in a + 1..names.len() {
-            let ((sl, nl), (sr, nr)) = (pair_scores(&l, a, b), pair_scores(&r, a, b));
+            let (nl, nr) = (games_between(&l, a, b), games_between(&r, a, b));
             if nl == 0 || nr == 0 {
                 continue;
             }
-            // Orient the pair so that the first is the stronger over both variants.
-            let pooled = (sl.iter().sum::<f64>() + sr.iter().sum::<f64>()) / (sl.len() + sr.len()) as f64;
-            let (a, b, sl, sr) = if pooled >= 0.5 {
-                (a, b, sl, sr)
-            } else {
-                (b, a, sl.iter().map(|x| 1.0 - x).collect(), sr.iter().map(|x| 1.0 - x).collect())
-            };
-            let ((el, sel), (er, ser)) = (gap(&sl), gap(&sr));
-            let d = el.value - er.value;
-            let se = (sel * sel + ser * ser).sqrt();
-            let difference = if d.is_finite() && se.is_finite() {
-                Estimate { value: d, lo: d - 1.96 * se, hi: d + 1.96 * se }
-            } else {
-                // A perfect score in either variant: no finite gap to compare.
-                Estimate { value: f64::NAN, lo: f64::NEG_INFINITY, hi: f64::INFINITY }
-            };
+            // The gaps themselves are read off the two variants' rating lists when the report
+            // rates them ([`VariantComparison::rate_gaps`]): until then, unknown.
+            let unknown = Estimate { value: f64::NAN, lo: f64::NEG_INFINITY, hi: f64::INFINITY };
             gaps.push(Gap {
                 a: names[a].clone(),
                 b: names[b].clone(),
                 games: (nl, nr),
-                left: el,
-                right: er,
-                difference,
-                significant: difference.excludes(0.0),
+                left: unknown,
+                right: unknown,
+                difference: unknown,
+                significant: false,
             });
         }
     }
@@ -127,7 +88,8 @@ pub fn compare(
     let (mr, ser) = mean_se(&per_deal(&r, |r| versus(&r.outcome.result.ranks, 0, 1)));
     let se = (sel * sel + ser * ser).sqrt();
     let first_seat_difference = Estimate { value: ml - mr, lo: ml - mr - 1.96 * se, hi: ml - mr + 1.96 * se };
-    let mut c = VariantComparison {
+    // The sentence is written once the gaps are rated.
+    VariantComparison {
         caption: caption.to_string(),
         left: fl,
         right: fr,
@@ -135,7 +97,5 @@ pub fn compare(
         first_seat_significant: first_seat_difference.excludes(0.0),
         first_seat_difference,
         summary: String::new(),
-    };
-    c.summarise();
-    c
+    }
 }

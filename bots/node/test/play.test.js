@@ -8,7 +8,7 @@ const fs = require('fs');
 const path = require('path');
 const { spawn } = require('child_process');
 const grpc = require('@grpc/grpc-js');
-const { contract, play, randomAgent, target } = require('..');
+const { contract, play, randomAgent, Resign, target } = require('..');
 
 function arenaBinary() {
   const root = path.join(__dirname, '..', '..', '..');
@@ -78,6 +78,53 @@ test('a random Node agent plays complete games of both games', async () => {
     const stats = await playing;
     assert.ok(stats.decisions > 10, `decisions: ${stats.decisions}`);
     assert.strictEqual(stats.ended, 4, 'a MatchEnded for each of its four seats');
+    assert.deepStrictEqual(stats.errors, []);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('an agent that throws Resign gives its seat up', async () => {
+  const { url, child } = await serve();
+  try {
+    const v1 = contract();
+    const matches = new v1.Matches(target(url), grpc.credentials.createInsecure());
+    let asked = 0;
+    const playing = play((r) => {
+      asked += 1;
+      if (asked > 2) throw new Resign();
+      return r.legal[0].id;
+    }, { server: url, name: 'node-resigns' });
+    let created;
+    for (let i = 0; i < 100 && !created; i += 1) {
+      try {
+        created = await call(matches, 'CreateMatch', {
+          game: 'expedition', preset: 'no-dice', seed: 5, seats: [{ play: 'node-resigns' }, { bot: 'random' }],
+        });
+      } catch (e) {
+        if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.ok(created, 'the Node agent connected');
+    let record;
+    for (let i = 0; i < 600 && !record; i += 1) {
+      try {
+        record = await call(matches, 'GetRecord', { match_id: created.match_id });
+      } catch (e) {
+        if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    assert.ok(record, 'the match ended');
+    assert.deepStrictEqual(record.outcome.verdicts.map((v) => [v.seat, v.kind]), [[0, 'resigned']]);
+    assert.strictEqual(record.outcome.forfeited_by, 0);
+    matches.close();
+    child.kill('SIGTERM');
+    const stats = await playing;
+    assert.strictEqual(stats.resigned, 1);
+    assert.strictEqual(stats.endings.length, 1);
+    assert.strictEqual(stats.endings[0].outcome.forfeited_by, 0, 'the MatchEnded says who forfeited');
     assert.deepStrictEqual(stats.errors, []);
   } finally {
     child.kill('SIGKILL');

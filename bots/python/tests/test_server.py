@@ -99,6 +99,55 @@ def test_a_token_seat_plays_woken_by_watch(server):
         assert len(client.record(match.match_id).actions) > len(seen)
 
 
+class Resigning:
+    """Plays its first `moves` decisions, then gives the seat up (raising `Resign`, or
+    returning one)."""
+
+    def __init__(self, moves, returns=False):
+        self.moves, self.returns, self.asked, self.endings = moves, returns, 0, []
+
+    def act(self, request):
+        self.asked += 1
+        if self.asked > self.moves:
+            if self.returns:
+                return ta.Resign()
+            raise ta.Resign("nothing left to play for")
+        return request.legal[0]
+
+    def ended(self, message):
+        self.endings.append(message)
+
+
+@pytest.mark.parametrize("returns", [False, True])
+def test_an_agent_resigns_its_seat_over_the_play_stream(server, returns):
+    name = f"py-resigns-{int(returns)}"
+    agent = Resigning(moves=2, returns=returns)
+    threading.Thread(target=ta.play, args=(agent,), kwargs={"server": server, "name": name}, daemon=True).start()
+    with ta.Client(server) as client:
+        match = create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}, {"bot": "random"}], seed=5)
+        record = wait_for_record(client, match.match_id)
+        verdicts = [(v.seat, v.kind, v.policy) for v in record.outcome.verdicts]
+        assert verdicts == [(0, "resigned", "forfeit")], record.outcome
+        assert record.outcome.HasField("forfeited_by") and record.outcome.forfeited_by == 0
+        assert list(record.outcome.ranks) == [1, 0]
+        # The MatchEnded the agent hears says the same.
+        deadline = time.monotonic() + 30
+        while not agent.endings and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (ended,) = agent.endings
+        assert ended.match_id == match.match_id and ended.outcome.forfeited_by == 0
+        assert [v.kind for v in ended.outcome.verdicts] == ["resigned"]
+
+
+def test_a_token_seat_resigns(server):
+    with ta.Client(server) as client:
+        match = client.create_match(game="expedition", preset="no-dice", seats=["token", {"bot": "random"}], seed=9)
+        token = next(t.token for t in match.tokens if t.seat == 0)
+        outcome = client.play_seat(Resigning(moves=1), match.match_id, token)
+        assert [(v.seat, v.kind) for v in outcome.verdicts] == [(0, "resigned")]
+        assert outcome.forfeited_by == 0
+
+
 @pytest.mark.parametrize("module", ["random", "ismcts"])
 def test_the_example_agents_play_as_commands(server, python, module):
     name = f"example-{module}"

@@ -7,7 +7,7 @@
 //! at its refuge.
 
 use super::params::{CompanionJoin, Riddance};
-use super::{Card, Due, DueKind, Journey, Suit};
+use super::{Card, Due, Journey, Suit};
 
 pub const DELIVERANCE: Card = Card::new(Suit::Clubs, 10);
 
@@ -97,17 +97,16 @@ pub(super) fn can_rid(g: &Journey, actor: u8, adversary: Card) -> bool {
 /// Be rid of the Burden: the adversary goes back into the Journey deck, the Burden leaves,
 /// and the cards owed are discarded (chosen by their holders).
 pub(super) fn rid(g: &mut Journey, actor: u8) {
-    let due = |seat, kind, owed| Due { seat, kind, owed, card: Card::default() };
     match g.p.burden_riddance {
-        Riddance::FleePlusOne => g.dues.push(due(actor, DueKind::Discard, 2)),
+        Riddance::FleePlusOne => g.dues.push(Due::discard(actor, 2)),
         Riddance::EveryonePlusOne => {
             let n = g.travellers() as u8;
             for s in (0..n).map(|k| (actor + k) % n) {
                 if g.journeying(s) {
-                    g.dues.push(due(s, DueKind::Discard, 1));
+                    g.dues.push(Due::discard(s, 1));
                 }
             }
-            g.dues.push(due(actor, DueKind::DiscardAny, 1));
+            g.dues.push(Due::discard_any(actor, 1));
         }
     }
     leave(g);

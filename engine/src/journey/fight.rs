@@ -210,7 +210,7 @@ pub(super) fn after_action(g: &mut Journey, _actor: u8) {
     for i in 0..f.order_len as usize {
         let s = f.order[i];
         if g.journeying(s) && !f.spared[s as usize] && strike > 0 {
-            g.dues.push(Due { seat: s, kind: DueKind::Cover, owed: strike, card: Card::default() });
+            g.dues.push(Due::cover(s, strike));
         }
     }
     g.fight = Some(f);
@@ -269,7 +269,7 @@ pub(super) fn settle_due(g: &mut Journey) -> bool {
     let settled = if !g.journeying(due.seat) {
         // A fallen or stopped traveller owes nothing more.
         if due.kind == DueKind::Price {
-            g.boxed.push(due.card);
+            g.boxed.push(due.owed_card());
         }
         true
     } else if due.owed <= 0 {
@@ -283,7 +283,7 @@ pub(super) fn settle_due(g: &mut Journey) -> bool {
             DueKind::Cover => fall(g, due.seat),
             DueKind::Toll => g.status[due.seat as usize] = Status::Stopped,
             // A price is offered only when the purse can pay it; never reached.
-            _ => g.boxed.push(due.card),
+            _ => g.boxed.push(due.owed_card()),
         }
         true
     } else {
@@ -298,8 +298,8 @@ pub(super) fn settle_due(g: &mut Journey) -> bool {
 /// A due paid in full.
 fn complete(g: &mut Journey, due: Due) {
     match due.kind {
-        DueKind::Toll => g.points += g.rank(due.card) as i32,
-        DueKind::Price => g.wreckage.push(due.card),
+        DueKind::Toll => g.points += g.rank(due.owed_card()) as i32,
+        DueKind::Price => g.wreckage.push(due.owed_card()),
         DueKind::Cover | DueKind::Discard | DueKind::DiscardAny => {}
     }
 }

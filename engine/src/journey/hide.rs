@@ -14,7 +14,7 @@
 //!   flee"). With `ace_rank: low` an Ace always reveals lower.
 
 use super::params::{AceRank, HideForm};
-use super::{Action, Card, Due, DueKind, FightState, Journey, Phase, Then, companions, regroup};
+use super::{Action, Card, Due, FightState, Journey, Phase, Then, companions, regroup};
 
 pub(super) fn legal(g: &Journey, actor: u8, f: &FightState, emit: &mut impl FnMut(Action)) {
     if g.supply.is_empty() || (companions::burden(g) && g.p.burden_blocks_hide) {
@@ -110,7 +110,7 @@ pub(super) fn apply(g: &mut Journey, actor: u8, a: Action) {
 /// A failed Hide is an Ambush: the adversary strikes `seat` at once, for its full attack.
 fn ambush(g: &mut Journey, seat: u8) {
     let attack = g.fight.as_ref().expect("in a fight").attack;
-    g.dues.push(Due { seat, kind: DueKind::Cover, owed: attack, card: Card::default() });
+    g.dues.push(Due::cover(seat, attack));
 }
 
 /// The classic bonus: Forage, Regroup, or let it go.

@@ -62,9 +62,9 @@ pub enum DueKind {
     /// Cover an adversary's strike with satchel cards, Wreckage or a Q/K companion.
     #[default]
     Cover,
-    /// A toll on the way home, from the shared purse; `card` is the stop.
+    /// A toll on the way home, from the shared purse; its card is the stop.
     Toll,
-    /// The price of a Ruin or Shadow, from the shared purse; `card` is what it banks.
+    /// The price of a Ruin or Shadow, from the shared purse; its card is what it banks.
     Price,
     /// Cards owed to the Discard (being rid of the Burden); `owed` counts cards.
     Discard,
@@ -72,14 +72,68 @@ pub enum DueKind {
     DiscardAny,
 }
 
-/// Something a traveller must pay before play goes on.
+impl DueKind {
+    /// Whether a due of this kind is for a card: a toll for its stop, a price for the Ruin or
+    /// Shadow it banks. A cover or a discard is for no card.
+    pub fn names_card(self) -> bool {
+        matches!(self, DueKind::Toll | DueKind::Price)
+    }
+}
+
+/// Something a traveller must pay before play goes on. Build one with [`Due::cover`],
+/// [`Due::toll`], [`Due::price`], [`Due::discard`] or [`Due::discard_any`]: `card` is there
+/// exactly when the kind [names a card](DueKind::names_card).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Due {
     pub seat: u8,
     pub kind: DueKind,
     pub owed: i16,
-    /// The stop of a toll, the Ruin or Shadow a price banks (unused otherwise).
-    pub card: Card,
+    /// The card the due is for, face up: the stop of a toll, the Ruin or Shadow a price banks.
+    /// `None` for a cover or a discard, which are for no card.
+    pub card: Option<Card>,
+}
+
+impl Due {
+    /// Cover a strike of `owed`.
+    pub fn cover(seat: u8, owed: i16) -> Due {
+        Due { seat, kind: DueKind::Cover, owed, card: None }
+    }
+
+    /// The toll of the stop `stop`.
+    pub fn toll(seat: u8, owed: i16, stop: Card) -> Due {
+        Due { seat, kind: DueKind::Toll, owed, card: Some(stop) }
+    }
+
+    /// The price of banking `card` (a Ruin or Shadow), paid by `seat` from the purse.
+    pub fn price(seat: u8, owed: i16, card: Card) -> Due {
+        Due { seat, kind: DueKind::Price, owed, card: Some(card) }
+    }
+
+    /// `owed` cards from `seat`'s satchel to the Discard.
+    pub fn discard(seat: u8, owed: i16) -> Due {
+        Due { seat, kind: DueKind::Discard, owed, card: None }
+    }
+
+    /// `owed` cards from any traveller to the Discard, chosen by `seat`.
+    pub fn discard_any(seat: u8, owed: i16) -> Due {
+        Due { seat, kind: DueKind::DiscardAny, owed, card: None }
+    }
+
+    /// The card of a toll or a price (the stop, or the card to bank).
+    fn owed_card(&self) -> Card {
+        self.card.unwrap_or_else(|| unreachable!("a {:?} due names its card", self.kind))
+    }
+
+    /// `Err` unless the card is there exactly when the kind names one (for due `i` of an
+    /// observation being rebuilt).
+    pub fn check(&self, i: usize) -> Result<(), String> {
+        let kind = format!("{:?}", self.kind).to_lowercase();
+        match (self.kind.names_card(), self.card) {
+            (true, None) => Err(format!("dues[{i}]: a {kind} due is for a card, and names none")),
+            (false, Some(c)) => Err(format!("dues[{i}]: a {kind} due is for no card, and names {c}")),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// An adversary being fought.
@@ -507,7 +561,7 @@ impl Journey {
         self.destination.iter().for_each(&mut count);
         self.companion.iter().for_each(&mut count);
         self.fight.iter().for_each(|f| count(&f.adversary));
-        self.dues.iter().filter(|d| d.kind == DueKind::Price).for_each(|d| count(&d.card));
+        self.dues.iter().filter(|d| d.kind == DueKind::Price).filter_map(|d| d.card).for_each(|c| count(&c));
         match self.phase {
             Phase::Refuge { refuge, .. } => count(&refuge),
             Phase::Stop { stop, .. } => count(&stop),

@@ -391,7 +391,10 @@ pub(super) fn from_observation(p: &JourneyParams, o: &JourneyObservation) -> Res
         (None, ..) => None,
         _ => return Err("adversary: a fight needs its health, attack and round".into()),
     };
-    o.dues.iter().for_each(|&d| g.dues.push(d));
+    for (i, d) in o.dues.iter().enumerate() {
+        d.check(i)?;
+        g.dues.push(*d);
+    }
     g.points = o.points;
     // The way home, top last: the stops in order, the face-down cards on top of them (where
     // they lie is hidden; `redraw` places them).

@@ -10,7 +10,7 @@
 //! bank it again, or pass it by.
 
 use super::params::{Aces, ReturnJourney};
-use super::{Action, Card, Due, DueKind, Journey, Phase, Status, StopStep, Suit, fight, regroup};
+use super::{Action, Card, Due, Journey, Phase, Status, StopStep, Suit, fight, regroup};
 use rand::RngExt;
 
 /// The destination is reached.
@@ -136,7 +136,7 @@ pub(super) fn stop_step(g: &mut Journey, stop: Card, step: StopStep) {
             let toll = g.rank(stop) as i16;
             for s in 0..g.travellers() as u8 {
                 if g.journeying(s) {
-                    g.dues.push(Due { seat: s, kind: DueKind::Toll, owed: toll, card: stop });
+                    g.dues.push(Due::toll(s, toll, stop));
                 }
             }
             Phase::Stop { stop, step: StopStep::Done }
@@ -231,7 +231,7 @@ pub(super) fn apply_offer(g: &mut Journey, card: Card, stop: Option<Card>, a: Ac
     match a {
         Action::Strip => {
             let seat = g.leader().expect("someone is journeying");
-            g.dues.push(Due { seat, kind: DueKind::Price, owed: price(g, card), card });
+            g.dues.push(Due::price(seat, price(g, card), card));
         }
         Action::Pass => g.boxed.push(card),
         _ => unreachable!("not an offer decision: {a:?}"),

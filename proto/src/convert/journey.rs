@@ -278,7 +278,7 @@ pub fn journey_to_proto(o: &j::JourneyObservation) -> v1::JourneyObservation {
                 seat: d.seat.into(),
                 kind: due_kind_to_proto(d.kind).into(),
                 owed: d.owed.into(),
-                card: d.card.to_string(),
+                card: d.card.map(|c| c.to_string()),
             })
             .collect(),
     }
@@ -379,12 +379,14 @@ pub fn journey_from_proto(o: &v1::JourneyObservation) -> Result<j::JourneyObserv
             .enumerate()
             .map(|(i, d)| {
                 let at = format!("journey.dues[{i}]");
-                Ok(j::Due {
+                let due = j::Due {
                     seat: num(d.seat, &format!("{at}.seat"))?,
                     kind: due_kind_from_proto(d.kind, &format!("{at}.kind"))?,
                     owed: num(d.owed, &format!("{at}.owed"))?,
-                    card: card(&d.card, &format!("{at}.card"))?,
-                })
+                    card: d.card.as_deref().map(|c| card(c, &format!("{at}.card"))).transpose()?,
+                };
+                due.check(i).map_err(|e| format!("journey.{e}"))?;
+                Ok(due)
             })
             .collect::<Result<_, String>>()?,
     })

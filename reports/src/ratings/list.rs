@@ -136,6 +136,24 @@ pub struct Rated {
     /// Likelihood of superiority over the next participant down the list (share of bootstrap
     /// re-fits rating it higher); `None` for the last one or without bootstrap.
     pub los_next: Option<f64>,
+    /// Its rating in each bootstrap re-fit (the same resamples for every entry of the list,
+    /// so that a difference of two entries resamples jointly); not written out.
+    #[serde(skip)]
+    pub resampled: Vec<f64>,
+}
+
+/// The difference of two ratings of one list: `a`'s rating minus `b`'s.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingGap {
+    /// `a`'s rating minus `b`'s.
+    pub value: f64,
+    /// Its 95% bootstrap percentile interval (the re-fits' differences); `None` without
+    /// bootstrap.
+    pub interval: Option<(f64, f64)>,
+    /// The difference in each re-fit.
+    pub resampled: Vec<f64>,
+    /// Either rating is only a bound: the gap is then the prior's doing.
+    pub bound: bool,
 }
 
 /// A participant left out of a [`RatingList`], and why.
@@ -205,6 +223,19 @@ impl RatingList {
     /// The entry of participant `p`, if rated.
     pub fn entry(&self, p: usize) -> Option<&Rated> {
         self.entries.iter().find(|e| e.participant == p)
+    }
+
+    /// The rating of the entry named `a` minus that of `b`, if both are rated.
+    pub fn gap(&self, a: &str, b: &str) -> Option<RatingGap> {
+        let find = |name: &str| self.entries.iter().find(|e| e.name == name);
+        let (x, y) = (find(a)?, find(b)?);
+        let resampled: Vec<f64> = x.resampled.iter().zip(&y.resampled).map(|(p, q)| p - q).collect();
+        Some(RatingGap {
+            value: x.rating - y.rating,
+            interval: (!resampled.is_empty()).then(|| super::bootstrap::interval(&resampled)),
+            resampled,
+            bound: x.bound.is_some() || y.bound.is_some(),
+        })
     }
 
     /// The results of `a` against `b`, if they met.

@@ -59,9 +59,16 @@ mod list;
 mod pool;
 
 pub use fit::{ELO_PER_NEPER, VIRTUAL_DRAWS_PER_PAIR, fit_elo};
-pub use list::{Bound, HeadToHead, Pairwise, Progression, Rated, RatedGame, RatingList, RatingOptions, Unrated};
+pub use list::{
+    Bound, HeadToHead, Pairwise, Progression, Rated, RatedGame, RatingGap, RatingList, RatingOptions, Unrated,
+};
 
 use fit::to_elo;
+
+/// The 95% percentile interval of bootstrap re-fits of one figure.
+pub fn bootstrap_interval(resampled: &[f64]) -> (f64, f64) {
+    bootstrap::interval(resampled)
+}
 use pool::{Pool, PoolResults, Tally};
 
 /// Rates `participants` from `games` (see the module doc for the model, the prior, the
@@ -158,6 +165,7 @@ fn entries(
             opponents,
             bound: fitted.bounds[k],
             los_next: (resampled && rank + 1 < order.len()).then(|| los[rank][rank + 1]),
+            resampled: if resampled { fitted.samples[k].clone() } else { Vec::new() },
         });
     }
     entries

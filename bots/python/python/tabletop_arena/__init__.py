@@ -14,9 +14,9 @@ import json
 from ._native import Game, State, observation_from_wire
 from ._native import games as _games
 from ._native import load as _load
-from .client import Client, Request, play
+from .client import Client, Request, Resign, play
 
-__all__ = ["Client", "Game", "Request", "State", "games", "load", "observation_from_wire", "play"]
+__all__ = ["Client", "Game", "Request", "Resign", "State", "games", "load", "observation_from_wire", "play"]
 
 
 def load(game, preset=None, *, yaml=None, **params):

@@ -2,7 +2,8 @@
 `Client` plays seats by token (Observe, Act, Watch) and creates matches.
 
 An agent is a function (or an object with `act`) that takes a `Request` — one decision of one
-seat: its observation, the legal actions, the time left — and returns one of the legal ids.
+seat: its observation, the legal actions, the time left — and returns one of the legal ids, or
+gives the seat up by raising `Resign` (or returning a `Resign`).
 """
 
 import json
@@ -125,9 +126,29 @@ class Request:
         return bits[: self.game.action_count].astype(np.int8)
 
 
+class Resign(Exception):
+    """An agent raises this (or returns an instance of it) instead of choosing an action to
+    give up the seat it was asked for: the seat loses and its match ends, with the verdict
+    `resigned` and `forfeited_by` that seat, as the match's `MatchEnded` and record say.
+
+    `play` sends it over the Play stream as a `Resign` of the request's match and seat (the
+    server takes it only for a seat the stream plays); `Client.play_seat` calls `Resign` with
+    the seat's token. The message, if any, stays in this process (nothing crosses the wire).
+
+        def agent(request):
+            if hopeless(request):
+                raise ta.Resign("nothing left to play for")
+            return request.legal[0]
+    """
+
+
 def _decide(agent, request):
+    """The agent's action for `request`; a `Resign` raised or returned is raised."""
     act = getattr(agent, "act", agent)
-    return int(act(request))
+    chosen = act(request)
+    if isinstance(chosen, Resign):
+        raise chosen
+    return int(chosen)
 
 
 def play(agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None):
@@ -137,7 +158,9 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False, clien
     default to `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a
     tournament's `command:` participant); `client_key`, the key the operator gave this client,
     to `ARENA_CLIENT_KEY`. An agent with an `ended(message)` method is told of every
-    `MatchEnded`. Returns `{"decisions": n, "ended": m}`.
+    `MatchEnded` (its `outcome` carries the verdicts and `forfeited_by`). An agent that raises
+    (or returns) `Resign` gives up the request's seat. Returns `{"decisions": n, "resigned": r,
+    "ended": m}`.
     """
     pb, rpc = stubs()
     server = server or os.environ.get("ARENA_SERVER", "http://127.0.0.1:50051")
@@ -146,7 +169,7 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False, clien
     outbox = queue.Queue()
     outbox.put(pb.BotMessage(hello=pb.Hello(name=name, games=list(games), key=key, tensors=tensors)))
     known = _Games()
-    counts = {"decisions": 0, "ended": 0}
+    counts = {"decisions": 0, "resigned": 0, "ended": 0}
     with _channel(server, client_key) as channel:
         stream = rpc.PlayStub(channel).Play(iter(outbox.get, None))
         try:
@@ -154,7 +177,12 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False, clien
                 kind = message.WhichOneof("message")
                 if kind == "request":
                     r = message.request
-                    action = _decide(agent, Request(r, known.get(r.game, r.params_yaml)))
+                    try:
+                        action = _decide(agent, Request(r, known.get(r.game, r.params_yaml)))
+                    except Resign:
+                        outbox.put(pb.BotMessage(resign=pb.Resign(match_id=r.match_id, seat=r.seat)))
+                        counts["resigned"] += 1
+                        continue
                     outbox.put(pb.BotMessage(decision=pb.Decision(request_id=r.request_id, action=action)))
                     counts["decisions"] += 1
                 elif kind == "ended":
@@ -214,6 +242,10 @@ class Client:
         request = self.pb.ActRequest(match_id=match_id, token=token, action=action, version=version)
         return self.matches.Act(request).state
 
+    def resign(self, match_id, token):
+        """Give up the seat (`Resign`): it loses and the match ends. Returns its `SeatState`."""
+        return self.matches.Resign(self.pb.ResignRequest(match_id=match_id, token=token))
+
     def record(self, match_id):
         return self.matches.GetRecord(self.pb.GetRecordRequest(match_id=match_id))
 
@@ -228,11 +260,16 @@ class Client:
 
     def play_seat(self, agent, match_id, token, tensors=False):
         """Play one token seat with `agent` to the end of the match, woken by `Watch` (no
-        polling); returns the `MatchOutcome`."""
+        polling); returns the `MatchOutcome`. An agent that raises (or returns) `Resign`
+        resigns the seat."""
         game = self.game_of(match_id)
         for state in self.watch(match_id, token, tensors):
             if state.HasField("to_move") and state.to_move == state.seat and state.legal:
-                self.act(match_id, token, _decide(agent, Request(state, game)), state.version)
+                try:
+                    action = _decide(agent, Request(state, game))
+                except Resign:
+                    return self.resign(match_id, token).outcome
+                self.act(match_id, token, action, state.version)
             if state.HasField("outcome"):
                 return state.outcome
         return None
