@@ -109,7 +109,7 @@ impl Outcome {
 /// One game's rules. A state is a complete position, including the random generator that
 /// deals its chance events, so cloning a state and applying the same actions gives the
 /// same game.
-pub trait Game: Clone + Send + Sync + 'static {
+pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     type Params: GameParams;
     /// What one seat may know: structured, comparable, and it crosses a wire unchanged
     /// (serialise, deserialise, compare equal). A full state can be rebuilt from it.

@@ -62,6 +62,9 @@ pub trait AnyGame: Send + Sync {
     fn observation_tensor(&self, seat: Seat) -> Vec<f32>;
     /// The concrete game (a [`Dyn<G>`]), for callers that work with the typed API.
     fn as_any(&self) -> &dyn std::any::Any;
+    /// Is `other` the same game in the same state, hidden facts and random generator
+    /// included (so that both play on alike)?
+    fn same_state(&self, other: &dyn AnyGame) -> bool;
 }
 
 /// A concrete game behind [`AnyGame`] (a wrapper, so the two traits' methods never clash).
@@ -116,6 +119,9 @@ impl<G: Game> AnyGame for Dyn<G> {
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self
+    }
+    fn same_state(&self, other: &dyn AnyGame) -> bool {
+        other.as_any().downcast_ref::<Dyn<G>>().is_some_and(|o| o.0 == self.0)
     }
 }
 
