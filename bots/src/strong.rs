@@ -119,7 +119,7 @@ pub trait Strong: Heuristics {
     const TREE: TreeShape;
     /// Iterations per decision unless told otherwise: what keeps every decision within a
     /// second on one core (journey's slowest at 20,000 took 1.0 s, expedition's at 100,000
-    /// 0.65 s; the README's strength section).
+    /// 0.65 s; docs/agents.md, Strength).
     const ITERATIONS: u32;
     /// The game is won as well as it can be (no search beyond can do better for arrival).
     fn solved(&self) -> bool {
@@ -164,7 +164,7 @@ fn mask(cards: &[Card]) -> u64 {
 }
 
 impl Strong for Journey {
-    /// Closed: each revealed card is searched on its own (what it bought: the README's
+    /// Closed: each revealed card is searched on its own (what it bought: docs/agents.md's
     /// strength table).
     const TREE: TreeShape = TreeShape::Closed;
     const ITERATIONS: u32 = 20_000;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Slurm path on a real Slurm: a single-node cluster on this machine from Debian's packages
-# (munged, slurmctld and slurmd started here as daemons: no systemd), then the README's
-# commands. Checks that
+# (munged, slurmctld and slurmd started here as daemons: no systemd), then the commands of
+# docs/tournaments.md. Checks that
 #   1. deploy/slurm-array.sh in 4 shards, merged by the chained merge job, gives the ratings of
 #      an unsharded run, and a task past the shard count fails saying so;
 #   2. the same with --export=NONE (the script finds the binary itself) and one task cancelled
@@ -142,7 +142,7 @@ same_ratings() {
     die "$1: the merged ratings differ from the unsharded run's"
 }
 
-# 1. The README's commands, from a folder of its own (Slurm's output files land there).
+# 1. The commands of docs/tournaments.md, from a folder of its own (Slurm's output files land there).
 cd "$work/jobs"
 jid=$(ARENA=$arena sbatch --parsable --array=0-3 "$repo/deploy/slurm-array.sh" "$tournament" first 4)
 merge=$(ARENA=$arena sbatch --parsable --dependency=afterany:"$jid" "$repo/deploy/slurm-array.sh" --merge first)
