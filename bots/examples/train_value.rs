@@ -1,7 +1,7 @@
-//! Train the journey arrival network of `bots::value` and write `bots/src/value_weights.rs`:
+//! Train the journey arrival network of `bots::journey::value` and write `bots/src/journey/value_weights.rs`:
 //! positions of games played by the strong rollout policy (with a few random moves), labelled
 //! with whether the travellers arrived; a held-out tenth reports the log loss.
-use bots::value::{FEATURES, HIDDEN, Net, features};
+use bots::journey::value::{FEATURES, HIDDEN, Net, features};
 use engine::core::{Game, SmallRng, game_seed};
 use engine::journey::Journey;
 use rand::{RngExt, SeedableRng};
@@ -26,7 +26,7 @@ fn main() {
                 let a = if rng.random_range(0..20) == 0 {
                     legal[rng.random_range(0..legal.len())]
                 } else {
-                    bots::strong::jp::policy(&g, &legal, &mut rng, &bots::strong::jp::TUNE)
+                    bots::journey::rollout::policy(&g, &legal, &mut rng, &bots::journey::rollout::TUNE)
                 };
                 g.apply(a).unwrap();
             }
@@ -121,7 +121,7 @@ fn main() {
         net.w2.iter().map(|&v| f(v)).collect::<Vec<_>>().join(", "),
         f(net.b2)
     );
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/value_weights.rs");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/journey/value_weights.rs");
     std::fs::write(path, out).unwrap();
     eprintln!("wrote {path}");
 }

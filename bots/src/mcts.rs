@@ -541,7 +541,7 @@ pub fn speed<G: Heuristics>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strong::StrongConfig;
+    use crate::spec::StrongConfig;
     use engine::core::{Dyn, Game, GameParams};
     use engine::journey::{Journey, JourneyParams};
 

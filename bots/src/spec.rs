@@ -1,4 +1,4 @@
-//! Bot specifications as written on the command line and in YAML: `random`, `greedy`,
+//! Bot specifications and their configurations, as written on the command line and in YAML: `random`, `greedy`,
 //! `greedy:samples=8`, `mcts:iterations=2000,c=0.7`. A bad kind, key or value is an error that
 //! names it and lists what is valid.
 
@@ -12,7 +12,7 @@ pub enum Rollout {
     Random,
     /// The greedy agent's choice: one step of lookahead on the evaluation.
     Greedy,
-    /// The game's rule-based policy ([`crate::policy`]): cheap, and far better than random.
+    /// The game's rule-based policy (`policy.rs`): cheap, and far better than random.
     Rules,
 }
 
@@ -55,6 +55,73 @@ impl Default for MctsConfig {
     }
 }
 
+#[derive(Clone, Debug, PartialEq)]
+pub struct StrongConfig {
+    /// Iterations per decision, shared among the trees (`None`: the game's own,
+    /// [`Strong::ITERATIONS`]).
+    pub iterations: Option<u32>,
+    /// A time limit per decision (with it, the choice no longer depends on the seed alone).
+    pub time: Option<Duration>,
+    /// The UCB exploration constant.
+    pub c: f64,
+    /// Threads the trees run on (the result does not depend on it).
+    pub threads: u32,
+    /// journey: the weight of how far the journey got beside arrival.
+    pub w: f64,
+    /// What the tree branches on after an action (`None`: the game's choice, [`Strong::TREE`]).
+    pub tree: Option<TreeShape>,
+    /// Hindsight: samples per move (0: information-set MCTS instead).
+    pub samples: u32,
+    /// Rollouts by the rules policy.
+    pub rules: bool,
+    /// Independent trees.
+    pub trees: u32,
+    /// Rollout moves before the learned value judges (0: to the end).
+    pub depth: u32,
+    /// Keep the tree from one decision to the next (games of one seat, one tree, no
+    /// hindsight: where every decision in between is the seat's own).
+    pub reuse: bool,
+}
+
+impl Default for StrongConfig {
+    fn default() -> Self {
+        StrongConfig {
+            iterations: None,
+            time: None,
+            c: 0.7,
+            threads: 1,
+            w: 1.0,
+            tree: None,
+            samples: 0,
+            rules: false,
+            trees: 1,
+            depth: 0,
+            reuse: true,
+        }
+    }
+}
+
+/// What a strong agent's tree branches on after each action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeShape {
+    /// Nothing: a node per action sequence, chance averaged over (as `mcts`).
+    Open,
+    /// What the searching seat observes that chance may have changed.
+    Closed,
+    /// journey: the phase and the adversary fought alone (the card revealed).
+    Reveal,
+}
+
+impl TreeShape {
+    pub fn name(self) -> &'static str {
+        match self {
+            TreeShape::Open => "open",
+            TreeShape::Closed => "closed",
+            TreeShape::Reveal => "reveal",
+        }
+    }
+}
+
 /// One built-in agent with its parameters.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotSpec {
@@ -63,7 +130,7 @@ pub enum BotSpec {
     Rules,
     Greedy(GreedyConfig),
     Mcts(MctsConfig),
-    Strong(crate::strong::StrongConfig),
+    Strong(StrongConfig),
 }
 
 /// The built-in agents, and each one's keys.
@@ -152,7 +219,6 @@ impl BotSpec {
                         if key == "c" { m.c = x } else { m.w = x }
                     }
                     "tree" => {
-                        use crate::strong::TreeShape;
                         m.tree = Some(match value {
                             "open" => TreeShape::Open,
                             "closed" => TreeShape::Closed,
@@ -218,82 +284,6 @@ impl BotSpec {
     }
 }
 
-/// What a built-in agent may be asked to spend on one decision: a server runs agents that
-/// strangers specify, and refuses a spec over any of these.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BotLimits {
-    /// MCTS iterations.
-    pub iterations: u32,
-    /// Greedy determinizations per action.
-    pub samples: u32,
-    /// Search threads.
-    pub threads: u32,
-    /// Thinking time (MCTS `ms`).
-    pub time: Duration,
-}
-
-impl Default for BotLimits {
-    fn default() -> Self {
-        // As many iterations as `strong`'s own budget in any game (a second's work at most),
-        // well within the time cap.
-        BotLimits { iterations: crate::strong::MOST_ITERATIONS, samples: 64, threads: 1, time: Duration::from_secs(5) }
-    }
-}
-
-impl BotSpec {
-    /// Refuse a spec that asks for more than `limits`, naming the key, the value and the cap.
-    pub fn check_limits(&self, limits: &BotLimits) -> Result<(), String> {
-        let over = |key: &str, asked: u128, cap: u128| {
-            Err(format!("{}: `{key}={asked}` is over this server's cap of {cap}", self.kind()))
-        };
-        // A search until its time is bounded by the cap on time.
-        let search_limits = |iterations: u32, threads: u32, time: Option<Duration>| {
-            if iterations > limits.iterations && !(iterations == UNTIL_TIME && time.is_some()) {
-                return over("iterations", iterations.into(), limits.iterations.into());
-            }
-            if threads > limits.threads {
-                return over("threads", threads.into(), limits.threads.into());
-            }
-            match time {
-                Some(t) if t > limits.time => over("ms", t.as_millis(), limits.time.as_millis()),
-                _ => Ok(()),
-            }
-        };
-        match self {
-            BotSpec::Random | BotSpec::Rules => Ok(()),
-            BotSpec::Greedy(g) if g.samples > limits.samples => {
-                over("samples", g.samples.into(), limits.samples.into())
-            }
-            BotSpec::Greedy(_) => Ok(()),
-            BotSpec::Mcts(m) => search_limits(m.iterations, m.threads, m.time),
-            BotSpec::Strong(m) => {
-                // Hindsight plays `iterations` per sample and legal action: its samples count
-                // against the same cap as a search's iterations.
-                if m.samples > limits.samples {
-                    return over("samples", m.samples.into(), limits.samples.into());
-                }
-                if m.trees > limits.threads.max(8) {
-                    return over("trees", m.trees.into(), limits.threads.max(8).into());
-                }
-                // Its own budget is the game's: the largest of any game is counted.
-                let iterations = m.iterations.unwrap_or(crate::strong::MOST_ITERATIONS);
-                // A search until its time (no samples, a time given) is bounded by the time cap.
-                let until_time = iterations == UNTIL_TIME && m.samples == 0 && m.time.is_some();
-                let work = u64::from(iterations) * u64::from(m.samples.max(1));
-                if work > u64::from(limits.iterations) && !until_time {
-                    let asked =
-                        if m.samples > 0 { format!("{iterations}×{}", m.samples) } else { iterations.to_string() };
-                    return Err(format!(
-                        "strong: `iterations={asked}` (iterations × samples) is over this server's cap of {}",
-                        limits.iterations
-                    ));
-                }
-                search_limits(iterations, m.threads, m.time)
-            }
-        }
-    }
-}
-
 /// The canonical text: the kind, then every parameter that differs from its default.
 impl fmt::Display for BotSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -306,7 +296,7 @@ impl fmt::Display for BotSpec {
                 }
             }
             BotSpec::Strong(m) => {
-                let d = crate::strong::StrongConfig::default();
+                let d = StrongConfig::default();
                 let implied = if m.time.is_some() && m.samples == 0 { Some(UNTIL_TIME) } else { d.iterations };
                 budget_parts(&mut parts, (m.iterations, implied), m.time, (m.c, d.c));
                 if m.w != d.w {
@@ -413,8 +403,6 @@ mod tests {
             };
             assert_eq!(iterations, UNTIL_TIME, "{text}");
             assert_eq!(spec.to_string(), text);
-            let limits = BotLimits::default();
-            assert_eq!(spec.check_limits(&limits), Ok(()), "the time cap bounds it: {text}");
         }
         // A count given with the time is kept, and written.
         for text in ["mcts:iterations=1000,ms=50", "strong:iterations=20000,ms=1000"] {
@@ -422,63 +410,8 @@ mod tests {
         }
         // Hindsight's count is per sample and action: it keeps its default under a time.
         let BotSpec::Strong(h) = BotSpec::parse("strong:ms=1000,samples=2").unwrap() else { panic!() };
-        assert_eq!(h.iterations, crate::strong::StrongConfig::default().iterations);
+        assert_eq!(h.iterations, StrongConfig::default().iterations);
         assert_eq!(BotSpec::Strong(h).to_string(), "strong:ms=1000,samples=2");
-        // Hindsight asked for the largest count by hand is refused, time or not.
-        let e = BotSpec::parse(&format!("strong:iterations={UNTIL_TIME},samples=2,ms=400"))
-            .unwrap()
-            .check_limits(&BotLimits::default())
-            .unwrap_err();
-        assert!(e.contains("iterations × samples"), "{e}");
-        // Over the time cap, refused all the same.
-        let e = BotSpec::parse("strong:ms=6000").unwrap().check_limits(&BotLimits::default()).unwrap_err();
-        assert!(e.contains("ms=6000"), "{e}");
-    }
-
-    #[test]
-    fn limits_refuse_what_is_over_them_naming_the_key_and_the_cap() {
-        let limits = BotLimits { iterations: 5000, samples: 8, threads: 2, time: Duration::from_millis(500) };
-        for ok in [
-            "random",
-            "rules",
-            "greedy:samples=8",
-            "mcts",
-            "mcts:iterations=5000,threads=2,ms=500",
-            "strong:iterations=5000",
-            "strong:iterations=500,samples=8",
-        ] {
-            assert_eq!(BotSpec::parse(ok).unwrap().check_limits(&limits), Ok(()), "{ok}");
-        }
-        for (bad, key, cap) in [
-            ("mcts:iterations=1000000000", "iterations=1000000000", "5000"),
-            ("mcts:threads=64", "threads=64", "2"),
-            ("mcts:ms=600", "ms=600", "500"),
-            ("greedy:samples=9", "samples=9", "8"),
-            ("strong:iterations=6000", "iterations=6000", "5000"),
-            ("strong:iterations=1000,samples=6", "iterations=1000×6", "5000"),
-            ("strong:samples=9", "samples=9", "8"),
-            ("strong:trees=64", "trees=64", "8"),
-            ("strong:iterations=100,ms=600", "ms=600", "500"),
-            // Its own budget counts as the largest of any game's.
-            ("strong", "iterations=100000", "5000"),
-        ] {
-            let e = BotSpec::parse(bad).unwrap().check_limits(&limits).unwrap_err();
-            assert!(e.contains(key) && e.contains(cap), "{bad}: {e}");
-        }
-    }
-
-    #[test]
-    fn a_strong_agent_without_a_count_searches_its_games_own_budget() {
-        use crate::strong::{MOST_ITERATIONS, Strong};
-        let BotSpec::Strong(s) = BotSpec::parse("strong").unwrap() else { panic!() };
-        assert_eq!(s.iterations, None, "the game's own");
-        assert_eq!(<engine::journey::Journey as Strong>::ITERATIONS, 20_000);
-        assert_eq!(<engine::expedition::Expedition as Strong>::ITERATIONS, 100_000);
-        assert_eq!(MOST_ITERATIONS, 100_000);
-        // A server's default caps let a stranger ask for it in either game.
-        assert_eq!(BotSpec::Strong(s).check_limits(&BotLimits::default()), Ok(()));
-        // Written out, a count is kept even where it equals a game's own.
-        assert_eq!(BotSpec::parse("strong:iterations=20000").unwrap().to_string(), "strong:iterations=20000");
     }
 
     #[test]

@@ -1,6 +1,6 @@
-//! The weights of [`crate::value`]'s network, written by `cargo run --release -p bots --example train_value`.
+//! The weights of [`super::value`]'s network, written by `cargo run --release -p bots --example train_value`.
 
-use crate::value::Net;
+use super::value::Net;
 
 pub const NET: Net = Net {
     w1: [

@@ -2,7 +2,7 @@
 //! small network (one hidden layer) over features of what every traveller sees, trained by
 //! `cargo run --release -p bots --example train_value` on positions of games the strong
 //! rollout policy played, labelled with whether they arrived; its weights are in
-//! [`crate::value_weights`].
+//! [`super::value_weights`].
 
 use engine::core::Game;
 use engine::journey::{Card, Journey, Phase, Status, Suit};
@@ -99,5 +99,5 @@ pub fn arrival(g: &Journey) -> Option<f32> {
         return None;
     }
     let mut hidden = [0f32; HIDDEN];
-    Some(crate::value_weights::NET.forward(&features(g), &mut hidden))
+    Some(super::value_weights::NET.forward(&features(g), &mut hidden))
 }
