@@ -87,7 +87,7 @@ impl Bots {
             ParamSource::Yaml { name: format!("the {game} parameters sent by the server"), text: params_yaml.into() };
         let spec: Arc<dyn AnySpec> =
             // Parameters from a server are self-contained: a name in them opens no file here.
-            Arc::from((entry.spec)(None, &[source], &crate::server::content::refuse_files).map_err(|e| e.to_string())?);
+            Arc::from((entry.spec)(None, &[source], &crate::files::refuse_files).map_err(|e| e.to_string())?);
         self.specs.lock().expect("specs").insert(key, spec.clone());
         Ok(spec)
     }

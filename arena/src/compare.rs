@@ -6,8 +6,8 @@
 //! answer whatever the number of workers.
 
 use crate::pool::{Flow, Order};
-use crate::referee::{MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
-use engine::core::{AnySpec, Metric, game_seed};
+use crate::referee::{Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game, play_versus};
+use engine::core::{AnySpec, game_seed};
 use reports::sprt::{Decision, SprtSpec, Tally};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -58,28 +58,14 @@ pub struct CompareResult {
     pub seconds: f64,
 }
 
-/// How A did against B in one game: 1 won, 0.5 drew, 0 lost (ranks; a cooperative game by
-/// arrivals, then score, then Journey cards cleared).
+/// How A did against B in one game: 1 won, 0.5 drew, 0 lost, by rank. (A cooperative game's
+/// plays of one deal are compared by the game's own key: [`play_versus`].)
 fn versus(ranks: &[u8], a: usize, b: usize) -> f64 {
     match ranks[a].cmp(&ranks[b]) {
         std::cmp::Ordering::Less => 1.0,
         std::cmp::Ordering::Equal => 0.5,
         std::cmp::Ordering::Greater => 0.0,
     }
-}
-
-/// A cooperative play's key: (travellers arrived, score, Journey cards cleared); a forfeit
-/// below all.
-fn play_key(outcome: &MatchOutcome, metrics: &[Metric]) -> (f64, f64, f64) {
-    if outcome.forfeited_by.is_some() {
-        return (-1.0, f64::NEG_INFINITY, f64::NEG_INFINITY);
-    }
-    let metric = |name: &str| metrics.iter().find(|m| m.name == name).map_or(0.0, |m| m.value);
-    (
-        metric("travellers_arrived"),
-        f64::from(outcome.result.scores.first().copied().unwrap_or(0)),
-        metric("journey_cleared"),
-    )
 }
 
 /// The seat arrangements of a unit: who sits where (`0` is A, `1` is B, `2` the others).
@@ -136,7 +122,7 @@ fn play_unit(c: &Comparison, index: u64) -> Result<Unit, String> {
             verdicts.push(names[arrangement[v.seat] as usize].clone());
         }
         if c.cooperative {
-            keys.push(play_key(&played.outcome, &played.game.metrics()));
+            keys.push(played.outcome.play_key(c.spec, &played.game.metrics()));
         } else {
             let a = arrangement.iter().position(|&w| w == 0).expect("A sits");
             let b = arrangement.iter().position(|&w| w == 1).expect("B sits");
@@ -144,12 +130,7 @@ fn play_unit(c: &Comparison, index: u64) -> Result<Unit, String> {
         }
     }
     if c.cooperative {
-        let s = match keys[0].partial_cmp(&keys[1]) {
-            Some(std::cmp::Ordering::Greater) => 1.0,
-            Some(std::cmp::Ordering::Less) => 0.0,
-            _ => 0.5,
-        };
-        results.push(s);
+        results.push(play_versus(&keys[0], &keys[1]));
     }
     let score = results.iter().sum::<f64>() / results.len() as f64;
     Ok(Unit { score, results, verdicts })

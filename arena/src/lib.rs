@@ -4,13 +4,9 @@
 
 pub mod client;
 pub mod compare;
+pub mod files;
 pub mod pool;
 pub mod record;
 pub mod referee;
 pub mod server;
 pub mod tournament;
-
-/// Read a file a parameter or a tournament names; the engine does no I/O of its own.
-pub fn load_file(path: &str) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))
-}

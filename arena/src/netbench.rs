@@ -102,7 +102,7 @@ impl Echo for EchoService {
 /// Random play in process, through the agents' SeatView, as `arena play` runs it.
 fn in_process(seconds: f64) -> Result<f64, String> {
     let entry = find_game("expedition")?;
-    let spec = (entry.spec)(Some("dice"), &[], &arena::load_file).map_err(|e| e.to_string())?;
+    let spec = (entry.spec)(Some("dice"), &[], &arena::files::load_file).map_err(|e| e.to_string())?;
     let start = Instant::now();
     let (mut decisions, mut seed) = (0u64, 0u64);
     let mut legal = Vec::new();
@@ -187,7 +187,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
 
     // Sizes of the real messages, from a mid-game position.
     let entry = find_game("expedition")?;
-    let spec = (entry.spec)(Some("dice"), &[], &arena::load_file).map_err(|e| e.to_string())?;
+    let spec = (entry.spec)(Some("dice"), &[], &arena::files::load_file).map_err(|e| e.to_string())?;
     let mut g = spec.new_game(5);
     for _ in 0..20 {
         let mut l = Vec::new();
@@ -195,20 +195,19 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
         g.apply(l[0]).map_err(|e| e.to_string())?;
     }
     let seat = g.to_move().unwrap_or(Seat(0));
-    let (_, legal) = arena::server::wire::legal(g.as_ref());
-    let observation = arena::server::wire::observation(g.as_ref(), seat)?;
-    let request = v1::DecisionRequest {
+    let mut ids = Vec::new();
+    g.legal_actions(&mut ids);
+    let params_yaml = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
+    let asking = arena::server::wire::Asking {
         request_id: 1,
-        match_id: "0123456789abcdef".into(),
-        seat: 0,
-        game: "expedition".into(),
-        params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
-        observation: Some(observation),
-        legal,
-        time_left_ms: 0,
+        match_id: "0123456789abcdef",
+        game: "expedition",
+        params_yaml: &params_yaml,
         version: 20,
-        ..Default::default()
+        tensors: None,
     };
+    let view = SeatView::local(g.as_ref(), seat, &ids, Budget::default());
+    let request = arena::server::wire::decision_request(&view, asking)?;
     let request_bytes = prost::Message::encoded_len(&request);
 
     // Unary Act round trips: journey solo, the client choosing from each answer's legal list.

@@ -1,12 +1,12 @@
 //! `arena play`: a series of games between built-in agents, summarised; `arena replay`.
 
 use crate::setup::{GameArgs, load_file};
+use arena::files::refuse_files;
 use arena::pool::{Flow, Order};
 use arena::record::{self, MatchRecord};
 use arena::referee::{
     MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, Verdict, limit_ms, play_game,
 };
-use arena::server::content::refuse_files;
 use clap::Args;
 use engine::core::{ActionId, AnyGame, AnySpec, MetricKind, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressStyle};

@@ -175,7 +175,7 @@ fn not_a_record(line: &str, e: &serde_json::Error, first: bool) -> String {
 pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameView, String> {
     let mut steps = Vec::new();
     let mut next = 0;
-    let g = r.replay(&crate::server::content::refuse_files, |g| {
+    let g = r.replay(&crate::files::refuse_files, |g| {
         let views = (0..g.seats()).map(|s| g.observation_text(engine::core::Seat(s as u8))).collect();
         let label = match (g.to_move(), r.game.actions.get(next)) {
             (Some(_), Some(&a)) => g.action_label(a),

@@ -13,7 +13,7 @@
 //! one that never answers is cut off with its verdict and left behind while the game goes on.
 
 use bots::{Agent, AgentError, Budget, SeatView};
-use engine::core::{ActionId, AnyGame, Outcome, Seat, SmallRng};
+use engine::core::{ActionId, AnyGame, AnySpec, Figures, Outcome, Seat, SmallRng};
 use rand::{RngExt, SeedableRng};
 use serde::{Deserialize, Serialize};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -212,6 +212,24 @@ impl MatchOutcome {
             forfeited_by: None,
             cancelled: true,
         }
+    }
+
+    /// How this play ranks among plays of the same deal of a cooperative game, given its
+    /// figures (the game's live, or a record's): the game's own key ([`AnySpec::play_key`]);
+    /// `None`, below every key, when a verdict ended it. Compare two with [`play_versus`].
+    pub fn play_key(&self, spec: &dyn AnySpec, figures: &dyn Figures) -> Option<Vec<f64>> {
+        self.forfeited_by.is_none().then(|| spec.play_key(&self.result, figures))
+    }
+}
+
+/// A's share of one comparison of two plays of the same deal, by their keys
+/// ([`MatchOutcome::play_key`]): 1 when A's ranks higher, 0 lower, ½ when they are equal (or do
+/// not compare).
+pub fn play_versus(a: &Option<Vec<f64>>, b: &Option<Vec<f64>>) -> f64 {
+    match a.partial_cmp(b) {
+        Some(std::cmp::Ordering::Greater) => 1.0,
+        Some(std::cmp::Ordering::Less) => 0.0,
+        _ => 0.5,
     }
 }
 

@@ -26,7 +26,7 @@ pub struct GameArgs {
     pub content: Option<PathBuf>,
 }
 
-pub use arena::load_file;
+pub use arena::files::load_file;
 
 impl GameArgs {
     pub fn entry(&self) -> Result<&'static GameEntry, String> {

@@ -93,7 +93,7 @@ async fn complete_games_of_both_games_by_token() {
         // The record replays to the same outcome in the engine.
         let entry = find_game(game).unwrap();
         let source = engine::core::ParamSource::Yaml { name: "record".into(), text: record.params_yaml.clone() };
-        let spec = (entry.spec)(None, &[source], &arena::server::content::refuse_files).unwrap();
+        let spec = (entry.spec)(None, &[source], &arena::files::refuse_files).unwrap();
         let mut g = spec.new_game(record.seed);
         for a in &record.actions {
             g.apply(*a).unwrap();
@@ -379,7 +379,7 @@ async fn a_remote_bot_chooses_as_the_same_bot_in_process() {
         // The same agent, in process, seeded the same, on the same game.
         let entry = find_game(game).unwrap();
         let source = engine::core::ParamSource::Yaml { name: "record".into(), text: record.params_yaml.clone() };
-        let spec = (entry.spec)(None, &[source], &arena::server::content::refuse_files).unwrap();
+        let spec = (entry.spec)(None, &[source], &arena::files::refuse_files).unwrap();
         let mut g = spec.new_game(record.seed);
         let mut agents: Vec<Box<dyn Agent>> =
             (0..g.seats()).map(|s| bots::agent(agent, spec.as_ref(), game_seed(9, s as u64)).unwrap()).collect();
@@ -649,7 +649,7 @@ async fn nothing_from_the_wire_opens_a_file_of_the_server() {
             assert!(st.params_yaml.contains("Clue") && !st.params_yaml.contains("small"), "{}", st.params_yaml);
             // A client builds the game from them with a loader that opens nothing.
             let source = engine::core::ParamSource::Yaml { name: "wire".into(), text: st.params_yaml.clone() };
-            let spec = (find_game("expedition").unwrap().spec)(None, &[source], &arena::server::content::refuse_files);
+            let spec = (find_game("expedition").unwrap().spec)(None, &[source], &arena::files::refuse_files);
             assert!(spec.is_ok(), "{:?}", spec.err());
         }
         // The catalogue tells the sets offered and the bounds.

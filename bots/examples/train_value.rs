@@ -1,4 +1,4 @@
-//! Train the journey arrival network of `bots::journey::value` and write `bots/src/journey/value_weights.rs`:
+//! Train the journey arrival network of `bots::journey::value` and write `bots/src/journey/value/weights.rs`:
 //! positions of games played by the strong rollout policy (with a few random moves), labelled
 //! with whether the travellers arrived; a held-out tenth reports the log loss.
 use bots::journey::value::{FEATURES, HIDDEN, Net, features};
@@ -110,7 +110,7 @@ fn main() {
     }
     let f = |v: f32| format!("{v:.5}");
     let mut out = String::from(
-        "//! The weights of [`crate::value`]'s network, written by `cargo run --release -p bots --example train_value`.\n\nuse crate::value::Net;\n\npub const NET: Net = Net {\n    w1: [\n",
+        "//! The weights of [`super`]'s network, written by `cargo run --release -p bots --example train_value`.\n\nuse super::Net;\n\npub const NET: Net = Net {\n    w1: [\n",
     );
     for j in 0..HIDDEN {
         out += &format!("        [{}],\n", net.w1[j].iter().map(|&v| f(v)).collect::<Vec<_>>().join(", "));
@@ -121,7 +121,7 @@ fn main() {
         net.w2.iter().map(|&v| f(v)).collect::<Vec<_>>().join(", "),
         f(net.b2)
     );
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/journey/value_weights.rs");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/journey/value/weights.rs");
     std::fs::write(path, out).unwrap();
     eprintln!("wrote {path}");
 }

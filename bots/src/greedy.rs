@@ -7,8 +7,9 @@
 //! with the completions that follow it.
 
 use crate::eval::Heuristics;
+use crate::spec::MOST_SAMPLES;
 use crate::view::{Sampler, SeatView};
-use crate::{Agent, AgentError, BotLimits};
+use crate::{Agent, AgentError};
 use engine::core::{ActionId, Seat, SmallRng};
 use rand::{RngExt, SeedableRng};
 
@@ -83,7 +84,7 @@ impl<G: Heuristics> Agent for Greedy<G> {
 
     /// One step of lookahead over a few samples: small, bounded work.
     fn answers_in_time(&self) -> bool {
-        self.samples <= BotLimits::default().samples
+        self.samples <= MOST_SAMPLES
     }
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {

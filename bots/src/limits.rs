@@ -2,7 +2,7 @@
 //! strangers specify.
 
 use crate::games::MOST_ITERATIONS;
-use crate::spec::{BotSpec, UNTIL_TIME};
+use crate::spec::{BotSpec, MOST_SAMPLES, UNTIL_TIME};
 use std::time::Duration;
 
 /// What a built-in agent may be asked to spend on one decision: a server runs agents that
@@ -23,7 +23,7 @@ impl Default for BotLimits {
     fn default() -> Self {
         // As many iterations as `strong`'s own budget in any game (a second's work at most),
         // well within the time cap.
-        BotLimits { iterations: MOST_ITERATIONS, samples: 64, threads: 1, time: Duration::from_secs(5) }
+        BotLimits { iterations: MOST_ITERATIONS, samples: MOST_SAMPLES, threads: 1, time: Duration::from_secs(5) }
     }
 }
 

@@ -28,6 +28,10 @@ impl Default for GreedyConfig {
     }
 }
 
+/// The most determinizations per action (greedy's `samples`, hindsight's) a server allows by
+/// default: the greedy agent with at most these answers within its budget by itself.
+pub const MOST_SAMPLES: u32 = 64;
+
 /// The iterations of a search given `ms=` and no `iterations=`: the time alone ends it (as a
 /// chess engine's `movetime`), rather than the default count ending it first.
 pub const UNTIL_TIME: u32 = u32::MAX;

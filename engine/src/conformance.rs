@@ -17,10 +17,14 @@
 //!   tensor.
 //!
 //! At the end: the outcome has a score and a rank per seat, acting is refused, the same seed
-//! deals the same game, and the game's record crosses JSON and replays to the same state.
+//! deals the same game, and the game's record crosses JSON and replays to the same state; the
+//! play's key (its rank among plays of its deal) reads only figures the game reports, and is
+//! the same from the figures as a record keeps them.
 
-use crate::core::{ActionError, ActionId, AnyGame, AnySpec, Record, Seat, SmallRng};
+use crate::core::{ActionError, ActionId, AnyGame, AnySpec, Figures, Metric, Outcome, Record, Seat, SmallRng};
 use rand::{RngExt, SeedableRng};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 
 /// What a caller checks beyond the suite: a game's own invariants at every state (every card
 /// in one place), or more of every view the suite checks (the proto crate: the wire round
@@ -267,5 +271,40 @@ fn check_end(
     ensure!(read == record, "{}", at("the record changed crossing JSON".into()));
     let replayed = read.replay(&|_| Err("no files".into()), |_| ()).map_err(|e| at(format!("replay: {e}")))?;
     ensure!(replayed.same_state(g), "{}", at("the record replays to another state".into()));
+    check_play_key(spec, g, &o).map_err(at)
+}
+
+/// The figures of a play, noting every name asked for.
+struct Asked<'a> {
+    figures: &'a [Metric],
+    names: RefCell<Vec<String>>,
+}
+
+impl Figures for Asked<'_> {
+    fn figure(&self, name: &str) -> Option<f64> {
+        self.names.borrow_mut().push(name.to_string());
+        self.figures.figure(name)
+    }
+}
+
+/// The play's key reads figures the game reports, and no others; the figures as a record keeps
+/// them (by name, through JSON) give the same key.
+fn check_play_key(spec: &dyn AnySpec, g: &dyn AnyGame, outcome: &Outcome) -> Result<(), String> {
+    let metrics = g.metrics();
+    let asked = Asked { figures: &metrics, names: RefCell::new(Vec::new()) };
+    let key = spec.play_key(outcome, &asked);
+    ensure!(!key.is_empty(), "the play's key is empty");
+    let reported: Vec<&str> = metrics.iter().map(|m| m.name).collect();
+    for name in asked.names.into_inner() {
+        ensure!(
+            reported.contains(&name.as_str()),
+            "the play's key reads the figure `{name}`, which the game does not report (it reports {reported:?})"
+        );
+    }
+    let kept: BTreeMap<String, f64> = metrics.iter().map(|m| (m.name.to_string(), m.value)).collect();
+    let kept: BTreeMap<String, f64> =
+        serde_json::from_str(&serde_json::to_string(&kept).map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
+    let from_record = spec.play_key(outcome, &kept);
+    ensure!(from_record == key, "the play's key is {key:?}, but {from_record:?} from the figures a record keeps");
     Ok(())
 }

@@ -740,15 +740,34 @@ fn a_cached_spendable_ace_is_removed_before_the_martian_way_home() {
     assert!(!o.travellers[0].satchel.contains(&c("A♦")));
 }
 
+/// How a finished play ranks among plays of its deal, read as a record would keep it: its
+/// outcome and its figures.
+fn key(g: &Journey) -> Vec<f64> {
+    let outcome = g.outcome().expect("a finished play");
+    Journey::play_key(&outcome, &g.metrics())
+}
+
 #[test]
-fn two_plays_of_a_deal_rank_by_travellers_arrived_then_score() {
+fn two_plays_of_a_deal_rank_by_travellers_arrived_then_score_then_cards_cleared() {
     let home = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]");
     let rich_home = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]\nwreckage: [9♠]");
     let mut fallen = start("classic", &[], "journey: [K♠]\nsupply: []\nsatchels: [[2♣]]\nwreckage: [Q♠]");
     play(&mut fallen, "strike 2♣");
-    assert!(fallen.is_terminal());
-    assert!(rich_home.play_key() > home.play_key());
-    assert!(home.play_key() > fallen.play_key(), "arriving beats a higher score");
+    // Fallen as early, with as much banked, but one more Journey card still ahead.
+    let mut fallen_sooner = start("classic", &[], "journey: [K♠, 5♠]\nsupply: []\nsatchels: [[2♣]]\nwreckage: [Q♠]");
+    play(&mut fallen_sooner, "strike 2♣");
+    assert!(fallen.is_terminal() && fallen_sooner.is_terminal());
+    assert_eq!(key(&home), vec![1.0, 0.0, 25.0], "(travellers arrived, score, Journey cards cleared)");
+    assert!(key(&rich_home) > key(&home), "the higher score");
+    assert!(key(&home) > key(&fallen), "arriving beats a higher score");
+    assert_eq!(fallen.score(), fallen_sooner.score());
+    assert_eq!(fallen.journey_cleared(), fallen_sooner.journey_cleared() + 1);
+    assert!(key(&fallen) > key(&fallen_sooner), "nobody arrived, the same score: the journey that got further");
+    assert_eq!(key(&home), key(&home.clone()), "equal keys are a draw");
+    // What a record keeps: the figures by name.
+    let kept: std::collections::BTreeMap<String, f64> =
+        fallen.metrics().iter().map(|m| (m.name.to_string(), m.value)).collect();
+    assert_eq!(Journey::play_key(&fallen.outcome().unwrap(), &kept), key(&fallen));
 }
 
 #[test]

@@ -53,6 +53,22 @@ pub fn wilson(k: f64, n: f64) -> (f64, f64) {
     ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
+/// The 95% percentile interval of a sample (a bootstrap's re-fits of one figure): its 2.5%
+/// and 97.5% quantiles, interpolated between order statistics.
+pub fn percentile_interval(samples: &[f64]) -> (f64, f64) {
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    (quantile(&s, 0.025), quantile(&s, 0.975))
+}
+
+/// Quantile `q` of sorted `xs` by linear interpolation between order statistics (type 7).
+fn quantile(xs: &[f64], q: f64) -> f64 {
+    let h = (xs.len() - 1) as f64 * q;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(xs.len() - 1);
+    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,5 +90,13 @@ mod tests {
         assert!(hi > 0.03 && hi < 0.04, "{hi}");
         let (lo, hi) = wilson(50.0, 100.0);
         assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3);
+    }
+
+    #[test]
+    fn quantile_interpolates() {
+        assert_eq!(quantile(&[0.0, 10.0], 0.25), 2.5);
+        assert_eq!(quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
+        let (lo, hi) = percentile_interval(&(0..=200).rev().map(f64::from).collect::<Vec<_>>());
+        assert_eq!((lo, hi), (5.0, 195.0), "sorted first, then the 2.5% and 97.5% quantiles");
     }
 }

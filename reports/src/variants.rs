@@ -148,7 +148,7 @@ impl VariantComparison {
                 Estimate { value: l.value - r.value, lo: f64::NEG_INFINITY, hi: f64::INFINITY }
             } else {
                 let d: Vec<f64> = l.resampled.iter().zip(&r.resampled).map(|(x, y)| x - y).collect();
-                let (lo, hi) = crate::ratings::bootstrap_interval(&d);
+                let (lo, hi) = crate::stats::percentile_interval(&d);
                 Estimate { value: l.value - r.value, lo, hi }
             };
             g.significant = g.difference.excludes(0.0);

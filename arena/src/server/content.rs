@@ -22,15 +22,6 @@ pub struct ContentDir {
     dir: Option<PathBuf>,
 }
 
-/// A value from the wire, shortened for an error message.
-pub fn shown(value: &str) -> String {
-    const MAX: usize = 64;
-    match value.char_indices().nth(MAX) {
-        None => value.to_string(),
-        Some((i, _)) => format!("{}…", &value[..i]),
-    }
-}
-
 /// A message for a client, built from what it sent: every quoted stretch (between backticks
 /// or double quotes) cut to 48 characters, and the whole to 400, so that no error echoes a
 /// request back at length.
@@ -172,12 +163,6 @@ fn offered(meta: &std::fs::Metadata) -> bool {
     meta.file_type().is_file() && meta.nlink() == 1
 }
 
-/// The loader for parameters a client receives from a server: they are self-contained (a
-/// content set travels inline), so a name in them is refused and no file is ever opened.
-pub fn refuse_files(name: &str) -> Result<String, String> {
-    Err(format!("parameters from the wire name no files: `{}` is refused (a content set travels inline)", shown(name)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +191,5 @@ mod tests {
     fn without_a_directory_nothing_is_opened() {
         let e = ContentDir::none().load("/etc/passwd").unwrap_err();
         assert!(e.contains("opens no file") && e.contains("inline"), "{e}");
-        assert!(shown(&"é".repeat(100)).chars().count() == 65);
     }
 }

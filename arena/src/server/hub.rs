@@ -6,11 +6,12 @@
 //! directory); a match without a seed is dealt from the operating system's entropy; finished
 //! matches are evicted after a while, their records written first.
 
-use super::content::{ContentDir, brief, shown};
+use super::content::{ContentDir, brief};
 use super::names;
 use super::session::Session;
-use super::shares::{ClientId, ClientKeys, Held, KeyRequired, Pool, Rate, ThinkingSlots};
+use super::shares::{ClientId, ClientKeys, Held, KeyRequired, Pool, Rate, ThinkingSlots, same_secret};
 use super::table::{Limits, SeatBinding, Setup, Table};
+use crate::files::shown;
 use crate::referee::{Policy, as_ms, limit_ms};
 use bots::{Agent, BotLimits, BotSpec};
 use engine::core::yaml::{YamlBudget, YamlLimits};
@@ -297,11 +298,6 @@ pub fn secret_seed() -> Result<u64, Status> {
     let mut bytes = [0u8; 8];
     getrandom::fill(&mut bytes).map_err(|e| Status::internal(format!("no randomness for a seed: {e}")))?;
     Ok(u64::from_le_bytes(bytes))
-}
-
-/// Equal, compared in time that does not depend on where they differ.
-pub fn same_secret(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0u8, |d, (x, y)| d | (x ^ y)) == 0
 }
 
 impl Hub {

@@ -1,11 +1,11 @@
 //! The gRPC services over the hub: the catalogue, matches (create, observe, act, record,
 //! spectate) and the Play stream.
 
-use super::content::shown;
 use super::hub::{Hub, secret};
 use super::names;
 use super::session::{Session, StreamFault};
 use super::shares::{ClientId, Held, KEY_HEADER};
+use crate::files::shown;
 use engine::games;
 use futures_util::StreamExt;
 use proto::v1;
@@ -69,7 +69,7 @@ impl v1::catalogue_server::Catalogue for Services {
         for g in games() {
             let mut params: Vec<v1::ParamInfo> = Vec::new();
             for preset in g.presets {
-                let spec = (g.spec)(Some(preset), &[], &super::content::refuse_files)
+                let spec = (g.spec)(Some(preset), &[], &crate::files::refuse_files)
                     .map_err(|e| Status::internal(e.to_string()))?;
                 for (i, p) in spec.describe().into_iter().enumerate() {
                     if params.len() <= i {

@@ -8,7 +8,7 @@
 //! counted.
 
 use super::wire;
-use crate::referee::{Ending, Limit, MatchOutcome, as_ms};
+use crate::referee::{Ending, Limit, MatchOutcome};
 use bots::{Agent, AgentError, SeatView};
 use engine::core::{ActionId, AnySpec, Outcome, Seat};
 use proto::v1;
@@ -384,34 +384,17 @@ impl Agent for RemoteAgent {
         if self.session.hold_seat(&self.match_id, seat) {
             return Err(AgentError::Resigned(String::new()));
         }
-        let observation =
-            proto::convert::observation_to_proto(&self.game, &view.observation_json(), &view.observation_text())
-                .map_err(AgentError::Failed)?;
-        let legal = view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect();
-        let limit = view.budget().per_move;
         self.version += 1;
-        let mut request = v1::DecisionRequest {
+        let asking = wire::Asking {
             request_id: self.next_request.fetch_add(1, Ordering::Relaxed),
-            match_id: self.match_id.clone(),
-            seat: u32::from(view.seat().0),
-            game: self.game.clone(),
-            params_yaml: self.params_yaml.clone(),
-            observation: Some(observation),
-            legal,
-            time_left_ms: as_ms(limit) as u32,
+            match_id: &self.match_id,
+            game: &self.game,
+            params_yaml: &self.params_yaml,
             version: self.version,
-            tensor: Vec::new(),
-            legal_mask: Vec::new(),
+            tensors: self.session.tensors.then_some(self.action_count),
         };
-        if self.session.tensors {
-            request.tensor = view.observation_tensor();
-            request.legal_mask = vec![0; (self.action_count as usize).div_ceil(8)];
-            for &a in view.legal() {
-                if let Some(b) = request.legal_mask.get_mut(a as usize / 8) {
-                    *b |= 1 << (a % 8);
-                }
-            }
-        }
+        let request = wire::decision_request(view, asking).map_err(AgentError::Failed)?;
+        let limit = view.budget().per_move;
         // The seat's own limit (the referee words it in the verdict), else the idle limit.
         let limit = limit.map(Limit::PerMove).or(self.idle.map(Limit::Idle));
         let deadline = limit.map(|l| (tokio::time::Instant::now() + l.duration(), l));

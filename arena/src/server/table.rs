@@ -13,7 +13,7 @@ use super::session::{NoDecision, Session, StreamFault};
 use super::wire;
 use crate::record::MatchRecord;
 use crate::referee::{Fault, Limit, MatchOutcome, NoAnswer, Policy, Referee, Ruling, ask, grace, resigned};
-use bots::{Agent, Budget};
+use bots::{Agent, Budget, SeatView};
 use engine::core::{ActionId, AnyGame, AnySpec, Seat};
 use proto::v1;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -156,9 +156,14 @@ impl Table {
     pub fn seat_state(&self, s: &TableState, seat: usize, tensors: bool) -> Result<v1::SeatState, Status> {
         let to_move = s.game.to_move().filter(|_| s.ended.is_none()).map(|m| u32::from(m.0));
         let mine = to_move == Some(seat as u32);
-        let (ids, legal) = if mine { wire::legal(s.game.as_ref()) } else { (Vec::new(), Vec::new()) };
+        let mut ids = Vec::new();
+        if mine {
+            s.game.legal_actions(&mut ids);
+        }
+        // The seat's view (its legal actions only when it is to move).
+        let view = SeatView::local(s.game.as_ref(), Seat(seat as u8), &ids, Budget::default());
         let (tensor, legal_mask) = if tensors {
-            wire::tensors(s.game.as_ref(), self.setup.spec.as_ref(), Seat(seat as u8), &ids)
+            (view.observation_tensor(), wire::legal_mask(self.setup.spec.action_count(), &ids))
         } else {
             (Vec::new(), Vec::new())
         };
@@ -171,8 +176,8 @@ impl Table {
             seat: seat as u32,
             version: s.version,
             to_move,
-            observation: Some(wire::observation(s.game.as_ref(), Seat(seat as u8)).map_err(Status::internal)?),
-            legal,
+            observation: Some(wire::observation(&self.setup.game_name, &view).map_err(Status::internal)?),
+            legal: wire::legal(&view),
             time_left_ms,
             outcome: s.outcome(self.setup.cooperative),
             tensor,
@@ -459,27 +464,23 @@ impl Table {
         snapshot: Box<dyn AnyGame>,
         deadline: Option<(tokio::time::Instant, Limit)>,
     ) -> Result<ActionId, NoAnswer> {
-        let (ids, legal) = wire::legal(snapshot.as_ref());
-        let observation = wire::observation(snapshot.as_ref(), Seat(seat as u8)).map_err(|e| (Fault::Crash, e))?;
-        let (tensor, legal_mask) = if session.tensors {
-            wire::tensors(snapshot.as_ref(), self.setup.spec.as_ref(), Seat(seat as u8), &ids)
-        } else {
-            (Vec::new(), Vec::new())
-        };
-        let limit_ms = self.setup.limits.move_time.unwrap_or_default().as_millis();
-        let request = v1::DecisionRequest {
+        let mut ids = Vec::new();
+        snapshot.legal_actions(&mut ids);
+        let view = SeatView::local(
+            snapshot.as_ref(),
+            Seat(seat as u8),
+            &ids,
+            Budget { per_move: self.setup.limits.move_time },
+        );
+        let asking = wire::Asking {
             request_id: self.setup.next_request.fetch_add(1, Ordering::Relaxed),
-            match_id: self.setup.id.clone(),
-            seat: seat as u32,
-            game: self.setup.game_name.clone(),
-            params_yaml: self.params_yaml.clone(),
-            observation: Some(observation),
-            legal,
-            time_left_ms: limit_ms as u32,
+            match_id: &self.setup.id,
+            game: &self.setup.game_name,
+            params_yaml: &self.params_yaml,
             version,
-            tensor,
-            legal_mask,
+            tensors: session.tensors.then(|| self.setup.spec.action_count()),
         };
+        let request = wire::decision_request(&view, asking).map_err(|e| (Fault::Crash, e))?;
         let asked = Instant::now();
         let answer = session.decide(request, deadline).await;
         if let Some(l) = &self.setup.latencies {

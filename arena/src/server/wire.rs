@@ -1,45 +1,82 @@
 //! What crosses the wire for a seat: its typed observation and text, the legal actions with
-//! their labels, an outcome. Built from the game only through the seat's own view.
+//! their labels and as a mask, the decision request, an outcome. Built from the game only
+//! through the seat's own view ([`SeatView`]).
 
 use crate::record::MatchRecord;
-use crate::referee::{MatchOutcome, Verdict};
-use engine::core::{ActionId, AnyGame, AnySpec, Dyn, Seat};
-use engine::expedition::Expedition;
-use engine::journey::Journey;
-use proto::convert;
+use crate::referee::{MatchOutcome, Verdict, as_ms};
+use bots::SeatView;
+use engine::core::{ActionId, Game};
+use proto::convert::{self, ObservationSource};
 use proto::v1;
 
-/// The seat's observation, typed and as text.
-pub fn observation(game: &dyn AnyGame, seat: Seat) -> Result<v1::Observation, String> {
-    let text = game.observation_text(seat);
-    let any = game.as_any();
-    let typed = if let Some(g) = any.downcast_ref::<Dyn<Journey>>() {
-        v1::observation::Game::Journey(convert::journey_to_proto(&engine::core::Game::observation(&g.0, seat)))
-    } else if let Some(g) = any.downcast_ref::<Dyn<Expedition>>() {
-        v1::observation::Game::Expedition(convert::expedition_to_proto(&engine::core::Game::observation(&g.0, seat)))
-    } else {
-        return convert::observation_to_proto(game.name(), &game.observation_json(seat), &text);
-    };
-    Ok(v1::Observation { text, game: Some(typed) })
+/// A seat's view, read by the contract's conversion as its game's own observation (typed, in
+/// process: no JSON in between).
+struct FromView<'v, 'a>(&'v SeatView<'a>);
+
+impl ObservationSource for FromView<'_, '_> {
+    fn read<G: Game>(&self) -> Result<G::Observation, String> {
+        self.0.observation::<G>()
+    }
 }
 
-/// The seat's observation tensor and the legal actions as a bit mask over the action-id range.
-pub fn tensors(game: &dyn AnyGame, spec: &dyn AnySpec, seat: Seat, legal: &[ActionId]) -> (Vec<f32>, Vec<u8>) {
-    let mut mask = vec![0u8; (spec.action_count() as usize).div_ceil(8)];
+/// The seat's observation in game `game`, typed and as text.
+pub fn observation(game: &str, view: &SeatView) -> Result<v1::Observation, String> {
+    convert::observation_to_proto(game, &FromView(view), &view.observation_text())
+}
+
+/// The view's legal actions with their labels.
+pub fn legal(view: &SeatView) -> Vec<v1::LegalAction> {
+    view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect()
+}
+
+/// The legal actions as a bit mask over the action-id range `0..action_count`: bit `id % 8`
+/// of byte `id / 8`.
+pub fn legal_mask(action_count: u32, legal: &[ActionId]) -> Vec<u8> {
+    let mut mask = vec![0u8; (action_count as usize).div_ceil(8)];
     for &a in legal {
         if let Some(byte) = mask.get_mut(a as usize / 8) {
             *byte |= 1 << (a % 8);
         }
     }
-    (game.observation_tensor(seat), mask)
+    mask
 }
 
-/// The legal actions with their labels.
-pub fn legal(game: &dyn AnyGame) -> (Vec<ActionId>, Vec<v1::LegalAction>) {
-    let mut ids = Vec::new();
-    game.legal_actions(&mut ids);
-    let labelled = ids.iter().map(|&id| v1::LegalAction { id, label: game.action_label(id) }).collect();
-    (ids, labelled)
+/// What a decision request carries besides the seat's view.
+pub struct Asking<'a> {
+    pub request_id: u64,
+    pub match_id: &'a str,
+    pub game: &'a str,
+    /// Every parameter of the game, as YAML.
+    pub params_yaml: &'a str,
+    /// The match's version (server matches) or the agent's count of decisions (a tournament's
+    /// seats).
+    pub version: u64,
+    /// The game's action-id range, when the client asked for tensors: the observation tensor
+    /// and the legal mask go with the request.
+    pub tensors: Option<u32>,
+}
+
+/// The request for one decision of the seat whose view this is: its observation (typed and as
+/// text), the legal actions with their labels, its per-move limit as the time left, and the
+/// tensor and legal mask when asked for.
+pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionRequest, String> {
+    let (tensor, legal_mask) = match asking.tensors {
+        Some(action_count) => (view.observation_tensor(), legal_mask(action_count, view.legal())),
+        None => (Vec::new(), Vec::new()),
+    };
+    Ok(v1::DecisionRequest {
+        request_id: asking.request_id,
+        match_id: asking.match_id.to_string(),
+        seat: u32::from(view.seat().0),
+        game: asking.game.to_string(),
+        params_yaml: asking.params_yaml.to_string(),
+        observation: Some(observation(asking.game, view)?),
+        legal: legal(view),
+        time_left_ms: as_ms(view.budget().per_move) as u32,
+        version: asking.version,
+        tensor,
+        legal_mask,
+    })
 }
 
 /// A match's outcome as it crosses the wire, with the referee's verdicts; a cooperative

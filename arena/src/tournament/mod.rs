@@ -120,10 +120,6 @@ impl Tournament {
         self.config.participants.iter().map(|p| p.name.clone()).collect()
     }
 
-    pub fn cooperative(&self) -> Vec<bool> {
-        self.games.iter().map(|g| g.cooperative).collect()
-    }
-
     fn run_info(&self, shard: Option<Shard>) -> RunInfo {
         RunInfo {
             shard,
@@ -492,12 +488,19 @@ pub fn write_report(
     }
     notes.push(format!("{} games played of {} scheduled", records.len(), t.jobs.len()));
 
-    let games = rate::rated_games(&records, &t.cooperative());
-    let (ties, compared) = rate::cooperative_ties(&games, &t.cooperative());
+    let games = rate::rated_games(&records, &t.games);
+    let (ties, compared) = rate::cooperative_ties(&games, &t.games);
     if compared > 0 {
+        // Each cooperative game's own order, once.
+        let mut orders: Vec<&str> = Vec::new();
+        for g in t.games.iter().filter(|g| g.cooperative) {
+            if !orders.contains(&g.spec.play_order()) {
+                orders.push(g.spec.play_order());
+            }
+        }
         notes.push(format!(
-            "cooperative plays of one deal compared by travellers arrived, then score, then Journey cards cleared: \
-             {ties} of {compared} comparisons were ties ({:.0}%)",
+            "cooperative plays of one deal compared by {}: {ties} of {compared} comparisons were ties ({:.0}%)",
+            orders.join("; "),
             100.0 * ties as f64 / compared as f64
         ));
     }

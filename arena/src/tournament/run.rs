@@ -231,7 +231,6 @@ pub fn run_jobs(
     progress: &mut RunProgress,
 ) -> Result<RunStats, String> {
     let _quiet = QuietPanics::install();
-    let cooperative: Vec<bool> = games.iter().map(|g| g.cooperative).collect();
     let workers = opts.workers.clamp(1, jobs.len().max(1));
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
@@ -248,7 +247,7 @@ pub fn run_jobs(
         stats.count(&record);
         done.push(record);
         let leader = progress.due().then(|| {
-            let shares = score_shares(&rated_games(done, &cooperative), names.len());
+            let shares = score_shares(&rated_games(done, games), names.len());
             (0..names.len())
                 .filter(|&p| shares[p].1 > 0.0)
                 .max_by(|&a, &b| (shares[a].0 / shares[a].1).total_cmp(&(shares[b].0 / shares[b].1)))

@@ -82,7 +82,7 @@ impl Stopping {
         let names = t.names();
         let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
         let opts = RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed };
-        let list = rate(&names, &rated_games(&upto, &t.cooperative()), &opts);
+        let list = rate(&names, &rated_games(&upto, &t.games), &opts);
         // A bound (a perfect score) is never precise: its interval shows only the prior; nor
         // is a bootstrap over a handful of deals.
         if list.units < MIN_UNITS {

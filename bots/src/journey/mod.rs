@@ -6,5 +6,3 @@ mod policy;
 pub mod rollout;
 mod strong;
 pub mod value;
-#[rustfmt::skip]
-pub mod value_weights;

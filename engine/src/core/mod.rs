@@ -17,7 +17,7 @@ pub use params::{
 pub use pile::{DrawPile, Pile, redraw_shuffle};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
-pub use registry::{AnyGame, AnySpec, Dyn, GameEntry, Metric, MetricKind, Spec, random_playout};
+pub use registry::{AnyGame, AnySpec, Dyn, Figures, GameEntry, Metric, MetricKind, Spec, random_playout};
 pub use tensor::{TensorField, TensorWriter, tensor_size};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
@@ -202,6 +202,22 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// Game-specific figures of a finished game for summaries (e.g. `arrived`).
     fn metrics(&self) -> Vec<Metric> {
         Vec::new()
+    }
+    /// What [`Game::play_key`] compares, in words, for reports (`score`).
+    const PLAY_ORDER: &'static str = "score";
+    /// How a finished play ranks against other plays of the same deal — what a tournament and
+    /// `arena compare` rank a cooperative game's plays by, as its seats share one outcome. A
+    /// key, compared element by element as numbers: higher is better, the first difference
+    /// decides, equal keys are a draw. Keys of one game have one length.
+    ///
+    /// It is read from what a record keeps of a play, its outcome and its figures
+    /// ([`Game::metrics`], by name; a figure the play lacks reads as the game decides), so a
+    /// logged play is ranked without replaying it, and whatever ranks plays is among the
+    /// figures the game reports. The default: the first seat's score (the team's, in a
+    /// cooperative game).
+    fn play_key(outcome: &Outcome, figures: &dyn Figures) -> Vec<f64> {
+        let _ = figures;
+        vec![f64::from(outcome.scores.first().copied().unwrap_or(0))]
     }
 
     /// The fields of a seat's observation as numbers, under these parameters.

@@ -41,6 +41,32 @@ impl Metric {
     }
 }
 
+/// A finished play's figures ([`Game::metrics`]) by name: as the game reports them, or as a
+/// record keeps them (name and value), so that what is read from them — a cooperative play's
+/// rank, [`Game::play_key`] — is the same for a play just finished and one logged long ago.
+pub trait Figures {
+    /// The figure `name`, if the play has it.
+    fn figure(&self, name: &str) -> Option<f64>;
+}
+
+impl Figures for [Metric] {
+    fn figure(&self, name: &str) -> Option<f64> {
+        self.iter().find(|m| m.name == name).map(|m| m.value)
+    }
+}
+
+impl Figures for Vec<Metric> {
+    fn figure(&self, name: &str) -> Option<f64> {
+        self.as_slice().figure(name)
+    }
+}
+
+impl Figures for std::collections::BTreeMap<String, f64> {
+    fn figure(&self, name: &str) -> Option<f64> {
+        self.get(name).copied()
+    }
+}
+
 /// A game state behind a trait object.
 pub trait AnyGame: Send + Sync {
     fn name(&self) -> &'static str;
@@ -136,6 +162,11 @@ pub trait AnySpec: Send + Sync {
     fn describe(&self) -> Vec<ParamInfo>;
     /// The fields of an observation tensor (see [`Game::tensor_layout`]).
     fn tensor_layout(&self) -> Vec<super::TensorField>;
+    /// How a finished play ranks among plays of the same deal, from its outcome and its
+    /// figures (see [`Game::play_key`]): compare two plays' keys, higher is better.
+    fn play_key(&self, outcome: &Outcome, figures: &dyn Figures) -> Vec<f64>;
+    /// What [`AnySpec::play_key`] compares, in words (see [`Game::PLAY_ORDER`]).
+    fn play_order(&self) -> &'static str;
     /// Action ids run from 0 to this (exclusive).
     fn action_count(&self) -> u32;
     /// The action an id names, in any state.
@@ -218,6 +249,12 @@ impl<G: Game> AnySpec for Spec<G> {
     }
     fn tensor_layout(&self) -> Vec<super::TensorField> {
         G::tensor_layout(&self.params)
+    }
+    fn play_key(&self, outcome: &Outcome, figures: &dyn Figures) -> Vec<f64> {
+        G::play_key(outcome, figures)
+    }
+    fn play_order(&self) -> &'static str {
+        G::PLAY_ORDER
     }
     fn action_count(&self) -> u32 {
         G::action_count(&self.params)

@@ -26,7 +26,9 @@ pub use observation::{JourneyObservation, RoundView, TravellerView};
 pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
+use crate::core::{
+    ActionId, DrawPile, Figures, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance,
+};
 use params::{AceRank, Aces, AdversaryScale, Destination};
 use serde::{Deserialize, Serialize};
 
@@ -641,12 +643,6 @@ impl Journey {
         self.wreckage.iter().map(|&c| self.worth(c) as i32).sum::<i32>() + self.points
     }
 
-    /// How two plays of the same deal rank: more travellers arrived first, then the higher
-    /// score (compare the keys; equal keys are a draw).
-    pub fn play_key(&self) -> (usize, i32) {
-        (self.arrived(), self.score())
-    }
-
     pub fn arrived(&self) -> usize {
         self.status.iter().take(self.travellers()).filter(|&&s| s == Status::Arrived).count()
     }
@@ -660,6 +656,10 @@ impl Journey {
     }
 }
 
+/// The figures a play is ranked by ([`Game::play_key`]), as [`Game::metrics`] reports them.
+const TRAVELLERS_ARRIVED: &str = "travellers_arrived";
+const JOURNEY_CLEARED: &str = "journey_cleared";
+
 impl Game for Journey {
     type Params = JourneyParams;
     type Observation = JourneyObservation;
@@ -669,6 +669,7 @@ impl Game for Journey {
     const SEATS_PARAM: &'static str = "travellers";
     const COOPERATIVE: bool = true;
     const RULES_VERSION: u32 = 1;
+    const PLAY_ORDER: &'static str = "travellers arrived, then score, then Journey cards cleared";
 
     fn new(params: &JourneyParams, seed: u64) -> Self {
         setup::new_game(params, seed)
@@ -780,9 +781,9 @@ impl Game for Journey {
     fn metrics(&self) -> Vec<Metric> {
         let mut m = vec![
             Metric::rate("arrived", self.arrived() > 0),
-            Metric::count("travellers_arrived", self.arrived() as f64),
+            Metric::count(TRAVELLERS_ARRIVED, self.arrived() as f64),
             Metric::count("turns", self.turns),
-            Metric::count("journey_cleared", self.journey_cleared() as f64),
+            Metric::count(JOURNEY_CLEARED, self.journey_cleared() as f64),
         ];
         // How far the journey got, so that two plays that both fail to come home differ.
         if self.p.return_journey.is_on() {
@@ -790,5 +791,14 @@ impl Game for Journey {
             m.push(Metric::count("stops_paid", self.stops_paid));
         }
         m
+    }
+
+    /// More travellers arrived first, then the higher score, then more Journey cards cleared
+    /// (how far the journey got, so that two plays in which nobody arrives and nothing is
+    /// banked still differ); equal is a draw. A figure the play lacks counts 0.
+    fn play_key(outcome: &Outcome, figures: &dyn Figures) -> Vec<f64> {
+        let figure = |name| figures.figure(name).unwrap_or(0.0);
+        let score = f64::from(outcome.scores.first().copied().unwrap_or(0));
+        vec![figure(TRAVELLERS_ARRIVED), score, figure(JOURNEY_CLEARED)]
     }
 }

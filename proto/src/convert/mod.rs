@@ -68,18 +68,37 @@ fn enum_value<E: TryFrom<i32>, R>(v: i32, field: &str, what: &str, map: impl Fn(
 
 // ----- any game ------------------------------------------------------------------------------
 
-/// The typed observation of any game, from the engine's JSON form of it (what
-/// `AnyGame::observation_json(seat)` returns), with `text` the observation text: `game` is
-/// `"journey"` or `"expedition"`. The JSON is read into the game's observation type, then
-/// converted; an error names the game and what does not fit.
-pub fn observation_to_proto(game: &str, json: &serde_json::Value, text: &str) -> Result<v1::Observation, String> {
+/// A seat's observation, for [`observation_to_proto`] to read as its game's own type: the
+/// engine's JSON form of it (a `serde_json::Value`, as `AnyGame::observation_json(seat)`
+/// writes it), or a caller's typed source (a seat's view of a game in process, read with no
+/// JSON in between).
+pub trait ObservationSource {
+    /// The observation as game `G`'s, or why it is not one.
+    fn read<G: Game>(&self) -> Result<G::Observation, String>;
+}
+
+impl ObservationSource for serde_json::Value {
+    fn read<G: Game>(&self) -> Result<G::Observation, String> {
+        G::Observation::deserialize(self).map_err(|e| e.to_string())
+    }
+}
+
+/// The typed observation of any game — the one dispatch on the game for this direction —
+/// with `text` the observation text: `game` is `"journey"` or `"expedition"`. The
+/// observation is read as that game's own type, then converted; an error names the game and
+/// what does not fit.
+pub fn observation_to_proto(
+    game: &str,
+    observation: &impl ObservationSource,
+    text: &str,
+) -> Result<v1::Observation, String> {
     use v1::observation::Game as G;
     let typed = match game {
         JOURNEY => G::Journey(journey_to_proto(
-            &j::JourneyObservation::deserialize(json).map_err(|e| format!("journey observation: {e}"))?,
+            &observation.read::<j::Journey>().map_err(|e| format!("journey observation: {e}"))?,
         )),
         EXPEDITION => G::Expedition(expedition_to_proto(
-            &x::Observation::deserialize(json).map_err(|e| format!("expedition observation: {e}"))?,
+            &observation.read::<x::Expedition>().map_err(|e| format!("expedition observation: {e}"))?,
         )),
         _ => return Err(format!("unknown game `{game}`: the typed observations are of {JOURNEY} and {EXPEDITION}")),
     };

@@ -68,13 +68,6 @@ pub(super) fn resample(
     samples
 }
 
-/// The 95% percentile interval of one participant's re-fitted ratings.
-pub(super) fn interval(samples: &[f64]) -> (f64, f64) {
-    let mut s = samples.to_vec();
-    s.sort_by(f64::total_cmp);
-    (quantile(&s, 0.025), quantile(&s, 0.975))
-}
-
 /// `los[x][y]` for members in `order`: the share of the `b` re-fits that rate `x` above `y`
 /// (a tie counts half).
 pub(super) fn los(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Vec<f64>> {
@@ -104,14 +97,6 @@ pub(super) fn los(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Vec<f6
         .collect()
 }
 
-/// Quantile `q` of sorted `xs` by linear interpolation between order statistics (type 7).
-fn quantile(xs: &[f64], q: f64) -> f64 {
-    let h = (xs.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    let hi = (lo + 1).min(xs.len() - 1);
-    xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,11 +109,5 @@ mod tests {
             hist[r.below(5)] += 1;
         }
         assert!(hist.iter().all(|&h| (9_500..10_500).contains(&h)), "{hist:?}");
-    }
-
-    #[test]
-    fn quantile_interpolates() {
-        assert_eq!(quantile(&[0.0, 10.0], 0.25), 2.5);
-        assert_eq!(quantile(&[1.0, 2.0, 3.0], 0.5), 2.0);
     }
 }

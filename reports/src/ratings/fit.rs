@@ -1,7 +1,7 @@
 //! The Bradley–Terry fit: maximum likelihood by Hunter's MM algorithm, one participant at a
 //! time, on the Elo scale.
 
-use super::pool::strong_components;
+use super::graph::strong_components;
 use super::{Pairwise, valid};
 use std::collections::BTreeMap;
 use std::f64::consts::LN_10;

@@ -1,6 +1,7 @@
 //! The public types of ratings: what goes in (pairwise results of games, options) and what
 //! comes out (a rating list with its entries, head-to-head tables and LOS; a progression).
 
+use crate::stats::percentile_interval;
 use serde::{Deserialize, Serialize};
 
 /// One pairwise result: participant `a` against `b`, `score` for `a` (1 win, 0.5 draw, 0 loss).
@@ -232,7 +233,7 @@ impl RatingList {
         let resampled: Vec<f64> = x.resampled.iter().zip(&y.resampled).map(|(p, q)| p - q).collect();
         Some(RatingGap {
             value: x.rating - y.rating,
-            interval: (!resampled.is_empty()).then(|| super::bootstrap::interval(&resampled)),
+            interval: (!resampled.is_empty()).then(|| percentile_interval(&resampled)),
             resampled,
             bound: x.bound.is_some() || y.bound.is_some(),
         })

@@ -55,6 +55,7 @@
 
 mod bootstrap;
 mod fit;
+mod graph;
 mod list;
 mod pool;
 
@@ -63,12 +64,9 @@ pub use list::{
     Bound, HeadToHead, Pairwise, Progression, Rated, RatedGame, RatingGap, RatingList, RatingOptions, Unrated,
 };
 
+use crate::stats::percentile_interval;
 use fit::to_elo;
 
-/// The 95% percentile interval of bootstrap re-fits of one figure.
-pub fn bootstrap_interval(resampled: &[f64]) -> (f64, f64) {
-    bootstrap::interval(resampled)
-}
 use pool::{Pool, PoolResults, Tally};
 
 /// Rates `participants` from `games` (see the module doc for the model, the prior, the
@@ -148,7 +146,7 @@ fn entries(
     let mut entries = Vec::with_capacity(order.len());
     for (rank, &k) in order.iter().enumerate() {
         let i = pool.members[k];
-        let interval = resampled.then(|| bootstrap::interval(&fitted.samples[k]));
+        let interval = resampled.then(|| percentile_interval(&fitted.samples[k]));
         let points: f64 = tally.of(i).map(|(_, _, p)| p).sum();
         let opp_games: f64 = tally.of(i).map(|(_, k, _)| k as f64).sum();
         let opponents =

@@ -1,6 +1,6 @@
-//! The weights of [`super::value`]'s network, written by `cargo run --release -p bots --example train_value`.
+//! The weights of [`super`]'s network, written by `cargo run --release -p bots --example train_value`.
 
-use super::value::Net;
+use super::Net;
 
 pub const NET: Net = Net {
     w1: [

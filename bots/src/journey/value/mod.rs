@@ -2,10 +2,13 @@
 //! small network (one hidden layer) over features of what every traveller sees, trained by
 //! `cargo run --release -p bots --example train_value` on positions of games the strong
 //! rollout policy played, labelled with whether they arrived; its weights are in
-//! [`super::value_weights`].
+//! [`weights`].
 
 use engine::core::Game;
 use engine::journey::{Card, Journey, Phase, Status, Suit};
+
+#[rustfmt::skip]
+pub mod weights;
 
 /// Features of a position.
 pub const FEATURES: usize = 26;
@@ -99,5 +102,5 @@ pub fn arrival(g: &Journey) -> Option<f32> {
         return None;
     }
     let mut hidden = [0f32; HIDDEN];
-    Some(super::value_weights::NET.forward(&features(g), &mut hidden))
+    Some(weights::NET.forward(&features(g), &mut hidden))
 }
