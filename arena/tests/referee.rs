@@ -3,7 +3,9 @@
 //! and in a server match; the game goes on past an agent that never returns; `MatchEnded`
 //! reaches Play clients in tournaments, and a cooperative outcome carries the team's score.
 
+mod matches;
 mod scratch;
+use matches::wait_record;
 
 use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, play_game};
 use arena::server::{self, AgentMaker, ServerConfig};
@@ -122,22 +124,6 @@ fn in_tournament(name: &'static str) -> BTreeSet<Fault> {
     kinds
 }
 
-async fn wait_record(
-    m: &mut v1::matches_client::MatchesClient<tonic::transport::Channel>,
-    id: &str,
-) -> v1::MatchRecord {
-    let start = Instant::now();
-    loop {
-        match m.get_record(v1::GetRecordRequest { match_id: id.into() }).await {
-            Ok(r) => return r.into_inner(),
-            Err(e) if e.code() == tonic::Code::FailedPrecondition => {}
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "match {id} did not end");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
 fn seat_of(spec: &str) -> v1::SeatSpec {
     v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot(spec.into())) }
 }
@@ -156,7 +142,7 @@ async fn in_server(
         ..Default::default()
     };
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
-    let o = wait_record(m, &id).await.outcome.unwrap();
+    let o = wait_record(m, &id, Duration::from_secs(60)).await.outcome.unwrap();
     assert_eq!(o.forfeited_by, Some(0), "{name}: {o:?}");
     o.verdicts.iter().map(|v| Fault::parse(&v.kind).unwrap()).collect()
 }
@@ -266,7 +252,7 @@ fn a_client_that_disconnects_is_disconnected_in_a_tournament_and_on_a_server() {
         };
         // The quitter may be seat 1's opponent to move second: either way its seat is judged.
         let id = m.create_match(req).await.unwrap().into_inner().match_id;
-        let o = wait_record(&mut m, &id).await.outcome.unwrap();
+        let o = wait_record(&mut m, &id, Duration::from_secs(60)).await.outcome.unwrap();
         quitter.await.unwrap();
         let kinds: Vec<&str> = o.verdicts.iter().map(|v| v.kind.as_str()).collect();
         assert_eq!(kinds, vec!["disconnected"], "{o:?}");

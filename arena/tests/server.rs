@@ -237,19 +237,6 @@ async fn wait_connected(running: &Running, name: &str) {
     assert!(found.is_some(), "the bot process did not connect");
 }
 
-async fn wait_record(m: &mut MatchesClient<Channel>, id: &str) -> v1::MatchRecord {
-    let start = Instant::now();
-    loop {
-        match m.get_record(v1::GetRecordRequest { match_id: id.into() }).await {
-            Ok(r) => return r.into_inner(),
-            Err(e) if e.code() == Code::FailedPrecondition => {}
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(start.elapsed() < Duration::from_secs(120), "match {id} did not end");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn many_matches_at_once_and_a_killed_client_harms_only_its_seats() {
     // One client creates them all: it is given every pool whole.
@@ -286,12 +273,12 @@ async fn many_matches_at_once_and_a_killed_client_harms_only_its_seats() {
     doomed.kill().unwrap();
     doomed.wait().unwrap();
     for id in &ids {
-        let r = wait_record(&mut m, id).await;
+        let r = wait_record(&mut m, id, Duration::from_secs(120)).await;
         let o = r.outcome.unwrap();
         assert!(o.verdicts.is_empty(), "an untouched match: {:?}", o.verdicts);
     }
     for id in &doomed_ids {
-        let r = wait_record(&mut m, id).await;
+        let r = wait_record(&mut m, id, Duration::from_secs(120)).await;
         let o = r.outcome.unwrap();
         // Either it ended before the kill, or the doomed seat lost by its verdict.
         if let Some(v) = o.verdicts.first() {
@@ -335,7 +322,7 @@ async fn a_stalled_client_gets_the_limits_policy() {
     req.move_time_ms = 150;
     req.set_on_timeout(v1::TimeoutPolicy::Forfeit);
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
-    let o = wait_record(&mut m, &id).await.outcome.unwrap();
+    let o = wait_record(&mut m, &id, Duration::from_secs(120)).await.outcome.unwrap();
     assert_eq!(o.verdicts.len(), 1);
     assert_eq!(
         (o.verdicts[0].seat, o.verdicts[0].kind.as_str(), o.verdicts[0].policy.as_str()),
@@ -349,7 +336,7 @@ async fn a_stalled_client_gets_the_limits_policy() {
     req.move_time_ms = 20;
     req.set_on_timeout(v1::TimeoutPolicy::RandomMove);
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
-    let r = wait_record(&mut m, &id).await;
+    let r = wait_record(&mut m, &id, Duration::from_secs(120)).await;
     let o = r.outcome.unwrap();
     // One verdict, counting every move played for it.
     assert_eq!(o.verdicts.len(), 1, "{:?}", o.verdicts);
@@ -374,7 +361,7 @@ async fn a_remote_bot_chooses_as_the_same_bot_in_process() {
         let seats = if game == "expedition" { 2 } else { 1 };
         req.seats = play_seats(&vec!["twin"; seats]);
         let id = m.create_match(req).await.unwrap().into_inner().match_id;
-        let record = wait_record(&mut m, &id).await;
+        let record = wait_record(&mut m, &id, Duration::from_secs(120)).await;
         assert!(record.outcome.unwrap().verdicts.is_empty());
         // The same agent, in process, seeded the same, on the same game.
         let entry = find_game(game).unwrap();
@@ -433,7 +420,7 @@ async fn spectators_see_public_events_to_the_end() {
         first = false;
     }
     assert!(ended);
-    let record = wait_record(&mut m, &id).await;
+    let record = wait_record(&mut m, &id, Duration::from_secs(120)).await;
     assert_eq!(record.actions.len() as u64, moves);
     running.stop().await.unwrap();
 }
@@ -532,7 +519,9 @@ fn small_content() -> String {
     SMALL_CONTENT.to_string()
 }
 
+mod matches;
 mod scratch;
+use matches::wait_record;
 mod served;
 
 /// An empty directory of this test's own, removed when it is dropped.
@@ -804,13 +793,13 @@ async fn a_match_nobody_plays_ends_at_the_idle_limit() {
     r.move_time_ms = 30;
     r.set_on_timeout(v1::TimeoutPolicy::RandomMove);
     let b = m.create_match(r).await.unwrap().into_inner();
-    let ra = wait_record(&mut m, &a.match_id).await;
+    let ra = wait_record(&mut m, &a.match_id, Duration::from_secs(120)).await;
     let oa = ra.outcome.unwrap();
     assert_eq!(oa.verdicts.len(), 1);
     assert_eq!((oa.verdicts[0].kind.as_str(), oa.verdicts[0].policy.as_str()), ("idle", "forfeit"));
     let loser = oa.verdicts[0].seat as usize;
     assert_eq!(oa.ranks[loser], 1);
-    let rb = wait_record(&mut m, &b.match_id).await;
+    let rb = wait_record(&mut m, &b.match_id, Duration::from_secs(120)).await;
     let ob = rb.outcome.unwrap();
     assert!(!rb.actions.is_empty(), "moves were played for the stalled seats");
     assert_eq!(ob.verdicts.last().unwrap().kind, "idle", "{:?}", ob.verdicts.last());
@@ -1115,7 +1104,7 @@ async fn reflection_v1alpha_and_v1_list_the_arena_and_not_the_bench() {
         v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) },
     ];
     let id = m.create_match(r).await.unwrap().into_inner().match_id;
-    let record = wait_record(&mut m, &id).await;
+    let record = wait_record(&mut m, &id, Duration::from_secs(120)).await;
     let mut events = m.spectate(v1::SpectateRequest { match_id: id, from_version: 5 }).await.unwrap().into_inner();
     let mut versions = Vec::new();
     while let Some(e) = events.message().await.unwrap() {

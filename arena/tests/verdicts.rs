@@ -8,7 +8,9 @@
 //! Real gRPC over 127.0.0.1 on ephemeral ports, the binary as a real process where the
 //! command line is what is checked.
 
+mod matches;
 mod scratch;
+use matches::wait_record;
 
 use arena::record::MatchRecord;
 use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, Verdict, play_game};
@@ -259,7 +261,7 @@ fn a_timeout_names_its_limit_in_play_in_a_tournament_and_on_a_server() {
             ..Default::default()
         };
         let id = m.create_match(req).await.unwrap().into_inner().match_id;
-        let o = wait_record(&mut m, &id).await.outcome.unwrap();
+        let o = wait_record(&mut m, &id, Duration::from_secs(60)).await.outcome.unwrap();
         assert_eq!(o.forfeited_by, Some(0));
         let kinds: Vec<(&str, &str)> = o.verdicts.iter().map(|v| (v.kind.as_str(), v.detail.as_str())).collect();
         assert_eq!(kinds, vec![("timeout", want)], "in the server's record");
@@ -277,22 +279,6 @@ fn play_seat(name: &str) -> v1::SeatSpec {
 
 fn bot_seat(spec: &str) -> v1::SeatSpec {
     v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot(spec.into())) }
-}
-
-async fn wait_record(
-    m: &mut v1::matches_client::MatchesClient<tonic::transport::Channel>,
-    id: &str,
-) -> v1::MatchRecord {
-    let start = Instant::now();
-    loop {
-        match m.get_record(v1::GetRecordRequest { match_id: id.into() }).await {
-            Ok(r) => return r.into_inner(),
-            Err(e) if e.code() == tonic::Code::FailedPrecondition => {}
-            Err(e) => panic!("{e:?}"),
-        }
-        assert!(start.elapsed() < Duration::from_secs(60), "match {id} did not end");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 /// The next StreamError a client hears (requests and the like skipped).
@@ -349,7 +335,7 @@ fn a_play_client_resigns_its_own_seat_on_a_server_and_no_one_else_s() {
         assert_eq!(after.version, before.version);
         // Its own seat, at any time.
         holder.resign(&id, 0).await;
-        let o = wait_record(&mut m, &id).await.outcome.unwrap();
+        let o = wait_record(&mut m, &id, Duration::from_secs(60)).await.outcome.unwrap();
         let verdicts: Vec<(u32, &str, &str)> =
             o.verdicts.iter().map(|v| (v.seat, v.kind.as_str(), v.policy.as_str())).collect();
         assert_eq!(verdicts, vec![(0, "resigned", "forfeit")]);
