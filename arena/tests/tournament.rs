@@ -8,6 +8,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod scratch;
+mod served;
 use scratch::Scratch;
 
 fn temp_dir(name: &str) -> Scratch {
@@ -364,25 +365,8 @@ fn external_participants_play_over_the_play_stream() {
     let file = temp_dir("external.yaml");
     std::fs::write(&file, text).unwrap();
     let out = temp_dir("external-out");
-    let mut child = arena()
-        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
     // The arena says where the visitor should connect.
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(
-            std::io::BufRead::read_line(&mut err, &mut line).unwrap() > 0,
-            "the arena did not say where to connect"
-        );
-        if let Some(rest) = line.split("connect to ").nth(1) {
-            break rest.trim().to_string();
-        }
-    };
+    let (mut child, url, _err) = served::tournament_awaiting_visitors(&file, &out);
     let mut visitor = Command::new(bin)
         .args(["bot", "greedy", "--server", &url, "--name", "visitor"])
         .stdout(Stdio::null())

@@ -10,6 +10,7 @@
 
 mod matches;
 mod scratch;
+mod served;
 use matches::wait_record;
 
 use arena::record::MatchRecord;
@@ -22,8 +23,7 @@ use engine::core::{ActionId, AnySpec};
 use proto::v1;
 use proto::v1::bot_message::Message as Send;
 use proto::v1::server_message::Message as Heard;
-use std::io::BufRead;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 fn no_files(_: &str) -> Result<String, String> {
@@ -107,21 +107,7 @@ fn a_stalled_external_client_loses_with_idle_and_the_tournament_finishes() {
     let file = scratch::scratch("verdicts", "stall.yaml");
     std::fs::write(&file, text).unwrap();
     let out = scratch::scratch("verdicts", "stall-out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(err.read_line(&mut line).unwrap() > 0, "the arena did not say where to connect");
-        if let Some(rest) = line.split("connect to ").nth(1) {
-            break rest.trim().to_string();
-        }
-    };
+    let (mut child, url, mut err) = served::tournament_awaiting_visitors(&file, &out);
     // Whatever else it says is read and dropped, so it never blocks on a full pipe.
     std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
     let staller =

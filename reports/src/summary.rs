@@ -56,7 +56,7 @@ pub struct AgentSummary {
     pub win_share_ci: (f64, f64),
     pub score_mean: f64,
     pub score_ci: (f64, f64),
-    /// The game's rates (e.g. `arrived`) over the games it played.
+    /// The rates of the figures the game declares yes/no, over the games it played.
     #[serde(flatten)]
     pub rates: BTreeMap<String, Rate>,
     #[serde(skip)]
@@ -212,16 +212,17 @@ impl PlaySummary {
         if self.by_agent.len() > 1 {
             let _ = writeln!(t, "agent                          seats  mean score (95% CI)     win share (95% CI)");
             for (name, a) in &self.by_agent {
-                let arrived = a
+                // Every yes/no figure the game declares, by its own name.
+                let rates: String = a
                     .rates
-                    .get("arrived")
-                    .map(|r| {
-                        format!("   arrived {:.1}% ({:.1}–{:.1}%)", 100.0 * r.rate, 100.0 * r.ci.0, 100.0 * r.ci.1)
+                    .iter()
+                    .map(|(figure, r)| {
+                        format!("   {figure} {:.1}% ({:.1}–{:.1}%)", 100.0 * r.rate, 100.0 * r.ci.0, 100.0 * r.ci.1)
                     })
-                    .unwrap_or_default();
+                    .collect();
                 let _ = writeln!(
                     t,
-                    "{:<30} {:>5}  {:>6.2} ({:.2}–{:.2})   {:>5.1}% ({:.1}–{:.1}%){arrived}",
+                    "{:<30} {:>5}  {:>6.2} ({:.2}–{:.2})   {:>5.1}% ({:.1}–{:.1}%){rates}",
                     name,
                     a.games,
                     a.score_mean,
@@ -293,6 +294,9 @@ mod tests {
         assert_eq!((a.games, a.wins), (2, 1.5));
         assert!((a.score_mean - 2.5).abs() < 1e-12);
         assert_eq!(a.rates["x"].rate, 0.5);
+        // The per-agent table names each rate as the game does, whatever it is called.
+        let agent_line = s.render().lines().find(|l| l.starts_with("a ")).map(str::to_string);
+        assert!(agent_line.is_some_and(|l| l.contains("   x 50.0% (")), "{}", s.render());
         assert_eq!(s.by_agent["b"].wins, 0.5);
         assert_eq!(s.seats[0].agent, "(rotating)", "the agents swapped seats");
     }

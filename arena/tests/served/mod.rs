@@ -1,4 +1,5 @@
 //! `arena serve` as a real process on a free port of 127.0.0.1.
+#![allow(dead_code)] // each test file uses what it needs of these
 
 use std::io::BufRead;
 use std::process::{Child, ChildStdout, Command, Stdio};
@@ -18,4 +19,29 @@ pub fn serve(flags: &[&str]) -> (Child, String, std::io::BufReader<ChildStdout>)
     out.read_line(&mut line).unwrap();
     let addr = line.trim().rsplit(' ').next().unwrap().to_string();
     (child, format!("http://{addr}"), out)
+}
+
+/// `arena tournament FILE --out OUT --quiet` as a real process, read up to the line that tells
+/// its visitors (`connect: true` participants) where to connect: the process, that URL, and the
+/// rest of its standard error (read it or drop it, so it never blocks on a full pipe).
+pub fn tournament_awaiting_visitors(
+    file: &std::path::Path,
+    out: &std::path::Path,
+) -> (Child, String, std::io::BufReader<std::process::ChildStderr>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(err.read_line(&mut line).unwrap() > 0, "the arena did not say where to connect");
+        if let Some(rest) = line.split("connect to ").nth(1) {
+            break rest.trim().to_string();
+        }
+    };
+    (child, url, err)
 }
