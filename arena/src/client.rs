@@ -157,6 +157,10 @@ pub struct Identity {
     pub games: Vec<String>,
     /// The client's key (the `x-arena-key` metadata), if the operator gave it one.
     pub client_key: String,
+    /// Its version (Hello.version: the stream then holds `name@version`).
+    pub version: String,
+    /// On a ladder, the games it takes at once (0: the ladder's default).
+    pub max_games: u32,
 }
 
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
@@ -173,7 +177,14 @@ pub async fn run_bot(
     let channel = connect(url).await?;
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::BotMessage>(1024);
-    let hello = v1::Hello { name: who.name, games: who.games, key: who.key, tensors: false };
+    let hello = v1::Hello {
+        name: who.name,
+        games: who.games,
+        key: who.key,
+        tensors: false,
+        version: who.version,
+        max_games: who.max_games,
+    };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await
         .map_err(|e| e.to_string())?;

@@ -5,6 +5,7 @@
 pub mod client;
 pub mod compare;
 pub mod files;
+pub mod ladder;
 pub mod pool;
 pub mod record;
 pub mod referee;

@@ -14,6 +14,7 @@ mod bench;
 mod compare_cmd;
 mod games;
 mod hostbench;
+mod ladder_cmd;
 mod net_cmd;
 mod netbench;
 mod play;
@@ -63,6 +64,9 @@ enum Command {
     Serve(net_cmd::ServeArgs),
     /// Play seats of a server's matches with a built-in agent, over the Play stream.
     Bot(net_cmd::BotArgs),
+    /// Run a standing ladder that Play clients join (`arena ladder FILE --data DIR`), or print
+    /// one's standings (`arena ladder standings URL`).
+    Ladder(ladder_cmd::LadderArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -79,7 +83,10 @@ fn write_out(args: std::fmt::Arguments) {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     // A server logs what it does by default; the other commands only what goes wrong.
-    let base = u8::from(matches!(cli.command, Command::Serve(_)));
+    let base = u8::from(matches!(
+        cli.command,
+        Command::Serve(_) | Command::Ladder(ladder_cmd::LadderArgs { command: None, .. })
+    ));
     let level = match cli.verbose + base {
         0 => tracing::Level::WARN,
         1 => tracing::Level::INFO,
@@ -100,6 +107,7 @@ fn main() -> ExitCode {
         Command::BenchSprt(a) => compare_cmd::bench_sprt(a),
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
+        Command::Ladder(a) => ladder_cmd::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

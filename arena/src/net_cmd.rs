@@ -121,7 +121,7 @@ pub struct ServeArgs {
 }
 
 /// `NAME=KEY` pairs: from the command line (`flag`), then the file's lines.
-fn key_lines(flag: &str, inline: &[String], file: Option<&PathBuf>) -> Result<HashMap<String, String>, String> {
+pub fn key_lines(flag: &str, inline: &[String], file: Option<&PathBuf>) -> Result<HashMap<String, String>, String> {
     let mut lines: Vec<(String, String)> = inline.iter().map(|l| (flag.to_string(), l.clone())).collect();
     if let Some(path) = file {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{flag}s {}: {e}", path.display()))?;
@@ -166,6 +166,12 @@ pub struct BotArgs {
     /// ARENA_CLIENT_KEY).
     #[arg(long)]
     pub client_key: Option<String>,
+    /// Its version: it plays as `NAME@VERSION`, which a ladder rates apart.
+    #[arg(long = "agent-version", value_name = "VERSION", default_value = "")]
+    pub agent_version: String,
+    /// On a ladder: the games it takes at once (0: the ladder's default).
+    #[arg(long, default_value_t = 0)]
+    pub max_games: u32,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -231,6 +237,8 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         key: args.key.clone().or_else(|| std::env::var("ARENA_KEY").ok()).unwrap_or_default(),
         games: args.games.clone(),
         client_key: args.client_key.clone().or_else(|| std::env::var("ARENA_CLIENT_KEY").ok()).unwrap_or_default(),
+        version: args.agent_version.clone(),
+        max_games: args.max_games,
     };
     runtime()?.block_on(async {
         let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;

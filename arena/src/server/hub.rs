@@ -80,6 +80,8 @@ pub struct ServerConfig {
     pub max_stream_faults: u32,
     /// Names only the holder of their key may take.
     pub bot_keys: HashMap<String, String>,
+    /// Only the names of `bot_keys` (and their versions) may say Hello (a keyed ladder).
+    pub only_keyed_names: bool,
     /// The operator's content sets, offered by name.
     pub content_dir: Option<PathBuf>,
     /// Append the record of every finished match to this file (one JSON object per line).
@@ -112,6 +114,7 @@ impl Default for ServerConfig {
             require_key: KeyRequired::Never,
             max_stream_faults: 100,
             bot_keys: HashMap::new(),
+            only_keyed_names: false,
             content_dir: None,
             records: None,
             measure_latency: false,
@@ -247,6 +250,16 @@ const MAX_NAME: usize = names::MAX_NAME;
 const MAX_BOT_SPEC: usize = 256;
 
 /// A finished match waiting for eviction.
+/// What a match is opened with, its request read.
+struct Opening<'a> {
+    game: &'a str,
+    spec: Arc<dyn AnySpec>,
+    limits: Limits,
+    seed: u64,
+    seats: &'a [v1::SeatSpec],
+    scenario: &'a str,
+}
+
 struct Finished {
     id: String,
     at: Instant,
@@ -412,7 +425,14 @@ impl Hub {
     /// the name over from an older stream; a keyed name's stream is always let in.
     pub fn register(&self, session: Arc<Session>, key: &str, client: &ClientId) -> Result<(), Status> {
         let folded = names::fold(&session.name);
-        let keyed = self.bot_keys.get(&folded);
+        // A name's key covers every version of it (`mine@2` is mine's).
+        let keyed = self.bot_keys.get(&names::fold(names::base(&session.name)));
+        if keyed.is_none() && self.config.only_keyed_names {
+            return Err(Status::permission_denied(format!(
+                "`{}`: only the names the operator gave a key may join here",
+                session.name
+            )));
+        }
         if let Some((name, k)) = keyed
             && !same_secret(k, key)
         {
@@ -585,21 +605,53 @@ impl Hub {
     ) -> Result<v1::CreateMatchResponse, Status> {
         let spec = self.spec(&req)?;
         let limits = self.limits(&req)?;
-        let n = spec.seats();
-        if !req.seats.is_empty() && req.seats.len() != n {
-            return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", req.seats.len())));
-        }
         // No seed: one nobody knows. A seed given is the creator's choice (the contract warns).
         let seed = match req.seed {
             Some(s) => s,
             None => secret_seed()?,
         };
+        let opening = Opening { game: &req.game, spec, limits, seed, seats: &req.seats, scenario: &req.scenario };
+        self.open(opening, place, client, None).map(|(_, response)| response)
+    }
+
+    /// A match the program that runs the server makes for itself (a ladder's): its game
+    /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
+    /// operator chose it) or a connected Play client. Its record is held back from GetRecord
+    /// until `released` is set (the other games of a shared deal are over).
+    pub fn create_hosted(
+        self: &Arc<Hub>,
+        game: &str,
+        spec: Arc<dyn AnySpec>,
+        seed: u64,
+        seats: &[v1::SeatSpec],
+        move_time: Option<Duration>,
+        released: Arc<AtomicBool>,
+    ) -> Result<Arc<Table>, Status> {
+        let place = self.matches.take(&ClientId::Host)?;
+        let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
+        let opening = Opening { game, spec, limits, seed, seats, scenario: "" };
+        self.open(opening, place, &ClientId::Host, Some(released)).map(|(table, _)| table)
+    }
+
+    /// Open a match and start driving it.
+    fn open(
+        self: &Arc<Hub>,
+        opening: Opening<'_>,
+        place: Held,
+        client: &ClientId,
+        released: Option<Arc<AtomicBool>>,
+    ) -> Result<(Arc<Table>, v1::CreateMatchResponse), Status> {
+        let Opening { game: game_name, spec, limits, seed, seats: seat_specs, scenario } = opening;
+        let n = spec.seats();
+        if !seat_specs.is_empty() && seat_specs.len() != n {
+            return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", seat_specs.len())));
+        }
         let id = secret()?[..16].to_string();
         let mut seats = Vec::new();
         let mut tokens = Vec::new();
         let mut players = Vec::new();
         for s in 0..n {
-            let player = req.seats.get(s).and_then(|x| x.player.clone());
+            let player = seat_specs.get(s).and_then(|x| x.player.clone());
             let binding = match player {
                 None | Some(v1::seat_spec::Player::Token(_)) => {
                     tokens.push(Some(secret()?));
@@ -617,7 +669,9 @@ impl Hub {
                         Some(made) => (made.map_err(bad)?, text.clone()),
                         None => {
                             let bot = BotSpec::parse(&text).map_err(bad)?;
-                            bot.check_limits(&self.config.bot_limits).map_err(bad)?;
+                            if *client != ClientId::Host {
+                                bot.check_limits(&self.config.bot_limits).map_err(bad)?;
+                            }
                             (bots::make_agent(&bot, spec.as_ref(), agent_seed).map_err(bad)?, bot.to_string())
                         }
                     };
@@ -632,10 +686,9 @@ impl Hub {
                             shown(&name)
                         ))
                     })?;
-                    if !session.plays(&req.game) {
+                    if !session.plays(game_name) {
                         return Err(Status::failed_precondition(format!(
-                            "seats[{s}].play: `{name}` does not play {}",
-                            req.game
+                            "seats[{s}].play: `{name}` does not play {game_name}"
                         )));
                     }
                     tokens.push(None);
@@ -645,20 +698,20 @@ impl Hub {
             };
             seats.push(binding);
         }
-        let game = if req.scenario.trim().is_empty() {
+        let game = if scenario.trim().is_empty() {
             spec.new_game(seed)
         } else {
-            spec.scenario(seed, &req.scenario).map_err(|e| Status::invalid_argument(brief(&e)))?
+            spec.scenario(seed, scenario).map_err(|e| Status::invalid_argument(brief(&e)))?
         };
         let creator = secret()?;
         let table = Table::new(
             Setup {
                 id: id.clone(),
-                game_name: req.game.clone(),
-                cooperative: engine::find_game(&req.game).is_ok_and(|e| e.cooperative),
+                game_name: game_name.to_string(),
+                cooperative: engine::find_game(game_name).is_ok_and(|e| e.cooperative),
                 spec,
                 seed,
-                scenario: req.scenario.clone(),
+                scenario: scenario.to_string(),
                 seats,
                 players,
                 tokens: tokens.clone(),
@@ -669,6 +722,7 @@ impl Hub {
                 client_slots: self.thinking.of(client),
                 place: Mutex::new(Some(place)),
                 latencies: self.latencies.clone(),
+                released,
             },
             game,
         )?;
@@ -681,18 +735,24 @@ impl Hub {
             }
         }
         self.tables.lock().expect("tables").insert(id.clone(), table.clone());
-        tracing::info!(match_id = %id, game = %req.game, seats = n, "match created");
+        tracing::info!(match_id = %id, game = %game_name, seats = n, "match created");
         let hub = self.clone();
+        let driven = table.clone();
         self.runtime.spawn(async move {
-            table.clone().drive().await;
-            hub.finished(&table);
+            driven.clone().drive().await;
+            hub.finished(&driven);
         });
         let tokens = tokens
             .into_iter()
             .enumerate()
             .filter_map(|(seat, t)| t.map(|token| v1::SeatToken { seat: seat as u32, token }))
             .collect();
-        Ok(v1::CreateMatchResponse { match_id: id, seats: n as u32, tokens, creator_token: creator })
+        Ok((table, v1::CreateMatchResponse { match_id: id, seats: n as u32, tokens, creator_token: creator }))
+    }
+
+    /// The connected Play clients.
+    pub fn sessions(&self) -> Vec<Arc<Session>> {
+        self.sessions.lock().expect("sessions").values().filter(|s| s.is_alive()).cloned().collect()
     }
 
     /// A match is over: write its record, free what it no longer needs, keep it for a while.

@@ -61,6 +61,17 @@ impl Running {
 
 /// Bind `addr` (port 0: any free port) and serve until stopped.
 pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, String> {
+    start_with(addr, config, |_| |routes| routes).await
+}
+
+/// [`start`], with more services beside the server's own: `extra` is given the hub and adds
+/// them to the routes (a ladder adds its Ladder service). They sit behind the same admission
+/// layer and message bounds.
+pub async fn start_with<F, G>(addr: SocketAddr, config: ServerConfig, extra: F) -> Result<Running, String>
+where
+    F: FnOnce(Arc<Hub>) -> G,
+    G: FnOnce(tonic::service::Routes) -> tonic::service::Routes,
+{
     let hub = Hub::new(config)?;
     let services = service::Services { hub: hub.clone() };
     let max = hub.config.max_message_bytes;
@@ -79,14 +90,7 @@ pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, St
         TcpIncoming::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?.with_nodelay(Some(true));
     let addr = incoming.local_addr().map_err(|e| e.to_string())?;
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    // Keepalive finds peers that vanished without closing (their names and seats are freed).
-    let router = Server::builder()
-        .http2_keepalive_interval(Some(std::time::Duration::from_secs(20)))
-        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
-        // Calls and streams open at once on one connection.
-        .max_concurrent_streams(Some(256))
-        .layer(admission::AdmissionLayer(hub.clone()))
-        .add_service(health)
+    let routes = tonic::service::Routes::new(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)
         .add_service(
@@ -102,6 +106,15 @@ pub async fn start(addr: SocketAddr, config: ServerConfig) -> Result<Running, St
         .add_service(
             v1::play_server::PlayServer::new(services).max_decoding_message_size(max).max_encoding_message_size(max),
         );
+    let routes = extra(hub.clone())(routes);
+    // Keepalive finds peers that vanished without closing (their names and seats are freed).
+    let router = Server::builder()
+        .http2_keepalive_interval(Some(std::time::Duration::from_secs(20)))
+        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
+        // Calls and streams open at once on one connection.
+        .max_concurrent_streams(Some(256))
+        .layer(admission::AdmissionLayer(hub.clone()))
+        .add_routes(routes);
     let task = tokio::spawn(async move {
         router
             .serve_with_incoming_shutdown(incoming, async {

@@ -30,6 +30,42 @@ pub fn check(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The longest version a name may carry (`mine@VERSION`).
+pub const MAX_VERSION: usize = 32;
+
+/// Why `version` is not a version: 1 to 32 of `A-Z a-z 0-9 . _ -`.
+pub fn check_version(version: &str) -> Result<(), String> {
+    if version.is_empty() || version.len() > MAX_VERSION {
+        return Err(format!("a version is 1 to {MAX_VERSION} characters"));
+    }
+    match version.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))) {
+        Some(c) => {
+            Err(format!("`{}` is not allowed in a version: letters, digits, `.`, `_` and `-`", c.escape_default()))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The name a Hello holds: `name`, or `name@version` when it gives a version.
+pub fn versioned(name: &str, version: &str) -> Result<String, String> {
+    if version.is_empty() {
+        return Ok(name.to_string());
+    }
+    check_version(version)?;
+    let full = format!("{name}@{version}");
+    check(&full)?;
+    Ok(full)
+}
+
+/// The agent a name is a version of: `mine` for `mine@2` (a suffix after the last `@` that is
+/// a version), else the name itself. A name's key covers all its versions.
+pub fn base(name: &str) -> &str {
+    match name.rsplit_once('@') {
+        Some((base, version)) if !base.is_empty() && check_version(version).is_ok() => base,
+        _ => name,
+    }
+}
+
 /// The form two names are compared in: the same for names that look alike. Skeletons are
 /// taken in capitals (where `I`, `1` and `l` meet) and again in small letters (where `rn` is
 /// `m`), so that case and confusables fold together.
@@ -53,6 +89,20 @@ mod tests {
         assert_ne!(fold("bot-1"), fold("bot-2"));
         assert_eq!(fold("bot-1"), fold("bot-I"));
         assert_eq!(fold("bot-1"), fold("BOT-l"));
+    }
+
+    #[test]
+    fn versions_are_names_of_one_agent() {
+        assert_eq!(versioned("mine", "2").as_deref(), Ok("mine@2"));
+        assert_eq!(versioned("mine", "").as_deref(), Ok("mine"));
+        assert!(versioned("mine", "2 beta").unwrap_err().contains("not allowed in a version"));
+        assert!(versioned("mine", &"9".repeat(33)).is_err());
+        assert_eq!(base("mine@2"), "mine");
+        assert_eq!(base("mine@v1.2-rc"), "mine");
+        assert_eq!(base("a@b@3"), "a@b");
+        assert_eq!(base("mine"), "mine");
+        assert_eq!(base("mine@"), "mine@", "an empty version is no version");
+        assert_eq!(base("mine@x y"), "mine@x y");
     }
 
     #[test]

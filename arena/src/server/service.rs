@@ -16,7 +16,7 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+pub type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
 #[derive(Clone)]
 pub struct Services {
@@ -25,7 +25,7 @@ pub struct Services {
 
 impl Services {
     /// Who sends this request: the holder of its key, or its address.
-    fn client<T>(&self, req: &Request<T>, creates: bool) -> Result<ClientId, Status> {
+    pub fn client<T>(&self, req: &Request<T>, creates: bool) -> Result<ClientId, Status> {
         let key = req.metadata().get(KEY_HEADER).map(|v| v.as_bytes());
         self.hub.clients.identify(key, req.remote_addr(), creates)
     }
@@ -49,7 +49,7 @@ impl Services {
     }
 
     /// A place among the spectators for this request's client.
-    fn spectator<T>(&self, req: &Request<T>) -> Result<Held, Status> {
+    pub fn spectator<T>(&self, req: &Request<T>) -> Result<Held, Status> {
         let client = self.client(req, false)?;
         self.hub.spectators.take(&client)
     }
@@ -57,7 +57,10 @@ impl Services {
 
 /// A spectator's stream: ends as soon as its client goes (its place given back at once), or
 /// the server stops.
-fn spectator_stream<T: Send + 'static>(hub: &Hub, rx: tokio::sync::mpsc::Receiver<Result<T, Status>>) -> Stream_<T> {
+pub fn spectator_stream<T: Send + 'static>(
+    hub: &Hub,
+    rx: tokio::sync::mpsc::Receiver<Result<T, Status>>,
+) -> Stream_<T> {
     Box::pin(ReceiverStream::new(rx).take_until(hub.stopped()))
 }
 
@@ -204,7 +207,7 @@ impl v1::matches_server::Matches for Services {
         let r = req.into_inner();
         let table = self.hub.created(&r.match_id, &r.creator_token)?;
         table.cancel()?;
-        let record = table.record()?;
+        let record = table.published_record()?;
         super::wire::record(&record, table.setup.cooperative).map(Response::new).map_err(Status::internal)
     }
 
@@ -277,8 +280,11 @@ impl v1::play_server::Play for Services {
         check_hello(&hello)?;
         let (tx, rx) = tokio::sync::mpsc::channel(1024);
         let id = secret()?;
-        let mut session = Session::new(id.clone(), hello.name.clone(), hello.games.clone(), tx.clone());
+        let name = names::versioned(&hello.name, &hello.version)
+            .map_err(|e| Status::invalid_argument(format!("Hello.version: `{}`: {e}", shown(&hello.version))))?;
+        let mut session = Session::new(id.clone(), name.clone(), hello.games.clone(), tx.clone());
         session.tensors = hello.tensors;
+        session.max_games = hello.max_games;
         let session = Arc::new(session);
         self.hub.register(session.clone(), &hello.key, &client)?;
         if tx
@@ -291,7 +297,7 @@ impl v1::play_server::Play for Services {
             self.hub.unregister(&session.name, &session.id);
             return Err(Status::cancelled("the client left"));
         }
-        tracing::info!(name = %hello.name, session = %id, "Play client connected");
+        tracing::info!(%name, session = %id, "Play client connected");
         let hub = self.hub.clone();
         let stopped = self.hub.stopped();
         let limit = hub.config.max_stream_faults;

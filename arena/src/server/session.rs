@@ -132,6 +132,8 @@ pub struct Session {
     pub games: Vec<String>,
     /// Send each request's observation tensor and legal mask.
     pub tensors: bool,
+    /// Games it takes at once on a ladder (0: the ladder's default).
+    pub max_games: u32,
     tx: Outbound,
     requests: Mutex<Requests>,
     alive: AtomicBool,
@@ -163,6 +165,7 @@ impl Session {
             name,
             games,
             tensors: false,
+            max_games: 0,
             tx,
             requests: Mutex::new(Requests::default()),
             alive: AtomicBool::new(true),

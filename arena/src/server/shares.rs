@@ -30,6 +30,9 @@ pub enum ClientId {
     Addr(IpAddr),
     /// No key and no address (a transport that has none).
     Unknown,
+    /// The program that runs the server, for its own matches (a ladder's matchmaker): no wire
+    /// call is ever this client. It has no share: the pools' limits alone bound it.
+    Host,
 }
 
 impl fmt::Display for ClientId {
@@ -39,6 +42,7 @@ impl fmt::Display for ClientId {
             ClientId::Addr(IpAddr::V6(a)) => write!(f, "the clients of {a}/64"),
             ClientId::Addr(a) => write!(f, "the clients of {a}"),
             ClientId::Unknown => f.write_str("the clients without an address"),
+            ClientId::Host => f.write_str("the host"),
         }
     }
 }
@@ -186,7 +190,7 @@ impl Pool {
     pub fn take(self: &Arc<Self>, client: &ClientId) -> Result<Held, Status> {
         let mut s = self.held.lock().unwrap_or_else(|p| p.into_inner());
         let mine = s.by_client.get(client).copied().unwrap_or(0);
-        if mine >= self.share {
+        if mine >= self.share && *client != ClientId::Host {
             return Err(Status::resource_exhausted(format!(
                 "{mine} {} held by {client} already: a client's share (of {} in all)",
                 self.what, self.limit
@@ -260,6 +264,7 @@ impl Rate {
 /// queue behind each other, not ahead of everyone else's.
 pub struct ThinkingSlots {
     pub all: Arc<tokio::sync::Semaphore>,
+    slots: usize,
     share: usize,
     by_client: Mutex<HashMap<ClientId, Weak<tokio::sync::Semaphore>>>,
 }
@@ -269,6 +274,7 @@ impl ThinkingSlots {
         let slots = slots.max(1);
         ThinkingSlots {
             all: Arc::new(tokio::sync::Semaphore::new(slots)),
+            slots,
             share: share.clamp(1, slots),
             by_client: Mutex::default(),
         }
@@ -281,7 +287,8 @@ impl ThinkingSlots {
         if let Some(s) = m.get(client).and_then(Weak::upgrade) {
             return s;
         }
-        let s = Arc::new(tokio::sync::Semaphore::new(self.share));
+        let share = if *client == ClientId::Host { self.slots } else { self.share };
+        let s = Arc::new(tokio::sync::Semaphore::new(share));
         m.insert(client.clone(), Arc::downgrade(&s));
         s
     }

@@ -107,6 +107,9 @@ pub struct Setup {
     pub place: Mutex<Option<super::shares::Held>>,
     /// Where to note each Play round trip, when the server measures them (benchmarks).
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
+    /// For a match whose deal other matches share (a ladder's pairing): its record is given to
+    /// no one until this is set, the last of them over.
+    pub released: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Table {
@@ -492,6 +495,19 @@ impl Table {
             NoDecision::Resigned => (Fault::Resigned, String::new()),
             NoDecision::Disconnected => (Fault::Disconnected, e.to_string()),
         })
+    }
+
+    /// The record of a finished match, as a client may have it: held back while another match
+    /// on its deal is in play.
+    pub fn published_record(&self) -> Result<MatchRecord, Status> {
+        if self.setup.released.as_ref().is_some_and(|r| !r.load(std::sync::atomic::Ordering::Acquire)) {
+            return Err(Status::failed_precondition(format!(
+                "match {} is over, but its deal is still in play in another match: its record (and seed) is \
+                 given once that is over",
+                self.setup.id
+            )));
+        }
+        self.record()
     }
 
     /// The record of a finished match.

@@ -266,23 +266,7 @@ impl TournamentConfig {
 
     /// The fields of a text, checked; a mistake names its field.
     fn from_text(text: &str) -> Result<TournamentConfig, Mistake> {
-        let de = serde_yaml::Deserializer::from_str(text);
-        let config: TournamentConfig = serde_path_to_error::deserialize(de).map_err(|e| {
-            let field = e.path().to_string();
-            let inner = e.into_inner();
-            let mut what = inner.to_string();
-            // The place is given as the file's line (serde_yaml's is of the text it read,
-            // which overrides rewrote), and the field once (serde_yaml names the mapping).
-            if let Some(at) = inner.location() {
-                let suffix = format!(" at line {} column {}", at.line(), at.column());
-                what.truncate(what.strip_suffix(&suffix).map_or(what.len(), str::len));
-            }
-            let at = steps(&field).unwrap_or_default();
-            if let Some(rest) = (1..=at.len()).rev().find_map(|n| what.strip_prefix(&format!("{}: ", path(&at[..n])))) {
-                what = rest.to_string();
-            }
-            mistake(field, what)
-        })?;
+        let config: TournamentConfig = fields(text)?;
         config.check()?;
         Ok(config)
     }
@@ -389,14 +373,7 @@ impl TournamentConfig {
         let mut out = Vec::new();
         for (i, g) in self.games.iter().enumerate() {
             let at = |field: &str| format!("games[{i}]{field}");
-            let entry = find_game(&g.game).map_err(|e| mistake(at(".game"), e))?;
-            let mut sources = Vec::new();
-            if !g.params.is_empty() {
-                let text = serde_yaml::to_string(&g.params).map_err(|e| mistake(at(".params"), e.to_string()))?;
-                sources.push(ParamSource::Yaml { name: at(".params"), text });
-            }
-            let spec =
-                (entry.spec)(g.preset.as_deref(), &sources, load).map_err(|e| param_mistake(i, g, &e.to_string()))?;
+            let (spec, label, cooperative) = resolve_entry(i, g, load)?;
             let deals = match self.deals_path(i) {
                 Some(path) => {
                     let text = load(&path).map_err(|e| mistake(at(".deals"), e))?;
@@ -412,7 +389,7 @@ impl TournamentConfig {
                 None => None,
             };
             let seats = spec.seats();
-            if !entry.cooperative && seats > self.participants.len() {
+            if !cooperative && seats > self.participants.len() {
                 return Err(mistake(
                     at(""),
                     format!(
@@ -422,9 +399,6 @@ impl TournamentConfig {
                     ),
                 ));
             }
-            let preset = g.preset.clone().unwrap_or_else(|| entry.default_preset.to_string());
-            let who = if entry.cooperative { "traveller" } else { "player" };
-            let label = format!("{} {preset}, {seats} {who}{}", g.game, if seats == 1 { "" } else { "s" });
             for (k, p) in self.participants.iter().enumerate() {
                 if let Some(bot) = &p.bot {
                     bots::agent(bot, spec.as_ref(), 0).map_err(|e| {
@@ -432,7 +406,7 @@ impl TournamentConfig {
                     })?;
                 }
             }
-            out.push(ResolvedGame { spec, label, cooperative: entry.cooperative, seats, deals });
+            out.push(ResolvedGame { spec, label, cooperative, seats, deals });
         }
         Ok(out)
     }
@@ -466,6 +440,91 @@ impl TournamentConfig {
             cpus.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         }
     }
+}
+
+/// The fields of a YAML text read as `T`; a mistake names its field (its place is the text's).
+fn fields<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Mistake> {
+    let de = serde_yaml::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        let mut what = inner.to_string();
+        // The place is given as the file's line (serde_yaml's is of the text it read,
+        // which overrides rewrote), and the field once (serde_yaml names the mapping).
+        if let Some(at) = inner.location() {
+            let suffix = format!(" at line {} column {}", at.line(), at.column());
+            what.truncate(what.strip_suffix(&suffix).map_or(what.len(), str::len));
+        }
+        let at = steps(&field).unwrap_or_default();
+        if let Some(rest) = (1..=at.len()).rev().find_map(|n| what.strip_prefix(&format!("{}: ", path(&at[..n])))) {
+            what = rest.to_string();
+        }
+        mistake(field, what)
+    })
+}
+
+/// A YAML file of fields other than a tournament's (a ladder's), read as `T` as a tournament
+/// file is: weighed first, then field by field, and `check` run over the result. A mistake
+/// names `source`, the line and the field: `check` names a field as a path (`anchors[1].bot`).
+pub fn read_fields<T: serde::de::DeserializeOwned>(
+    source: &str,
+    text: &str,
+    check: impl Fn(&T) -> Result<(), (String, String)>,
+) -> Result<T, String> {
+    let origin = Origin { source: source.to_string(), text: text.to_string(), overrides: Vec::new() };
+    YamlBudget::new(YamlLimits::FILES).check(text).map_err(|e| origin.refused(&e))?;
+    let value: T = fields(text).map_err(|m| origin.describe(&m))?;
+    check(&value).map_err(|(field, what)| origin.describe(&mistake(field, what)))?;
+    Ok(value)
+}
+
+/// Resolve game entries of a file other than a tournament's (`games:` of a ladder): each as a
+/// tournament's is, its built-in agents (`agents`, by their path in the file, e.g.
+/// `anchors[0].bot`) checked against it. A mistake names the file's line and field.
+pub fn resolve_entries(
+    source: &str,
+    text: &str,
+    games: &[GameSpec],
+    agents: &[(String, String)],
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<Vec<ResolvedGame>, String> {
+    let origin = Origin { source: source.to_string(), text: text.to_string(), overrides: Vec::new() };
+    let mut out = Vec::new();
+    for (i, g) in games.iter().enumerate() {
+        if g.deals.is_some() {
+            return Err(origin.describe(&mistake(format!("games[{i}].deals"), "a ladder draws its own deals")));
+        }
+        let (spec, label, cooperative) = resolve_entry(i, g, load).map_err(|m| origin.describe(&m))?;
+        for (field, bot) in agents {
+            bots::agent(bot, spec.as_ref(), 0)
+                .map_err(|e| origin.describe(&mistake(field.clone(), format!("for games[{i}] ({label}): {e}"))))?;
+        }
+        let seats = spec.seats();
+        out.push(ResolvedGame { spec, label, cooperative, seats, deals: None });
+    }
+    Ok(out)
+}
+
+/// One game entry: its parameters checked and content loaded, its label, and whether it is
+/// cooperative.
+fn resolve_entry(
+    i: usize,
+    g: &GameSpec,
+    load: &dyn Fn(&str) -> Result<String, String>,
+) -> Result<(Box<dyn AnySpec>, String, bool), Mistake> {
+    let entry = find_game(&g.game).map_err(|e| mistake(format!("games[{i}].game"), e))?;
+    let mut sources = Vec::new();
+    if !g.params.is_empty() {
+        let text =
+            serde_yaml::to_string(&g.params).map_err(|e| mistake(format!("games[{i}].params"), e.to_string()))?;
+        sources.push(ParamSource::Yaml { name: format!("games[{i}].params"), text });
+    }
+    let spec = (entry.spec)(g.preset.as_deref(), &sources, load).map_err(|e| param_mistake(i, g, &e.to_string()))?;
+    let seats = spec.seats();
+    let preset = g.preset.clone().unwrap_or_else(|| entry.default_preset.to_string());
+    let who = if entry.cooperative { "traveller" } else { "player" };
+    let label = format!("{} {preset}, {seats} {who}{}", g.game, if seats == 1 { "" } else { "s" });
+    Ok((spec, label, entry.cooperative))
 }
 
 /// A mistake in a tournament's fields: the field, as a path the file writes

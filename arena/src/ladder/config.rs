@@ -1,0 +1,191 @@
+//! The ladder file: which games, which built-in agents stay on the ladder as anchors, the
+//! per-move limit, who may join.
+//!
+//! ```yaml
+//! name: class-ladder
+//! games:                        # game entries, as in a tournament file
+//!   - { game: expedition, preset: dice, params: { players: 2 } }
+//!   - { game: expedition, preset: no-dice, params: { players: 2 } }
+//!   - { game: journey, preset: classic }
+//! anchors:                      # built-in agents always on the ladder
+//!   - { name: random, bot: random }
+//!   - { name: greedy, bot: greedy }
+//! move_time_ms: 2000            # the per-move limit
+//! admission: open               # `open`: any name; `keyed`: only the names of `keys:`
+//! keys: keys.txt                # NAME=KEY lines (a name's key covers its versions, `name@2`)
+//! max_games: 4                  # pairings in flight per agent, unless its Hello asks fewer
+//! max_games_cap: 16             # the most a Hello may ask
+//! anchor_games: 4               # pairings in flight per anchor
+//! anchor_interval: 100          # anchors meet each other until their intervals are this narrow (Elo)
+//! deals: shared                 # `shared`: a pairing plays one deal in every seat order; `fresh`
+//! bootstrap: 200                # resamples for the intervals
+//! refit_ms: 2000                # the standings are refit at most this often
+//! ```
+//!
+//! A mistake names the file, the line and the field, as a tournament file's do.
+
+use crate::tournament::config::{GameSpec, read_fields};
+use serde::Deserialize;
+use std::path::Path;
+
+/// The embedded default ladder (`arena ladder` with no file).
+pub const DEFAULT: &str = include_str!("default.yaml");
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Anchor {
+    pub name: String,
+    pub bot: String,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Admission {
+    /// Any Play client joins under any free name.
+    #[default]
+    Open,
+    /// Only the names of `keys:`, each with its key.
+    Keyed,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Deals {
+    /// A pairing plays one deal in every seat order (as a tournament's pairings do).
+    #[default]
+    Shared,
+    /// Every game a deal of its own.
+    Fresh,
+}
+
+fn default_name() -> String {
+    "ladder".into()
+}
+fn default_move_time() -> u64 {
+    2000
+}
+fn four() -> u32 {
+    4
+}
+fn sixteen() -> u32 {
+    16
+}
+fn hundred() -> f64 {
+    100.0
+}
+fn default_bootstrap() -> u32 {
+    200
+}
+fn default_refit() -> u64 {
+    2000
+}
+
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LadderConfig {
+    #[serde(default = "default_name")]
+    pub name: String,
+    pub games: Vec<GameSpec>,
+    #[serde(default)]
+    pub anchors: Vec<Anchor>,
+    #[serde(default = "default_move_time")]
+    pub move_time_ms: u64,
+    #[serde(default)]
+    pub admission: Admission,
+    #[serde(default)]
+    pub keys: Option<String>,
+    #[serde(default = "four")]
+    pub max_games: u32,
+    #[serde(default = "sixteen")]
+    pub max_games_cap: u32,
+    #[serde(default = "four")]
+    pub anchor_games: u32,
+    #[serde(default = "hundred")]
+    pub anchor_interval: f64,
+    #[serde(default)]
+    pub deals: Deals,
+    #[serde(default = "default_bootstrap")]
+    pub bootstrap: u32,
+    #[serde(default = "default_refit")]
+    pub refit_ms: u64,
+}
+
+impl LadderConfig {
+    /// Read a ladder file; `source` names it in errors.
+    pub fn parse(source: &str, text: &str) -> Result<LadderConfig, String> {
+        read_fields(source, text, |c: &LadderConfig| c.check())
+    }
+
+    fn check(&self) -> Result<(), (String, String)> {
+        let m = |field: &str, what: String| Err((field.to_string(), what));
+        if self.games.is_empty() {
+            return m("games", "names no game".into());
+        }
+        for (i, a) in self.anchors.iter().enumerate() {
+            if let Err(e) = crate::server::names::check(&a.name) {
+                return m(&format!("anchors[{i}].name"), format!("`{}` is not a name: {e}", a.name));
+            }
+            if self.anchors[..i]
+                .iter()
+                .any(|b| crate::server::names::fold(&b.name) == crate::server::names::fold(&a.name))
+            {
+                return m(&format!("anchors[{i}].name"), format!("`{}` is named twice (or a name like it)", a.name));
+            }
+            if let Err(e) = bots::BotSpec::parse(&a.bot) {
+                return m(&format!("anchors[{i}].bot"), e);
+            }
+        }
+        if self.admission == Admission::Keyed && self.keys.is_none() {
+            return m("keys", "a keyed ladder names its file of keys (`keys: keys.txt`, NAME=KEY lines)".into());
+        }
+        if self.max_games == 0 || self.max_games > self.max_games_cap {
+            return m("max_games", format!("must be 1 to max_games_cap ({})", self.max_games_cap));
+        }
+        if self.anchor_games == 0 {
+            return m("anchor_games", "must be at least 1".into());
+        }
+        if self.anchor_interval.is_nan() || self.anchor_interval < 0.0 {
+            return m("anchor_interval", "is a width in Elo, 0 or more".into());
+        }
+        if self.move_time_ms == 0 {
+            return m("move_time_ms", "a ladder needs a per-move limit (above 0)".into());
+        }
+        if self.refit_ms == 0 {
+            return m("refit_ms", "must be above 0".into());
+        }
+        Ok(())
+    }
+
+    /// The file of keys (`keys:`), a relative path read from the ladder file's folder.
+    pub fn keys_path(&self, file: Option<&Path>) -> Option<std::path::PathBuf> {
+        let keys = Path::new(self.keys.as_deref()?);
+        Some(match file.and_then(Path::parent) {
+            Some(dir) if keys.is_relative() => dir.join(keys),
+            _ => keys.to_path_buf(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_ladder_reads() {
+        let c = LadderConfig::parse("default", DEFAULT).unwrap();
+        assert!(!c.games.is_empty() && !c.anchors.is_empty());
+    }
+
+    #[test]
+    fn a_mistake_names_the_line_and_field() {
+        let text = "games:\n  - { game: expedition, preset: no-dice }\nanchors:\n  - { name: r, bot: mtcs }\n";
+        let e = LadderConfig::parse("l.yaml", text).unwrap_err();
+        assert!(e.starts_with("l.yaml line 4: field `anchors[0].bot`"), "{e}");
+        let e = LadderConfig::parse("l.yaml", "games: []\n").unwrap_err();
+        assert!(e.contains("field `games`: names no game"), "{e}");
+        let e = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\nadmission: closed\n").unwrap_err();
+        assert!(e.starts_with("l.yaml line 3: field `admission`"), "{e}");
+        let e = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\nadmission: keyed\n").unwrap_err();
+        assert!(e.contains("field `keys`"), "{e}");
+    }
+}

@@ -1,0 +1,157 @@
+//! The Ladder service of the contract: standings (now, and as they change), an agent's games,
+//! head-to-head and rating over time, and the records of finished games. Every call is a
+//! stranger's: read-only, bounded (at most 200 games listed), and a game of a pairing still in
+//! play is not given (its deal is still being played).
+
+use super::{Ladder, Standings};
+use crate::server::service::{Services, Stream_, spectator_stream};
+use proto::v1;
+use std::sync::Arc;
+use tonic::{Request, Response, Status};
+
+#[derive(Clone)]
+pub struct LadderService {
+    pub ladder: Arc<Ladder>,
+    services: Services,
+}
+
+impl LadderService {
+    pub fn new(ladder: Arc<Ladder>) -> LadderService {
+        let services = Services { hub: ladder.hub.clone() };
+        LadderService { ladder, services }
+    }
+
+    /// The standings as the wire has them, who is connected read now.
+    fn table(&self, s: &Standings) -> v1::LadderStandings {
+        let lists = s
+            .lists
+            .iter()
+            .map(|(label, list)| v1::RatingTable {
+                label: label.clone(),
+                rows: list
+                    .entries
+                    .iter()
+                    .map(|e| {
+                        let (lower, upper) = e.interval.unwrap_or((e.rating, e.rating));
+                        v1::RatingRow {
+                            rank: e.rank as u32,
+                            agent: e.name.clone(),
+                            rating: e.rating,
+                            lower,
+                            upper,
+                            results: e.games,
+                            score: e.score,
+                            anchor: self.ladder.is_anchor(e.participant),
+                            connected: self.ladder.present(e.participant),
+                            bound: e.bound.map(|b| b.label().to_string()).unwrap_or_default(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect();
+        v1::LadderStandings {
+            ladder: self.ladder.config.name.clone(),
+            games: s.games,
+            rated_games: s.rated_games,
+            lists,
+            in_play: self.ladder.in_play(),
+        }
+    }
+}
+
+#[tonic::async_trait]
+impl v1::ladder_server::Ladder for LadderService {
+    async fn standings(&self, req: Request<v1::StandingsRequest>) -> Result<Response<v1::LadderStandings>, Status> {
+        self.services.client(&req, false)?;
+        let now = self.ladder.standings.borrow().clone();
+        Ok(Response::new(self.table(&now)))
+    }
+
+    type WatchStandingsStream = Stream_<v1::LadderStandings>;
+
+    async fn watch_standings(
+        &self,
+        req: Request<v1::StandingsRequest>,
+    ) -> Result<Response<Self::WatchStandingsStream>, Status> {
+        let place = self.services.spectator(&req)?;
+        let mut changes = self.ladder.standings.subscribe();
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let me = self.clone();
+        tokio::spawn(async move {
+            let _place = place;
+            loop {
+                let now = changes.borrow_and_update().clone();
+                if tx.send(Ok(me.table(&now))).await.is_err() || changes.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(spectator_stream(&self.ladder.hub, rx)))
+    }
+
+    async fn agent_games(&self, req: Request<v1::AgentGamesRequest>) -> Result<Response<v1::AgentGames>, Status> {
+        self.services.client(&req, false)?;
+        let r = req.into_inner();
+        let agent = self.ladder.agent_index(&r.agent).ok_or_else(|| {
+            Status::not_found(format!("no agent `{}` has played on this ladder", crate::files::shown(&r.agent)))
+        })?;
+        let limit = match r.limit {
+            0 => 20,
+            n => n.min(200),
+        } as usize;
+        let (recent, history) = self
+            .ladder
+            .with_store(|s| Ok::<_, String>((s.recent(agent, limit)?, s.history(agent)?)))
+            .map_err(Status::internal)?;
+        let mut games = Vec::new();
+        for g in recent {
+            if self.ladder.pairing_open(u64::from(g.record.place().deal)) {
+                continue;
+            }
+            let cooperative = engine::find_game(&g.record.game.game).is_ok_and(|e| e.cooperative);
+            let outcome = crate::server::wire::record(&g.record, cooperative).map_err(Status::internal)?.outcome;
+            games.push(v1::LadderGame {
+                game_id: g.id,
+                entry: self.ladder.labels().get(g.entry).cloned().unwrap_or_default(),
+                players: g.record.players.clone(),
+                outcome,
+                finished_ms: g.finished_ms,
+            });
+        }
+        let standings = self.ladder.standings.borrow().clone();
+        let overall = &standings.lists[0].1;
+        let head_to_head = overall
+            .head_to_head
+            .iter()
+            .filter(|h| h.a == agent)
+            .map(|h| v1::HeadToHeadRow { opponent: h.b_name.clone(), results: h.games, points: h.points })
+            .collect();
+        let history = history
+            .into_iter()
+            .map(|p| v1::RatingPoint { games: p.rated_games, rating: p.rating, lower: p.lower, upper: p.upper })
+            .collect();
+        let name = self.ladder.with_store(|s| s.agents()).map_err(Status::internal)?.swap_remove(agent).0;
+        Ok(Response::new(v1::AgentGames { agent: name, games, head_to_head, history }))
+    }
+
+    async fn get_ladder_record(
+        &self,
+        req: Request<v1::LadderRecordRequest>,
+    ) -> Result<Response<v1::MatchRecord>, Status> {
+        self.services.client(&req, false)?;
+        let id = req.into_inner().game_id;
+        let game = self
+            .ladder
+            .with_store(|s| s.game(id))
+            .map_err(Status::internal)?
+            .ok_or_else(|| Status::not_found(format!("no game {id} on this ladder")))?;
+        if self.ladder.pairing_open(u64::from(game.record.place().deal)) {
+            return Err(Status::failed_precondition(format!(
+                "game {id} is over, but its deal is still in play in its pairing: its record (and seed) is given once \
+                 that is over"
+            )));
+        }
+        let cooperative = engine::find_game(&game.record.game.game).is_ok_and(|e| e.cooperative);
+        crate::server::wire::record(&game.record, cooperative).map(Response::new).map_err(Status::internal)
+    }
+}

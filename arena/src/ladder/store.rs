@@ -1,0 +1,394 @@
+//! The ladder's memory: one SQLite database (`DATA/ladder.db`) in WAL mode, its schema set by
+//! numbered migrations (`PRAGMA user_version`). Every finished game is committed, with its
+//! rated results, in one transaction before the standings hear of it, so a kill at any moment
+//! loses no finished game, and a restart reads the rated results alone (small rows), never the
+//! records, to refit the same standings.
+//!
+//! `synchronous = NORMAL` in WAL mode survives the process being killed (kill -9, a crash);
+//! only a power cut may lose the last commits.
+
+use crate::record::MatchRecord;
+use reports::ratings::RatedGame;
+use rusqlite::{Connection, OptionalExtension, params};
+use std::path::Path;
+
+/// The schema, one step per migration; a database at version `k` runs steps `k..`.
+const MIGRATIONS: &[&str] = &[
+    // 1: agents, game entries, pairings (one deal), games with their seats, rated results,
+    //    and each agent's rating over time.
+    "CREATE TABLE agents (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        anchor INTEGER NOT NULL,
+        first_seen_ms INTEGER NOT NULL
+    );
+    CREATE TABLE entries (
+        id INTEGER PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        label TEXT NOT NULL
+    );
+    CREATE TABLE pairings (
+        id INTEGER PRIMARY KEY,
+        entry INTEGER NOT NULL REFERENCES entries(id),
+        started_ms INTEGER NOT NULL
+    );
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        pairing INTEGER NOT NULL REFERENCES pairings(id),
+        entry INTEGER NOT NULL REFERENCES entries(id),
+        finished_ms INTEGER NOT NULL,
+        record TEXT NOT NULL
+    );
+    CREATE TABLE game_seats (
+        game INTEGER NOT NULL REFERENCES games(id),
+        seat INTEGER NOT NULL,
+        agent INTEGER NOT NULL REFERENCES agents(id),
+        PRIMARY KEY (game, seat)
+    );
+    CREATE INDEX game_seats_by_agent ON game_seats(agent, game);
+    CREATE TABLE rated (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games(id),
+        rated TEXT NOT NULL
+    );
+    CREATE TABLE history (
+        agent INTEGER NOT NULL REFERENCES agents(id),
+        rated_games INTEGER NOT NULL,
+        rating REAL NOT NULL,
+        lower REAL NOT NULL,
+        upper REAL NOT NULL
+    );
+    CREATE INDEX history_by_agent ON history(agent, rated_games);",
+];
+
+/// The database's file in a ladder's data directory.
+pub const FILE: &str = "ladder.db";
+
+pub struct Store {
+    conn: Connection,
+}
+
+/// One stored game, as the Ladder service lists it.
+#[derive(Clone, Debug)]
+pub struct StoredGame {
+    pub id: u64,
+    pub entry: usize,
+    pub finished_ms: u64,
+    pub record: MatchRecord,
+}
+
+/// One point of an agent's rating over time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HistoryPoint {
+    pub rated_games: u64,
+    pub rating: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+fn err(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
+    move |e| format!("the ladder's database: {what}: {e}")
+}
+
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+impl Store {
+    /// Open (or create) `dir/ladder.db`, in WAL mode, migrated to the current schema.
+    pub fn open(dir: &Path) -> Result<Store, String> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the ladder's directory {}: {e}", dir.display()))?;
+        let path = dir.join(FILE);
+        let conn = Connection::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(err("WAL mode"))?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(err("synchronous"))?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(err("foreign keys"))?;
+        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(err("busy timeout"))?;
+        let mut store = Store { conn };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    /// Run the migrations the database has not had, each in its own transaction.
+    fn migrate(&mut self) -> Result<(), String> {
+        let version: usize =
+            self.conn.pragma_query_value(None, "user_version", |r| r.get::<_, i64>(0)).map_err(err("version"))?
+                as usize;
+        if version > MIGRATIONS.len() {
+            return Err(format!(
+                "the ladder's database is at schema version {version}, newer than this arena's {}: use a newer arena",
+                MIGRATIONS.len()
+            ));
+        }
+        for (k, step) in MIGRATIONS.iter().enumerate().skip(version) {
+            let tx = self.conn.transaction().map_err(err("migration"))?;
+            tx.execute_batch(step).map_err(err("migration"))?;
+            tx.pragma_update(None, "user_version", (k + 1) as i64).map_err(err("migration"))?;
+            tx.commit().map_err(err("migration"))?;
+        }
+        Ok(())
+    }
+
+    /// The index (0 first, in order of first appearance) of the agent `name`, added if new.
+    pub fn agent(&mut self, name: &str, anchor: bool) -> Result<usize, String> {
+        let found: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM agents WHERE name = ?1", [name], |r| r.get(0))
+            .optional()
+            .map_err(err("agents"))?;
+        let id = match found {
+            Some(id) => {
+                if anchor {
+                    self.conn.execute("UPDATE agents SET anchor = 1 WHERE id = ?1", [id]).map_err(err("agents"))?;
+                }
+                id
+            }
+            None => {
+                self.conn
+                    .execute(
+                        "INSERT INTO agents (name, anchor, first_seen_ms) VALUES (?1, ?2, ?3)",
+                        params![name, anchor, now_ms() as i64],
+                    )
+                    .map_err(err("agents"))?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        Ok(id as usize - 1)
+    }
+
+    /// Every agent ever seen, by index: its name and whether it is one of the anchors.
+    pub fn agents(&self) -> Result<Vec<(String, bool)>, String> {
+        let mut q = self.conn.prepare("SELECT name, anchor FROM agents ORDER BY id").map_err(err("agents"))?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(err("agents"))?;
+        rows.collect::<Result<_, _>>().map_err(err("agents"))
+    }
+
+    /// The index of the game entry `key` (its game and every parameter), added if new.
+    pub fn entry(&mut self, key: &str, label: &str) -> Result<usize, String> {
+        let found: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM entries WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(err("entries"))?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                self.conn
+                    .execute("INSERT INTO entries (key, label) VALUES (?1, ?2)", params![key, label])
+                    .map_err(err("entries"))?;
+                self.conn.last_insert_rowid()
+            }
+        };
+        Ok(id as usize - 1)
+    }
+
+    /// Every game entry ever played, by index: its key and label.
+    pub fn entries(&self) -> Result<Vec<(String, String)>, String> {
+        let mut q = self.conn.prepare("SELECT key, label FROM entries ORDER BY id").map_err(err("entries"))?;
+        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(err("entries"))?;
+        rows.collect::<Result<_, _>>().map_err(err("entries"))
+    }
+
+    /// A new pairing (one deal, played in every seat order) of game entry `entry`.
+    pub fn pairing(&mut self, entry: usize) -> Result<u64, String> {
+        self.conn
+            .execute(
+                "INSERT INTO pairings (entry, started_ms) VALUES (?1, ?2)",
+                params![entry as i64 + 1, now_ms() as i64],
+            )
+            .map_err(err("pairings"))?;
+        Ok(self.conn.last_insert_rowid() as u64)
+    }
+
+    /// The id the next committed game will have.
+    pub fn next_game(&self) -> Result<u64, String> {
+        self.conn
+            .query_row("SELECT COALESCE(MAX(id), 0) + 1 FROM games", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(err("games"))
+    }
+
+    /// Commit a finished game (its record's `tournament` place names its id, entry, pairing
+    /// and seats) and the rated results it completes, in one transaction.
+    pub fn commit(&mut self, record: &MatchRecord, rated: &[RatedGame]) -> Result<(), String> {
+        let place = record.tournament.as_ref().ok_or("a ladder game's record has its place")?;
+        let line = serde_json::to_string(record).map_err(|e| format!("cannot encode a record: {e}"))?;
+        let tx = self.conn.transaction().map_err(err("commit"))?;
+        tx.execute(
+            "INSERT INTO games (id, pairing, entry, finished_ms, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![place.job as i64, i64::from(place.deal), place.group as i64 + 1, now_ms() as i64, line],
+        )
+        .map_err(err("commit"))?;
+        for (seat, agent) in place.seats.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO game_seats (game, seat, agent) VALUES (?1, ?2, ?3)",
+                params![place.job as i64, seat as i64, *agent as i64 + 1],
+            )
+            .map_err(err("commit"))?;
+        }
+        for r in rated {
+            let text = serde_json::to_string(r).map_err(|e| format!("cannot encode results: {e}"))?;
+            tx.execute("INSERT INTO rated (game, rated) VALUES (?1, ?2)", params![place.job as i64, text])
+                .map_err(err("commit"))?;
+        }
+        tx.commit().map_err(err("commit"))
+    }
+
+    /// Every rated result, in the order committed.
+    pub fn rated(&self) -> Result<Vec<RatedGame>, String> {
+        let mut q = self.conn.prepare("SELECT rated FROM rated ORDER BY id").map_err(err("rated"))?;
+        let rows = q.query_map([], |r| r.get::<_, String>(0)).map_err(err("rated"))?;
+        let mut out = Vec::new();
+        for text in rows {
+            let text = text.map_err(err("rated"))?;
+            out.push(serde_json::from_str(&text).map_err(|e| format!("the ladder's database: a rated result: {e}"))?);
+        }
+        Ok(out)
+    }
+
+    /// Finished games stored.
+    pub fn games(&self) -> Result<u64, String> {
+        self.conn
+            .query_row("SELECT COUNT(*) FROM games", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(err("games"))
+    }
+
+    fn stored(row: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, i64, i64, String)> {
+        Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+    }
+
+    fn parse((id, entry, finished, text): (i64, i64, i64, String)) -> Result<StoredGame, String> {
+        let record = serde_json::from_str(&text).map_err(|e| format!("the ladder's database: game {id}: {e}"))?;
+        Ok(StoredGame { id: id as u64, entry: entry as usize - 1, finished_ms: finished as u64, record })
+    }
+
+    /// One game, if stored.
+    pub fn game(&self, id: u64) -> Result<Option<StoredGame>, String> {
+        let row = self
+            .conn
+            .query_row("SELECT id, entry, finished_ms, record FROM games WHERE id = ?1", [id as i64], Self::stored)
+            .optional()
+            .map_err(err("games"))?;
+        row.map(Self::parse).transpose()
+    }
+
+    /// Every game, in the order finished (for reports and replays).
+    pub fn all_games(&self) -> Result<Vec<StoredGame>, String> {
+        let mut q =
+            self.conn.prepare("SELECT id, entry, finished_ms, record FROM games ORDER BY id").map_err(err("games"))?;
+        let rows = q.query_map([], Self::stored).map_err(err("games"))?;
+        rows.map(|r| r.map_err(err("games")).and_then(Self::parse)).collect()
+    }
+
+    /// The agent's latest games, newest first.
+    pub fn recent(&self, agent: usize, limit: usize) -> Result<Vec<StoredGame>, String> {
+        let mut q = self
+            .conn
+            .prepare(
+                "SELECT g.id, g.entry, g.finished_ms, g.record FROM games g
+                 WHERE g.id IN (SELECT game FROM game_seats WHERE agent = ?1)
+                 ORDER BY g.id DESC LIMIT ?2",
+            )
+            .map_err(err("games"))?;
+        let rows = q.query_map(params![agent as i64 + 1, limit as i64], Self::stored).map_err(err("games"))?;
+        rows.map(|r| r.map_err(err("games")).and_then(Self::parse)).collect()
+    }
+
+    /// Note every rated agent's overall rating at a refit over `rated_games` results.
+    pub fn note_history(&mut self, rated_games: u64, points: &[(usize, f64, f64, f64)]) -> Result<(), String> {
+        let tx = self.conn.transaction().map_err(err("history"))?;
+        for (agent, rating, lower, upper) in points {
+            tx.execute(
+                "INSERT INTO history (agent, rated_games, rating, lower, upper) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![*agent as i64 + 1, rated_games as i64, rating, lower, upper],
+            )
+            .map_err(err("history"))?;
+        }
+        tx.commit().map_err(err("history"))
+    }
+
+    /// An agent's rating over time, oldest first.
+    pub fn history(&self, agent: usize) -> Result<Vec<HistoryPoint>, String> {
+        let mut q = self
+            .conn
+            .prepare("SELECT rated_games, rating, lower, upper FROM history WHERE agent = ?1 ORDER BY rowid")
+            .map_err(err("history"))?;
+        let rows = q
+            .query_map([agent as i64 + 1], |r| {
+                Ok(HistoryPoint {
+                    rated_games: r.get::<_, i64>(0)? as u64,
+                    rating: r.get(1)?,
+                    lower: r.get(2)?,
+                    upper: r.get(3)?,
+                })
+            })
+            .map_err(err("history"))?;
+        rows.collect::<Result<_, _>>().map_err(err("history"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::TournamentGame;
+    use crate::referee::MatchOutcome;
+    use reports::ratings::Pairwise;
+
+    fn record(job: u64, pairing: u32, seats: Vec<usize>) -> MatchRecord {
+        MatchRecord {
+            game: engine::core::Record {
+                game: "expedition".into(),
+                rules_version: 1,
+                params: serde_yaml::Value::Null,
+                seed: 7,
+                scenario: None,
+                actions: vec![1, 2, 3],
+            },
+            players: seats.iter().map(|s| format!("p{s}")).collect(),
+            outcome: MatchOutcome::played(engine::core::Outcome {
+                scores: vec![1, 0],
+                ranks: vec![0, 1],
+                achieved: vec![],
+            }),
+            verdicts: vec![],
+            metrics: Default::default(),
+            move_ms: vec![],
+            match_id: None,
+            tournament: Some(TournamentGame { job, group: 0, label: "e".into(), deal: pairing, seats, play_ms: 0.0 }),
+        }
+    }
+
+    #[test]
+    fn what_is_committed_is_there_after_reopening_and_migrations_run_once() {
+        let dir = std::env::temp_dir().join(format!("ladder-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        {
+            let mut s = Store::open(&dir).unwrap();
+            assert_eq!(
+                (s.agent("a", true).unwrap(), s.agent("b", false).unwrap(), s.agent("a", false).unwrap()),
+                (0, 1, 0)
+            );
+            assert_eq!(s.entry("expedition\n{}", "e").unwrap(), 0);
+            let p = s.pairing(0).unwrap() as u32;
+            let id = s.next_game().unwrap();
+            let rated = RatedGame { group: 0, unit: 1, results: vec![Pairwise { a: 0, b: 1, score: 1.0 }], plays: 1 };
+            s.commit(&record(id, p, vec![0, 1]), std::slice::from_ref(&rated)).unwrap();
+            s.note_history(1, &[(0, 10.0, -5.0, 25.0)]).unwrap();
+            // A game whose id is taken already is refused, and leaves nothing behind.
+            assert!(s.commit(&record(id, p, vec![1, 0]), std::slice::from_ref(&rated)).is_err());
+            assert_eq!(s.rated().unwrap().len(), 1);
+        }
+        let s = Store::open(&dir).unwrap();
+        assert_eq!(s.agents().unwrap(), vec![("a".to_string(), true), ("b".to_string(), false)]);
+        assert_eq!(s.games().unwrap(), 1);
+        assert_eq!(s.rated().unwrap()[0].results[0].score, 1.0);
+        assert_eq!(s.recent(1, 5).unwrap()[0].record.players, vec!["p0", "p1"]);
+        assert!(s.game(2).unwrap().is_none());
+        assert_eq!(s.history(0).unwrap()[0].rating, 10.0);
+        let journal: String = s.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
+        assert_eq!(journal, "wal");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

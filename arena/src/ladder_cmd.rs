@@ -1,0 +1,160 @@
+//! `arena ladder`: run a standing ladder, or read one's standings.
+
+use crate::net_cmd::key_lines;
+use arena::ladder::Ladder;
+use arena::ladder::config::{self, Admission, LadderConfig};
+use arena::ladder::service::LadderService;
+use arena::server::{self, ServerConfig};
+use clap::{Args, Subcommand};
+use proto::v1;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct LadderArgs {
+    #[command(subcommand)]
+    pub command: Option<LadderCommand>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Subcommand)]
+pub enum LadderCommand {
+    /// Print a ladder's standings (overall and per game entry, with 95% intervals).
+    Standings {
+        /// The ladder, e.g. `http://127.0.0.1:50051`.
+        url: String,
+    },
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// The ladder file (default: the embedded default ladder).
+    pub file: Option<PathBuf>,
+    /// Where Play clients and readers connect.
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    pub addr: SocketAddr,
+    /// The ladder's memory (its SQLite database): created if missing, resumed if not.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Built-in agents thinking at once (default: one per core).
+    #[arg(long)]
+    pub bot_slots: Option<usize>,
+    /// Games in play at once, in all.
+    #[arg(long, default_value_t = 1000)]
+    pub max_matches: usize,
+}
+
+pub fn run(args: LadderArgs) -> Result<(), String> {
+    match args.command {
+        Some(LadderCommand::Standings { url }) => standings(&url),
+        None => serve(args.run),
+    }
+}
+
+fn serve(args: RunArgs) -> Result<(), String> {
+    let data = args.data.clone().ok_or("--data DIR: where the ladder keeps its games (created if missing)")?;
+    let text = match &args.file {
+        Some(f) => arena::files::load_file(&f.display().to_string())?,
+        None => config::DEFAULT.to_string(),
+    };
+    let source = args.file.as_ref().map_or("the default ladder".to_string(), |f| f.display().to_string());
+    let config = LadderConfig::parse(&source, &text)?;
+    let mut bot_keys = match config.keys_path(args.file.as_deref()) {
+        Some(path) => key_lines("keys", &[], Some(&path))?,
+        None => Default::default(),
+    };
+    // The anchors' names are the ladder's: a key nobody is told keeps them.
+    for a in &config.anchors {
+        bot_keys.insert(a.name.clone(), server::hub::secret().map_err(|e| e.message().to_string())?);
+    }
+    let defaults = ServerConfig::default();
+    let server_config = ServerConfig {
+        max_matches: args.max_matches,
+        bot_slots: args.bot_slots.unwrap_or(defaults.bot_slots),
+        only_keyed_names: config.admission == Admission::Keyed,
+        bot_keys,
+        ..defaults
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start tokio: {e}"))?;
+    rt.block_on(async {
+        let mut opened: Option<Result<std::sync::Arc<Ladder>, String>> = None;
+        let file = args.file.clone();
+        let running = server::start_with(args.addr, server_config, |hub| {
+            let made = Ladder::open(config, file.as_deref(), &text, hub, &data);
+            let service =
+                made.as_ref().ok().map(|l| v1::ladder_server::LadderServer::new(LadderService::new(l.clone())));
+            opened = Some(made);
+            move |routes: tonic::service::Routes| match service {
+                Some(s) => routes.add_service(s),
+                None => routes,
+            }
+        })
+        .await?;
+        let ladder = match opened.expect("the ladder was opened") {
+            Ok(l) => l,
+            Err(e) => {
+                let _ = running.stop().await;
+                return Err(e);
+            }
+        };
+        let games = ladder.standings.borrow().games;
+        outln!(
+            "ladder `{}` ({games} games stored in {}) serving on {}",
+            ladder.config.name,
+            data.display(),
+            running.addr
+        );
+        ladder.start();
+        server::stop_signal().await;
+        tracing::info!("stopping: finishing the calls in flight");
+        running.stop().await?;
+        outln!("stopped");
+        Ok(())
+    })
+}
+
+fn standings(url: &str) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start tokio: {e}"))?;
+    let s = rt.block_on(async {
+        let channel = arena::client::connect(url).await?;
+        let mut client = v1::ladder_client::LadderClient::new(channel);
+        client
+            .standings(v1::StandingsRequest {})
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|e| format!("{url}: {}", e.message()))
+    })?;
+    outln!("ladder `{}`: {} games, {} rated, {} in play", s.ladder, s.games, s.rated_games, s.in_play);
+    for list in &s.lists {
+        outln!();
+        outln!("{}", list.label);
+        outln!("{:>4}  {:<32} {:>7}  {:>17}  {:>7}  {:>6}", "rank", "agent", "Elo", "95% interval", "results", "score");
+        for r in &list.rows {
+            let mark = match (r.anchor, r.connected) {
+                (true, _) => " (anchor)",
+                (false, true) => " (connected)",
+                _ => "",
+            };
+            let bound = if r.bound.is_empty() { String::new() } else { format!("  [{}]", r.bound) };
+            outln!(
+                "{:>4}  {:<32} {:>+7.1}  ({:>+6.0} to {:>+6.0})  {:>7}  {:>6.3}{bound}",
+                r.rank,
+                format!("{}{mark}", r.agent),
+                r.rating,
+                r.lower,
+                r.upper,
+                r.results,
+                r.score
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! `arena ladder` as a real process, with real clients (`arena bot` processes) over real
+//! sockets: clients are matched within seconds and rated with intervals that narrow; a client
+//! that leaves is not matched and keeps its rating when it returns; a new version is rated
+//! apart; a kill -9 loses no finished game and the ladder resumes the same standings.
+
+use arena::ladder::store::Store;
+use proto::v1;
+use std::io::BufRead;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod scratch;
+
+const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\n";
+
+/// The ladder started on a free port: the process and its URL.
+fn ladder(file: &Path, data: &Path) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["ladder", file.to_str().unwrap(), "--addr", "127.0.0.1:0", "--data", data.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert!(line.contains("serving on"), "{line}");
+    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    (child, format!("http://{addr}"))
+}
+
+/// `arena bot random` joined as `name` (and `version`).
+fn client(url: &str, name: &str, version: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["bot", "random", "--server", url, "--name", name, "--agent-version", version])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
+
+fn standings(url: &str) -> v1::LadderStandings {
+    runtime().block_on(async {
+        let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(url).await.unwrap());
+        c.standings(v1::StandingsRequest {}).await.unwrap().into_inner()
+    })
+}
+
+fn agent_games(url: &str, agent: &str) -> Result<v1::AgentGames, tonic::Status> {
+    runtime().block_on(async {
+        let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(url).await.unwrap());
+        c.agent_games(v1::AgentGamesRequest { agent: agent.into(), limit: 200 }).await.map(|r| r.into_inner())
+    })
+}
+
+/// An agent's overall row, if rated.
+fn row<'a>(s: &'a v1::LadderStandings, agent: &str) -> Option<&'a v1::RatingRow> {
+    s.lists[0].rows.iter().find(|r| r.agent == agent)
+}
+
+/// Wait (at most `within`) until the standings satisfy `done`.
+fn until(url: &str, within: Duration, what: &str, done: impl Fn(&v1::LadderStandings) -> bool) -> v1::LadderStandings {
+    let start = Instant::now();
+    loop {
+        let s = standings(url);
+        if done(&s) {
+            return s;
+        }
+        assert!(start.elapsed() < within, "{what} within {within:?}: {s:#?}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn stop(mut child: Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The standings without what changes from one reading to the next while nothing is played
+/// (who is connected).
+fn ratings(s: &v1::LadderStandings) -> Vec<(String, String, u64, String, String)> {
+    s.lists
+        .iter()
+        .flat_map(|l| {
+            l.rows.iter().map(|r| {
+                (
+                    l.label.clone(),
+                    r.agent.clone(),
+                    r.results,
+                    format!("{:.9}", r.rating),
+                    format!("{:.9}/{:.9}", r.lower, r.upper),
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn clients_join_are_matched_and_rated_and_nothing_is_lost_to_a_kill() {
+    let file = scratch::scratch("ladder", "ladder.yaml");
+    std::fs::write(&file, LADDER).unwrap();
+    let data = scratch::scratch("ladder", "data");
+    let (server, url) = ladder(&file, &data);
+    let alice = client(&url, "alice", "");
+    let bob = client(&url, "bob", "");
+
+    // Both are matched within seconds, seat-swapped, and appear with intervals.
+    let first = until(&url, Duration::from_secs(30), "both rated", |s| {
+        ["alice", "bob"].iter().all(|a| row(s, a).is_some_and(|r| r.results >= 4 && r.upper > r.lower && r.connected))
+    });
+    let games = agent_games(&url, "alice").unwrap();
+    let seats: std::collections::HashSet<usize> = games
+        .games
+        .iter()
+        .filter(|g| g.entry.starts_with("expedition"))
+        .filter_map(|g| g.players.iter().position(|p| p == "alice"))
+        .collect();
+    assert_eq!(seats.len(), 2, "alice plays both seats of expedition: {games:#?}");
+    // Its intervals narrow as results arrive.
+    let width = |s: &v1::LadderStandings| row(s, "alice").map(|r| r.upper - r.lower).unwrap();
+    let later = until(&url, Duration::from_secs(60), "four times the results", |s| {
+        row(s, "alice").is_some_and(|r| r.results >= 4 * row(&first, "alice").unwrap().results)
+    });
+    assert!(width(&later) < width(&first), "{} then {}", width(&first), width(&later));
+
+    // Bob leaves: he is matched no more, and keeps his rating.
+    stop(bob);
+    std::thread::sleep(Duration::from_millis(500));
+    let gone = agent_games(&url, "bob").unwrap().games.len();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(agent_games(&url, "bob").unwrap().games.len(), gone, "nobody is matched after leaving");
+    let away = standings(&url);
+    let kept = row(&away, "bob").expect("bob keeps his place").clone();
+    assert!(!kept.connected);
+    // He comes back: his results go on from where they were.
+    let bob = client(&url, "bob", "");
+    until(&url, Duration::from_secs(30), "bob back", |s| {
+        row(s, "bob").is_some_and(|r| r.connected && r.results > kept.results)
+    });
+
+    // A new version is rated apart.
+    let alice2 = client(&url, "alice", "2");
+    until(&url, Duration::from_secs(30), "alice@2 rated", |s| row(s, "alice@2").is_some_and(|r| r.results > 0));
+    assert!(row(&standings(&url), "alice").is_some());
+
+    // Everyone leaves; once the last games are in and rated, the standings stand still.
+    for c in [alice, bob, alice2] {
+        stop(c);
+    }
+    let store_games = || Store::open(&data).unwrap().games().unwrap();
+    let settled = until(&url, Duration::from_secs(30), "the last games rated", |s| {
+        s.in_play == 0 && s.games == store_games() && {
+            std::thread::sleep(Duration::from_millis(400));
+            standings(&url).games == s.games
+        }
+    });
+    let mut server = server;
+    let _ = server.kill(); // SIGKILL: kill -9
+    let _ = server.wait();
+    let (restarted, url) = ladder(&file, &data);
+    let resumed = standings(&url);
+    assert_eq!(resumed.games, settled.games, "no finished game lost");
+    assert_eq!(ratings(&resumed), ratings(&settled), "the same standings after a kill -9");
+    stop(restarted);
+}
+
+#[test]
+fn a_kill_mid_games_loses_no_finished_game() {
+    let file = scratch::scratch("ladder", "mid.yaml");
+    std::fs::write(&file, LADDER).unwrap();
+    let data = scratch::scratch("ladder", "mid-data");
+    let (mut server, url) = ladder(&file, &data);
+    let clients = [client(&url, "carol", ""), client(&url, "dave", "")];
+    until(&url, Duration::from_secs(30), "games in play", |s| s.games >= 10 && s.in_play > 0);
+    // Every game the ladder has told of is finished and stored before it was told.
+    let told: Vec<u64> = agent_games(&url, "carol").unwrap().games.iter().map(|g| g.game_id).collect();
+    let _ = server.kill();
+    let _ = server.wait();
+    for c in clients {
+        stop(c);
+    }
+    let store = Store::open(&data).unwrap();
+    for id in &told {
+        assert!(store.game(*id).unwrap().is_some(), "game {id} was told of and is stored");
+    }
+    // Every stored game replays, and a restart rates exactly them.
+    let all = store.all_games().unwrap();
+    for g in &all {
+        g.record.replay(&arena::files::refuse_files, |_| {}).unwrap_or_else(|e| panic!("game {} replays: {e}", g.id));
+    }
+    let (restarted, url) = ladder(&file, &data);
+    assert_eq!(standings(&url).games, all.len() as u64);
+    stop(restarted);
+}
+
+#[test]
+fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly() {
+    let file = scratch::scratch("ladder", "records.yaml");
+    std::fs::write(&file, LADDER).unwrap();
+    let data = scratch::scratch("ladder", "records-data");
+    let (server, url) = ladder(&file, &data);
+    let erin = client(&url, "erin", "");
+    until(&url, Duration::from_secs(30), "erin rated", |s| row(s, "erin").is_some_and(|r| r.results >= 2));
+    let games = agent_games(&url, "erin").unwrap();
+    let id = games.games.last().unwrap().game_id;
+    let record = runtime().block_on(async {
+        let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(&url).await.unwrap());
+        c.get_ladder_record(v1::LadderRecordRequest { game_id: id }).await.unwrap().into_inner()
+    });
+    assert!(record.players.iter().any(|p| p == "erin") && !record.actions.is_empty());
+    let e = agent_games(&url, "nobody").unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound);
+    assert!(e.message().contains("`nobody`"), "{}", e.message());
+    // An anchor's name is the ladder's.
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["bot", "random", "--server", &url, "--name", "greedy"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("reserved"), "{}", String::from_utf8_lossy(&out.stderr));
+    // The CLI prints the standings.
+    let printed = Command::new(env!("CARGO_BIN_EXE_arena")).args(["ladder", "standings", &url]).output().unwrap();
+    let text = String::from_utf8_lossy(&printed.stdout);
+    assert!(
+        printed.status.success() && text.contains("erin (connected)") && text.contains("random (anchor)"),
+        "{text}"
+    );
+    stop(erin);
+    stop(server);
+}
