@@ -151,7 +151,7 @@ def _decide(agent, request):
     return int(chosen)
 
 
-def play(agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None):
+def play(agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None, version="", max_games=0):
     """Serve `agent` over the Play stream of `server` under `name` until the stream ends.
 
     `games` lists the games it plays (empty: all). `server`, `name` and `key` (the name's key)
@@ -161,13 +161,18 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False, clien
     `MatchEnded` (its `outcome` carries the verdicts and `forfeited_by`). An agent that raises
     (or returns) `Resign` gives up the request's seat. Returns `{"decisions": n, "resigned": r,
     "ended": m}`.
+
+    On a ladder (`arena ladder`), saying Hello is joining: the agent is matched game after game
+    until it returns. `version` plays it as `name@version`, rated apart from other versions;
+    `max_games` is how many games it takes at once (0: the ladder's default).
     """
     pb, rpc = stubs()
     server = server or os.environ.get("ARENA_SERVER", "http://127.0.0.1:50051")
     name = name or os.environ.get("ARENA_NAME", "python")
     key = key if key is not None else os.environ.get("ARENA_KEY", "")
     outbox = queue.Queue()
-    outbox.put(pb.BotMessage(hello=pb.Hello(name=name, games=list(games), key=key, tensors=tensors)))
+    hello = pb.Hello(name=name, games=list(games), key=key, tensors=tensors, version=version, max_games=max_games)
+    outbox.put(pb.BotMessage(hello=hello))
     known = _Games()
     counts = {"decisions": 0, "resigned": 0, "ended": 0}
     with _channel(server, client_key) as channel:
@@ -210,6 +215,7 @@ class Client:
         self._channel = _channel(server, client_key)
         self.matches = rpc.MatchesStub(self._channel)
         self.catalogue = rpc.CatalogueStub(self._channel)
+        self.ladder = rpc.LadderStub(self._channel)
         self._games = _Games()
 
     def close(self):
@@ -229,6 +235,20 @@ class Client:
         params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (params or {}).items()}
         request = self.pb.CreateMatchRequest(game=game, preset=preset, params=params, seats=specs, seed=seed, **fields)
         return self.matches.CreateMatch(request)
+
+    def standings(self):
+        """A ladder's `Standings`: `lists[0]` overall, then one per game entry; each row an
+        agent's `rating` with its 95% interval (`lower`, `upper`), `results` and `score`."""
+        return self.ladder.Standings(self.pb.StandingsRequest())
+
+    def agent_games(self, agent, limit=20):
+        """A ladder's `AgentGames`: the agent's recent games (newest first), head-to-head and
+        rating over time."""
+        return self.ladder.AgentGames(self.pb.AgentGamesRequest(agent=agent, limit=limit))
+
+    def ladder_record(self, game_id):
+        """The record of a ladder's finished game (it replays: `arena replay`)."""
+        return self.ladder.GetLadderRecord(self.pb.LadderRecordRequest(game_id=game_id))
 
     def observe(self, match_id, token, tensors=False):
         return self.matches.Observe(self.pb.ObserveRequest(match_id=match_id, token=token, tensors=tensors))
