@@ -15,6 +15,7 @@ mod compare_cmd;
 mod games;
 mod hostbench;
 mod ladder_cmd;
+mod ladderbench;
 mod net_cmd;
 mod netbench;
 mod play;
@@ -67,6 +68,9 @@ enum Command {
     /// Run a standing ladder that Play clients join (`arena ladder FILE --data DIR`), or print
     /// one's standings (`arena ladder standings URL`).
     Ladder(ladder_cmd::LadderArgs),
+    /// Benchmark a ladder: decisions a second with many games in flight, a refit's time, a
+    /// restart over many stored games.
+    BenchLadder(ladderbench::BenchLadderArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -108,6 +112,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
         Command::Ladder(a) => ladder_cmd::run(a),
+        Command::BenchLadder(a) => ladderbench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

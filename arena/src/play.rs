@@ -317,7 +317,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
 #[derive(Args)]
 pub struct ReplayArgs {
     /// A records file: `arena play --records`, a tournament's `games.jsonl`, `arena serve
-    /// --records`.
+    /// --records`; or a ladder's data directory (`arena ladder --data DIR`).
     pub file: PathBuf,
     /// Only game N of the file (counted from 1, as listed).
     #[arg(long, value_name = "N")]
@@ -330,10 +330,10 @@ pub struct ReplayArgs {
     pub seat: Option<u8>,
 }
 
-pub fn replay(args: ReplayArgs) -> Result<(), String> {
-    let name = args.file.display().to_string();
+/// The records of a file named to replay, which must be there and hold some.
+fn read_records(name: &str, path: &std::path::Path) -> Result<record::Records, String> {
     // Unlike a tournament's log (none yet: no games), a file named to replay must be there.
-    let text = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {name}: {e}"))?;
     if text.trim().is_empty() {
         return Err(if text.is_empty() {
             format!("{name} is empty")
@@ -341,7 +341,7 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
             format!("{name} holds only blank lines")
         });
     }
-    let read = record::parse(&name, &text)?;
+    let read = record::parse(name, &text)?;
     if read.records.is_empty() {
         // Its one line that is not blank is not a record (and was taken for one cut short).
         let why = read.left_out.as_deref().unwrap_or("no line is a record");
@@ -350,6 +350,23 @@ pub fn replay(args: ReplayArgs) -> Result<(), String> {
     if let Some(why) = &read.left_out {
         outln!("{name}: a last line cut short (a writer killed mid-line) was left out ({why})");
     }
+    Ok(read)
+}
+
+pub fn replay(args: ReplayArgs) -> Result<(), String> {
+    let name = args.file.display().to_string();
+    let read = match arena::ladder::store::Store::in_dir(&args.file) {
+        // A ladder's data directory: its games, in the order they finished.
+        Some(dir) => {
+            let store = arena::ladder::store::Store::open(&dir)?;
+            let records: Vec<MatchRecord> = store.all_games()?.into_iter().map(|g| g.record).collect();
+            if records.is_empty() {
+                return Err(format!("the ladder of {name} has finished no game yet"));
+            }
+            record::Records { records, truncated: false, left_out: None }
+        }
+        None => read_records(&name, &args.file)?,
+    };
     let chosen: Vec<(usize, &MatchRecord)> = match args.game {
         Some(n) if n == 0 || n > read.records.len() => {
             return Err(format!("--game {n}: {name} holds games 1 to {}", read.records.len()));

@@ -49,7 +49,8 @@ pub struct TournamentArgs {
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// Tournament directories: one run, or the shards of one tournament.
+    /// Tournament directories: one run, or the shards of one tournament; or a ladder's data
+    /// directory (`arena ladder --data DIR`).
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
     /// Where to write the report (default: DIR/report of the first directory).
@@ -188,7 +189,14 @@ pub fn compact_standings(list: &reports::ratings::RatingList) -> String {
 
 pub fn report(args: ReportArgs) -> Result<(), String> {
     let out = args.out.clone().unwrap_or_else(|| args.dirs[0].join("report"));
-    let (dir, list, notes) = tournament::write_report(&args.dirs, &out, &load_file, args.allow_incomplete)?;
+    let ladder = arena::ladder::store::Store::in_dir(&args.dirs[0]).filter(|_| args.dirs.len() == 1);
+    let (dir, list, notes) = match ladder {
+        Some(data) => {
+            let (list, notes) = arena::ladder::write_report(&data, &out, 1000)?;
+            (out.clone(), list, notes)
+        }
+        None => tournament::write_report(&args.dirs, &out, &load_file, args.allow_incomplete)?,
+    };
     out!("{}", compact_standings(&list));
     for n in &notes {
         outln!("note: {n}");

@@ -153,11 +153,16 @@ fn clients_join_are_matched_and_rated_and_nothing_is_lost_to_a_kill() {
     for c in [alice, bob, alice2] {
         stop(c);
     }
-    let store_games = || Store::open(&data).unwrap().games().unwrap();
+    // (Stored games and rated results; a cooperative deal's first play alone rates nothing.)
+    let stored = || {
+        let store = Store::open(&data).unwrap();
+        (store.games().unwrap(), store.rated().unwrap().len() as u64)
+    };
     let settled = until(&url, Duration::from_secs(30), "the last games rated", |s| {
-        s.in_play == 0 && s.games == store_games() && {
+        s.in_play == 0 && (s.games, s.rated_games) == stored() && {
             std::thread::sleep(Duration::from_millis(400));
-            standings(&url).games == s.games
+            let again = standings(&url);
+            (again.games, again.rated_games) == (s.games, s.rated_games)
         }
     });
     let mut server = server;
@@ -197,6 +202,19 @@ fn a_kill_mid_games_loses_no_finished_game() {
     let (restarted, url) = ladder(&file, &data);
     assert_eq!(standings(&url).games, all.len() as u64);
     stop(restarted);
+    // `arena replay` replays a ladder's games, `arena report` reports them, as a tournament's.
+    let replayed = Command::new(env!("CARGO_BIN_EXE_arena")).args(["replay", data.to_str().unwrap()]).output().unwrap();
+    let text = String::from_utf8_lossy(&replayed.stdout);
+    assert!(replayed.status.success(), "{}", String::from_utf8_lossy(&replayed.stderr));
+    assert_eq!(text.lines().filter(|l| l.starts_with("game ")).count(), all.len(), "{text}");
+    let report = data.join("report");
+    let reported = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["report", data.to_str().unwrap(), "--out", report.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(reported.status.success(), "{}", String::from_utf8_lossy(&reported.stderr));
+    let standings_md = std::fs::read_to_string(report.join("standings.md")).unwrap();
+    assert!(standings_md.contains("carol") && standings_md.contains("expedition no-dice"), "{standings_md}");
 }
 
 #[test]

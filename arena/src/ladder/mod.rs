@@ -235,6 +235,11 @@ impl Ladder {
         self.state().in_play
     }
 
+    /// Finished games stored, now.
+    pub fn games(&self) -> u64 {
+        self.state().games
+    }
+
     /// The store, for the Ladder service's reads.
     pub fn with_store<T>(&self, read: impl FnOnce(&Store) -> T) -> T {
         read(&self.store())
@@ -517,4 +522,33 @@ async fn over(table: &crate::server::table::Table) {
         }
         notified.await;
     }
+}
+
+/// The report of a ladder's data directory, as a tournament's (`arena report DIR`): every
+/// rated result, one list per game entry it has played and one overall, the progression in
+/// the order the games finished. Returns the overall list and the notes.
+pub fn write_report(data: &Path, out: &Path, bootstrap: u32) -> Result<(RatingList, Vec<String>), String> {
+    let store = Store::open(data)?;
+    let participants: Vec<String> = store.agents()?.into_iter().map(|(name, _)| name).collect();
+    let groups: Vec<String> = store.entries()?.into_iter().map(|(_, label)| label).collect();
+    let games = store.rated()?;
+    let notes = vec![format!(
+        "A standing ladder's results so far: {} games stored, {} rated results (a cooperative deal's plays rate together).",
+        store.games()?,
+        games.len()
+    )];
+    let input = reports::report::ReportInput {
+        title: format!("Ladder: {}", data.display()),
+        participants,
+        groups,
+        games,
+        options: RatingOptions { anchor: None, bootstrap, seed: 0 },
+        side_by_side: Vec::new(),
+        notes: notes.clone(),
+        run_notes: Vec::new(),
+        to_watch: Vec::new(),
+        variants: Vec::new(),
+    };
+    let written = reports::report::write_report(out, &input)?;
+    Ok((written.overall, notes))
 }

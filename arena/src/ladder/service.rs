@@ -51,7 +51,7 @@ impl LadderService {
             .collect();
         v1::LadderStandings {
             ladder: self.ladder.config.name.clone(),
-            games: s.games,
+            games: self.ladder.games(),
             rated_games: s.rated_games,
             lists,
             in_play: self.ladder.in_play(),

@@ -90,11 +90,46 @@ fn err(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
     move |e| format!("the ladder's database: {what}: {e}")
 }
 
+/// One game and its rated results, inside a transaction.
+fn insert(tx: &rusqlite::Transaction<'_>, record: &MatchRecord, rated: &[RatedGame]) -> Result<(), String> {
+    let place = record.tournament.as_ref().ok_or("a ladder game's record has its place")?;
+    let line = serde_json::to_string(record).map_err(|e| format!("cannot encode a record: {e}"))?;
+    tx.execute(
+        "INSERT INTO games (id, pairing, entry, finished_ms, record) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![place.job as i64, i64::from(place.deal), place.group as i64 + 1, now_ms() as i64, line],
+    )
+    .map_err(err("commit"))?;
+    for (seat, agent) in place.seats.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO game_seats (game, seat, agent) VALUES (?1, ?2, ?3)",
+            params![place.job as i64, seat as i64, *agent as i64 + 1],
+        )
+        .map_err(err("commit"))?;
+    }
+    for r in rated {
+        let text = serde_json::to_string(r).map_err(|e| format!("cannot encode results: {e}"))?;
+        tx.execute("INSERT INTO rated (game, rated) VALUES (?1, ?2)", params![place.job as i64, text])
+            .map_err(err("commit"))?;
+    }
+    Ok(())
+}
+
 pub fn now_ms() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
 }
 
 impl Store {
+    /// The ladder data directory `path` names (the directory, or its `ladder.db`), if it is one.
+    pub fn in_dir(path: &Path) -> Option<std::path::PathBuf> {
+        if path.is_dir() && path.join(FILE).is_file() {
+            return Some(path.to_path_buf());
+        }
+        if path.file_name().is_some_and(|f| f == FILE) && path.is_file() {
+            return Some(path.parent().map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf));
+        }
+        None
+    }
+
     /// Open (or create) `dir/ladder.db`, in WAL mode, migrated to the current schema.
     pub fn open(dir: &Path) -> Result<Store, String> {
         std::fs::create_dir_all(dir)
@@ -212,25 +247,16 @@ impl Store {
     /// Commit a finished game (its record's `tournament` place names its id, entry, pairing
     /// and seats) and the rated results it completes, in one transaction.
     pub fn commit(&mut self, record: &MatchRecord, rated: &[RatedGame]) -> Result<(), String> {
-        let place = record.tournament.as_ref().ok_or("a ladder game's record has its place")?;
-        let line = serde_json::to_string(record).map_err(|e| format!("cannot encode a record: {e}"))?;
         let tx = self.conn.transaction().map_err(err("commit"))?;
-        tx.execute(
-            "INSERT INTO games (id, pairing, entry, finished_ms, record) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![place.job as i64, i64::from(place.deal), place.group as i64 + 1, now_ms() as i64, line],
-        )
-        .map_err(err("commit"))?;
-        for (seat, agent) in place.seats.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO game_seats (game, seat, agent) VALUES (?1, ?2, ?3)",
-                params![place.job as i64, seat as i64, *agent as i64 + 1],
-            )
-            .map_err(err("commit"))?;
-        }
-        for r in rated {
-            let text = serde_json::to_string(r).map_err(|e| format!("cannot encode results: {e}"))?;
-            tx.execute("INSERT INTO rated (game, rated) VALUES (?1, ?2)", params![place.job as i64, text])
-                .map_err(err("commit"))?;
+        insert(&tx, record, rated)?;
+        tx.commit().map_err(err("commit"))
+    }
+
+    /// Commit many games in one transaction (a bulk load: benchmarks, imports).
+    pub fn commit_all(&mut self, games: &[(MatchRecord, Vec<RatedGame>)]) -> Result<(), String> {
+        let tx = self.conn.transaction().map_err(err("commit"))?;
+        for (record, rated) in games {
+            insert(&tx, record, rated)?;
         }
         tx.commit().map_err(err("commit"))
     }
