@@ -44,13 +44,18 @@ function target(server) {
  * Serve `agent` over the Play stream until the server closes it.
  * @param {(request: object) => number|Resign|Promise<number|Resign>} agent picks an action id
  *   (or throws or returns a Resign to give the seat up)
- * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string}} options
+ * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string,
+ *   version?: string, maxGames?: number}} options
  *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
- *   this client, sent as the `x-arena-key` metadata.
+ *   this client, sent as the `x-arena-key` metadata. On a ladder (`arena ladder`), saying Hello
+ *   is joining: `version` plays it as `name@version`, rated apart; `maxGames` is how many games
+ *   it takes at once (0: the ladder's default).
  * @returns {Promise<{decisions: number, resigned: number, ended: number, endings: object[], errors: object[]}>}
  *   `endings`: every MatchEnded (its outcome carries the verdicts and `forfeited_by`).
  */
-function play(agent, { server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '' }) {
+function play(agent, {
+  server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '', version = '', maxGames = 0,
+}) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
   const stats = { decisions: 0, resigned: 0, ended: 0, endings: [], errors: [] };
@@ -90,7 +95,7 @@ function play(agent, { server, name, games = [], key = '', clientKey = process.e
       if (e.code === grpc.status.CANCELLED || e.code === grpc.status.UNAVAILABLE) resolve(stats);
       else reject(e);
     });
-    stream.write({ hello: { name, games, key } });
+    stream.write({ hello: { name, games, key, version, max_games: maxGames } });
   });
 }
 
@@ -105,4 +110,18 @@ function randomAgent(seed = 1) {
   };
 }
 
-module.exports = { contract, play, randomAgent, Resign, target };
+/** A ladder's client: `standings()`, `agentGames(agent, limit)`, `record(gameId)`, each a Promise. */
+function ladder(server) {
+  const v1 = contract();
+  const client = new v1.Ladder(target(server), grpc.credentials.createInsecure());
+  const call = (method, request) =>
+    new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
+  return {
+    standings: () => call('Standings', {}),
+    agentGames: (agent, limit = 20) => call('AgentGames', { agent, limit }),
+    record: (gameId) => call('GetLadderRecord', { game_id: gameId }),
+    close: () => client.close(),
+  };
+}
+
+module.exports = { contract, ladder, play, randomAgent, Resign, target };

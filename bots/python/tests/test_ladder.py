@@ -74,6 +74,15 @@ def test_python_agents_join_a_ladder_and_are_rated(arena, tmp_path):
             assert seats == {0, 1}, games
             record = client.ladder_record(games[-1].game_id)
             assert "py-first" in record.players and len(record.actions) > 0
+            # The README's replay: the record's game, parameters and seed, then its actions.
+            state = ta.load(record.game, yaml=record.params_yaml).new_game(record.seed)
+            for action in record.actions:
+                state.apply(action)
+            if not record.outcome.verdicts:  # played out (not ended by a verdict)
+                assert state.is_over()
+                assert list(state.outcome()["ranks"]) == list(record.outcome.ranks)
+            # A version apart is its own agent, with its own games.
+            assert all("py-first@2" in g.players for g in client.agent_games("py-first@2").games)
     finally:
         child.kill()
         child.wait(timeout=30)

@@ -1,0 +1,80 @@
+// Node agents join a real `arena ladder` (the binary the project builds), are matched and
+// rated, and read their standings, games and records through the Ladder service.
+'use strict';
+
+const test = require('node:test');
+const assert = require('node:assert');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+const { ladder, play, randomAgent } = require('..');
+
+function arenaBinary() {
+  const root = path.join(__dirname, '..', '..', '..');
+  const candidates = [process.env.ARENA, path.join(root, 'target/debug/arena'), path.join(root, 'target/release/arena')];
+  const found = candidates.find((p) => p && fs.existsSync(p));
+  assert.ok(found, `no arena binary: build it (cargo build -p arena) or set ARENA; tried ${candidates.join(', ')}`);
+  return found;
+}
+
+const LADDER = `name: node
+games:
+  - { game: expedition, preset: no-dice, params: { players: 2 } }
+anchors:
+  - { name: random, bot: random }
+  - { name: greedy, bot: greedy }
+move_time_ms: 5000
+refit_ms: 200
+bootstrap: 100
+`;
+
+/** Start `arena ladder` on a free port; resolves with its URL and process. */
+function startLadder(dir) {
+  fs.writeFileSync(path.join(dir, 'ladder.yaml'), LADDER);
+  return new Promise((resolve, reject) => {
+    const args = ['ladder', path.join(dir, 'ladder.yaml'), '--addr', '127.0.0.1:0', '--data', path.join(dir, 'data')];
+    const child = spawn(arenaBinary(), args, { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /serving on (\S+)/.exec(out);
+      if (m) resolve({ url: `http://${m[1]}`, child });
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => reject(new Error(`arena ladder exited (${code})`)));
+  });
+}
+
+test('Node agents join a ladder, are rated, and read their games', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'node-ladder-'));
+  const { url, child } = await startLadder(dir);
+  const reader = ladder(url);
+  try {
+    const playing = [
+      play(randomAgent(3), { server: url, name: 'node-a' }),
+      play(randomAgent(4), { server: url, name: 'node-a', version: '2', maxGames: 1 }),
+    ];
+    const row = (s, agent) => s.lists[0].rows.find((r) => r.agent === agent);
+    let s;
+    for (let i = 0; i < 600; i += 1) {
+      s = await reader.standings();
+      if (['node-a', 'node-a@2'].every((a) => row(s, a) && Number(row(s, a).results) >= 4)) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const a of ['node-a', 'node-a@2']) {
+      assert.ok(row(s, a), `${a} is rated: ${JSON.stringify(s)}`);
+      assert.ok(row(s, a).upper > row(s, a).lower, 'with an interval');
+    }
+    const games = await reader.agentGames('node-a', 50);
+    assert.ok(games.games.length > 0);
+    const record = await reader.record(games.games[0].game_id);
+    assert.ok(record.players.includes('node-a') && record.actions.length > 0);
+    child.kill('SIGTERM');
+    await Promise.all(playing);
+  } finally {
+    reader.close();
+    child.kill('SIGKILL');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
