@@ -262,3 +262,41 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
     stop(erin);
     stop(server);
 }
+
+#[test]
+fn a_keyed_ladder_lets_in_only_its_names_and_their_versions() {
+    let file = scratch::scratch("ladder", "keyed.yaml");
+    std::fs::write(&file, format!("{LADDER}admission: keyed\nkeys: keys.txt\n")).unwrap();
+    std::fs::write(file.with_file_name("keys.txt"), "frank=0123456789abcdef0123\n").unwrap();
+    let data = scratch::scratch("ladder", "keyed-data");
+    let (server, url) = ladder(&file, &data);
+    let refused = |name: &str, key: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["bot", "random", "--server", &url, "--name", name, "--key", key])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name} with key {key:?} is let in");
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    assert!(refused("stranger", "").contains("only the names the operator gave a key"));
+    assert!(refused("frank", "wrong-key-wrong-key").contains("reserved"));
+    let keyed = |version: &str| {
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["bot", "random", "--server", &url, "--name", "frank", "--key", "0123456789abcdef0123"])
+            .args(["--agent-version", version])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let (frank, frank2) = (keyed(""), keyed("2"));
+    until(&url, Duration::from_secs(30), "frank and frank@2 rated", |s| {
+        row(s, "frank").is_some_and(|r| r.results > 0) && row(s, "frank@2").is_some_and(|r| r.results > 0)
+    });
+    // A name longer than any name is refused before it is looked up.
+    let e = agent_games(&url, &"x".repeat(200)).unwrap_err();
+    assert_eq!(e.code(), tonic::Code::InvalidArgument, "{}", e.message());
+    for c in [frank, frank2, server] {
+        stop(c);
+    }
+}

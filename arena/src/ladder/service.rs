@@ -4,6 +4,7 @@
 //! play is not given (its deal is still being played).
 
 use super::{Ladder, Standings};
+use crate::server::names;
 use crate::server::service::{Services, Stream_, spectator_stream};
 use proto::v1;
 use std::sync::Arc;
@@ -92,6 +93,13 @@ impl v1::ladder_server::Ladder for LadderService {
     async fn agent_games(&self, req: Request<v1::AgentGamesRequest>) -> Result<Response<v1::AgentGames>, Status> {
         self.services.client(&req, false)?;
         let r = req.into_inner();
+        // No name is longer than a name and its version: nothing longer is folded.
+        if r.agent.len() > names::MAX_NAME + 1 + names::MAX_VERSION {
+            return Err(Status::invalid_argument(format!(
+                "agent: `{}` is longer than any name",
+                crate::files::shown(&r.agent)
+            )));
+        }
         let agent = self.ladder.agent_index(&r.agent).ok_or_else(|| {
             Status::not_found(format!("no agent `{}` has played on this ladder", crate::files::shown(&r.agent)))
         })?;
