@@ -129,6 +129,9 @@ fn clients_join_are_matched_and_rated_and_nothing_is_lost_to_a_kill() {
         row(s, "alice").is_some_and(|r| r.results >= 8 * row(&first, "alice").unwrap().results)
     });
     assert!(width(&later) < width(&first), "{} then {}", width(&first), width(&later));
+    // Its rating over time is kept (points as the results grow).
+    let history = agent_games(&url, "alice").unwrap().history;
+    assert!(!history.is_empty() && history.windows(2).all(|w| w[0].games < w[1].games), "{history:?}");
 
     // Bob leaves: he is matched no more, and keeps his rating.
     stop(bob);

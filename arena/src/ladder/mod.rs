@@ -452,6 +452,7 @@ impl Ladder {
         let stopped = self.hub.stopped();
         tokio::pin!(stopped);
         let mut last = self.state().rated.len();
+        let mut noted = self.with_store(|s| s.last_history()).unwrap_or(0);
         loop {
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(self.config.refit_ms)) => {}
@@ -463,6 +464,13 @@ impl Ladder {
             let me = self.clone();
             let Ok(standings) = tokio::task::spawn_blocking(move || me.fit()).await else { continue };
             last = standings.rated_games as usize;
+            // The history keeps a point each time the results have grown by 2% (at least 20):
+            // enough to draw, bounded over a ladder's life (some 500 points per million results).
+            if (last as u64) < noted + (noted / 50).max(20) {
+                self.publish(standings);
+                continue;
+            }
+            noted = last as u64;
             let points: Vec<(usize, f64, f64, f64)> = standings.lists[0]
                 .1
                 .entries

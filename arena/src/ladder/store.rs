@@ -335,6 +335,14 @@ impl Store {
         tx.commit().map_err(err("history"))
     }
 
+    /// The rated results at the last point of any history (0: none yet).
+    pub fn last_history(&self) -> Result<u64, String> {
+        self.conn
+            .query_row("SELECT COALESCE(MAX(rated_games), 0) FROM history", [], |r| r.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(err("history"))
+    }
+
     /// An agent's rating over time, oldest first.
     pub fn history(&self, agent: usize) -> Result<Vec<HistoryPoint>, String> {
         let mut q = self
