@@ -52,7 +52,7 @@ fn standings(url: &str) -> v1::LadderStandings {
     })
 }
 
-fn agent_games(url: &str, agent: &str) -> Result<v1::AgentGames, tonic::Status> {
+fn agent_games(url: &str, agent: &str) -> Result<v1::AgentGamesResponse, tonic::Status> {
     runtime().block_on(async {
         let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(url).await.unwrap());
         c.agent_games(v1::AgentGamesRequest { agent: agent.into(), limit: 200 }).await.map(|r| r.into_inner())

@@ -90,7 +90,10 @@ impl v1::ladder_server::Ladder for LadderService {
         Ok(Response::new(spectator_stream(&self.ladder.hub, rx)))
     }
 
-    async fn agent_games(&self, req: Request<v1::AgentGamesRequest>) -> Result<Response<v1::AgentGames>, Status> {
+    async fn agent_games(
+        &self,
+        req: Request<v1::AgentGamesRequest>,
+    ) -> Result<Response<v1::AgentGamesResponse>, Status> {
         self.services.client(&req, false)?;
         let r = req.into_inner();
         // No name is longer than a name and its version: nothing longer is folded.
@@ -139,7 +142,7 @@ impl v1::ladder_server::Ladder for LadderService {
             .map(|p| v1::RatingPoint { games: p.rated_games, rating: p.rating, lower: p.lower, upper: p.upper })
             .collect();
         let name = self.ladder.with_store(|s| s.agents()).map_err(Status::internal)?.swap_remove(agent).0;
-        Ok(Response::new(v1::AgentGames { agent: name, games, head_to_head, history }))
+        Ok(Response::new(v1::AgentGamesResponse { agent: name, games, head_to_head, history }))
     }
 
     async fn get_ladder_record(
