@@ -88,6 +88,7 @@ pub fn pick(
             let mut others: Vec<(f64, &Candidate)> = free
                 .iter()
                 .filter(|c| c.agent != focus.agent && c.plays.get(e) == Some(&true))
+                // Anchors alone meet only to settle the scale.
                 .filter(|c| !(focus.anchor && c.anchor) || focus.width > anchor_target)
                 .map(|c| {
                     let known = if c.rating.is_finite() && focus.rating.is_finite() {
@@ -106,11 +107,6 @@ pub fn pick(
             others.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.agent.cmp(&b.1.agent)));
             let mut agents = vec![focus.agent];
             agents.extend(others.iter().take(needed).map(|(_, c)| c.agent));
-            // Anchors alone meet only to settle the scale.
-            let all_anchors = focus.anchor && others.iter().take(needed).all(|(_, c)| c.anchor);
-            if all_anchors && focus.width <= anchor_target {
-                continue;
-            }
             return Some(Pick { entry: e, agents });
         }
     }

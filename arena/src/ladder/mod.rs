@@ -65,12 +65,32 @@ struct State {
     open_pairings: HashSet<u64>,
 }
 
-impl History for State {
+impl State {
+    /// Note agent `index` (its place in the store) under `name`, if it is new.
+    fn add(&mut self, index: usize, name: &str) {
+        if index == self.names.len() {
+            self.index.insert(names::fold(name), index);
+            self.names.push(name.to_string());
+            self.anchors.push(None);
+            self.in_flight.push(0);
+            self.since.push(Instant::now());
+        }
+    }
+}
+
+/// What matchmaking reads of the state: its entries are the file's, the counts the store's.
+struct Played<'a> {
+    state: &'a State,
+    /// The store index of each file entry.
+    groups: &'a [usize],
+}
+
+impl History for Played<'_> {
     fn pairings(&self, agent: usize, entry: usize) -> u64 {
-        self.pairings.get(&(agent, entry)).copied().unwrap_or(0)
+        self.state.pairings.get(&(agent, self.groups[entry])).copied().unwrap_or(0)
     }
     fn met(&self, a: usize, b: usize) -> bool {
-        self.met.contains(&(a.min(b), a.max(b)))
+        self.state.met.contains(&(a.min(b), a.max(b)))
     }
 }
 
@@ -140,36 +160,22 @@ impl Ladder {
             labels.push(label);
         }
         let mut state = State::default();
-        for (name, _) in store.agents()? {
-            state.index.insert(names::fold(&name), state.names.len());
-            state.names.push(name);
-            state.anchors.push(None);
-            state.in_flight.push(0);
-            state.since.push(Instant::now());
+        for (i, (name, _)) in store.agents()?.into_iter().enumerate() {
+            state.add(i, &name);
         }
         for a in &config.anchors {
             let i = store.agent(&a.name, true)?;
-            if i == state.names.len() {
-                state.index.insert(names::fold(&a.name), i);
-                state.names.push(a.name.clone());
-                state.in_flight.push(0);
-                state.since.push(Instant::now());
-                state.anchors.push(None);
-            }
+            state.add(i, &a.name);
             state.anchors[i] = Some(a.bot.clone());
         }
         state.rated = store.rated()?;
         state.games = store.games()?;
         for g in &state.rated {
-            let mut agents = HashSet::new();
             for p in &g.results {
                 state.met.insert((p.a.min(p.b), p.a.max(p.b)));
-                agents.extend([p.a, p.b]);
-            }
-            for x in agents {
-                *state.pairings.entry((x, g.group)).or_insert(0) += 1;
             }
         }
+        state.pairings = store.pairings_played()?;
         let ladder = Arc::new(Ladder {
             config,
             hub,
@@ -222,6 +228,11 @@ impl Ladder {
         self.state().index.get(&names::fold(name)).copied()
     }
 
+    /// The name of agent `agent`.
+    pub fn name(&self, agent: usize) -> Option<String> {
+        self.state().names.get(agent).cloned()
+    }
+
     pub fn is_anchor(&self, agent: usize) -> bool {
         self.state().anchors.get(agent).is_some_and(Option::is_some)
     }
@@ -270,14 +281,7 @@ impl Ladder {
         for session in &sessions {
             if self.agent_index(&session.name).is_none() {
                 let i = self.store().agent(&session.name, false)?;
-                let mut s = self.state();
-                if i == s.names.len() {
-                    s.index.insert(names::fold(&session.name), i);
-                    s.names.push(session.name.clone());
-                    s.anchors.push(None);
-                    s.in_flight.push(0);
-                    s.since.push(Instant::now());
-                }
+                self.state().add(i, &session.name);
             }
         }
         let mut s = self.state();
@@ -309,8 +313,14 @@ impl Ladder {
             candidates.push(candidate(&s, agent, asked.min(self.config.max_games_cap), plays));
         }
         let shapes: Vec<EntryShape> = self.entries.iter().map(|e| e.shape).collect();
-        while let Some(pick) = matchmaking::pick(&candidates, &shapes, &*s, self.config.anchor_interval, rng) {
+        let groups: Vec<usize> = self.entries.iter().map(|e| e.group).collect();
+        loop {
+            let played = Played { state: &s, groups: &groups };
+            let Some(pick) = matchmaking::pick(&candidates, &shapes, &played, self.config.anchor_interval, rng) else {
+                break;
+            };
             for a in &pick.agents {
+                *s.pairings.entry((*a, groups[pick.entry])).or_insert(0) += 1;
                 s.in_flight[*a] += 1;
                 s.since[*a] = now;
                 if let Some(c) = candidates.iter_mut().find(|c| c.agent == *a) {
@@ -441,9 +451,6 @@ impl Ladder {
                 s.met.insert((p.a.min(p.b), p.a.max(p.b)));
             }
         }
-        for &a in plays[newest].tournament.as_ref().map(|t| &t.seats).into_iter().flatten().collect::<HashSet<_>>() {
-            *s.pairings.entry((a, entry.group)).or_insert(0) += u64::from(newest == 0);
-        }
         s.rated.extend(rated);
         Ok(())
     }
@@ -559,4 +566,19 @@ pub fn write_report(data: &Path, out: &Path, bootstrap: u32) -> Result<(RatingLi
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((written.overall, notes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn matchmaking_reads_counts_by_the_stores_entry_not_the_files_place() {
+        // The file lists entries in another order than the store first met them.
+        let mut state = State::default();
+        state.add(0, "a");
+        state.pairings.insert((0, 1), 7);
+        let played = Played { state: &state, groups: &[1, 0] };
+        assert_eq!((played.pairings(0, 0), played.pairings(0, 1)), (7, 0));
+    }
 }

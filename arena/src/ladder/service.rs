@@ -141,7 +141,7 @@ impl v1::ladder_server::Ladder for LadderService {
             .into_iter()
             .map(|p| v1::RatingPoint { games: p.rated_games, rating: p.rating, lower: p.lower, upper: p.upper })
             .collect();
-        let name = self.ladder.with_store(|s| s.agents()).map_err(Status::internal)?.swap_remove(agent).0;
+        let name = self.ladder.name(agent).unwrap_or_default();
         Ok(Response::new(v1::AgentGamesResponse { agent: name, games, head_to_head, history }))
     }
 

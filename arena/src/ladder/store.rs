@@ -236,6 +236,24 @@ impl Store {
         Ok(self.conn.last_insert_rowid() as u64)
     }
 
+    /// Pairings each agent has played (at least one game of) in each entry: (agent, entry) →
+    /// count, both by index.
+    pub fn pairings_played(&self) -> Result<std::collections::HashMap<(usize, usize), u64>, String> {
+        let mut q = self
+            .conn
+            .prepare(
+                "SELECT s.agent, g.entry, COUNT(DISTINCT g.pairing) FROM games g JOIN game_seats s ON s.game = g.id
+                 GROUP BY s.agent, g.entry",
+            )
+            .map_err(err("pairings"))?;
+        let rows = q
+            .query_map([], |r| {
+                Ok(((r.get::<_, i64>(0)? as usize - 1, r.get::<_, i64>(1)? as usize - 1), r.get::<_, i64>(2)? as u64))
+            })
+            .map_err(err("pairings"))?;
+        rows.collect::<Result<_, _>>().map_err(err("pairings"))
+    }
+
     /// The id the next committed game will have.
     pub fn next_game(&self) -> Result<u64, String> {
         self.conn
