@@ -5,30 +5,21 @@
 
 use arena::ladder::store::Store;
 use proto::v1;
-use std::io::BufRead;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod scratch;
+mod served;
 
 const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\n";
 
 /// The ladder started on a free port: the process and its URL.
 fn ladder(file: &Path, data: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["ladder", file.to_str().unwrap(), "--addr", "127.0.0.1:0", "--data", data.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    out.read_line(&mut line).unwrap();
-    assert!(line.contains("serving on"), "{line}");
-    let addr = line.trim().rsplit(' ').next().unwrap().to_string();
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
+    let (child, url, mut out) = served::serving(&args, "serving on ");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (child, format!("http://{addr}"))
+    (child, url)
 }
 
 /// `arena bot random` joined as `name` (and `version`).

@@ -1,4 +1,4 @@
-//! `arena serve` as a real process on a free port of 127.0.0.1.
+//! `arena serve` (and the other serving commands) as a real process on a free port of 127.0.0.1.
 #![allow(dead_code)] // each test file uses what it needs of these
 
 use std::io::BufRead;
@@ -7,9 +7,16 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 /// The server started with `flags` after `--addr 127.0.0.1:0`: the process, its URL, and the
 /// rest of what it prints.
 pub fn serve(flags: &[&str]) -> (Child, String, std::io::BufReader<ChildStdout>) {
+    serving(&[&["serve"], flags].concat(), "serving tabletop.arena.v1 on ")
+}
+
+/// `arena ARGS --addr 127.0.0.1:0`, a command that serves (`serve`, `ladder`) and says so on
+/// its first line (which holds `says`), ending with the address: the process, its URL, and the
+/// rest of what it prints.
+pub fn serving(args: &[&str], says: &str) -> (Child, String, std::io::BufReader<ChildStdout>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["serve", "--addr", "127.0.0.1:0"])
-        .args(flags)
+        .args(args)
+        .args(["--addr", "127.0.0.1:0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -17,6 +24,7 @@ pub fn serve(flags: &[&str]) -> (Child, String, std::io::BufReader<ChildStdout>)
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
+    assert!(line.contains(says), "{line}");
     let addr = line.trim().rsplit(' ').next().unwrap().to_string();
     (child, format!("http://{addr}"), out)
 }

@@ -8,15 +8,8 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawn } = require('child_process');
+const { arenaBinary } = require('../testing');
 const { ladder, play, randomAgent } = require('..');
-
-function arenaBinary() {
-  const root = path.join(__dirname, '..', '..', '..');
-  const candidates = [process.env.ARENA, path.join(root, 'target/debug/arena'), path.join(root, 'target/release/arena')];
-  const found = candidates.find((p) => p && fs.existsSync(p));
-  assert.ok(found, `no arena binary: build it (cargo build -p arena) or set ARENA; tried ${candidates.join(', ')}`);
-  return found;
-}
 
 const LADDER = `name: node
 games:

@@ -4,19 +4,10 @@
 
 const test = require('node:test');
 const assert = require('node:assert');
-const fs = require('fs');
-const path = require('path');
 const { spawn } = require('child_process');
+const { arenaBinary } = require('../testing');
 const grpc = require('@grpc/grpc-js');
 const { contract, play, randomAgent, Resign, target } = require('..');
-
-function arenaBinary() {
-  const root = path.join(__dirname, '..', '..', '..');
-  const candidates = [process.env.ARENA, path.join(root, 'target/debug/arena'), path.join(root, 'target/release/arena')];
-  const found = candidates.find((p) => p && fs.existsSync(p));
-  assert.ok(found, `no arena binary: build it (cargo build -p arena) or set ARENA; tried ${candidates.join(', ')}`);
-  return found;
-}
 
 /** Start `arena serve` on a free port; resolves with its URL and process. */
 function serve() {
