@@ -184,6 +184,8 @@ pub async fn run_bot(
         tensors: false,
         version: who.version,
         max_games: who.max_games,
+        // The built-in agents read the typed observation, never its text.
+        omit_text: true,
     };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await

@@ -22,6 +22,11 @@ mod play;
 mod setup;
 mod tournament_cmd;
 
+/// Games allocate many small, short-lived values (observations, messages, labels): mimalloc
+/// serves them faster than the system allocator (see the commit that chose it for figures).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 

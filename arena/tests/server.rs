@@ -1237,6 +1237,26 @@ async fn tensors_and_legal_masks_on_request() {
     };
     assert!(!r.tensor.is_empty());
     assert_eq!(bits(&r.legal_mask), sorted(&r.legal));
+    let observation = r.observation.as_ref().unwrap();
+    assert!(observation.text.starts_with("Expedition, "), "the text unless left out: {}", observation.text);
+    drop(tx);
+    // A client that leaves the text out has the typed observation, the same, without it.
+    let (tx, mut inbound) =
+        play_stream(&running.url(), v1::Hello { name: "terse".into(), omit_text: true, ..Default::default() })
+            .await
+            .unwrap();
+    let mut req = create("expedition", 3);
+    req.seats = play_seats(&["terse", "terse"]);
+    m.create_match(req).await.unwrap();
+    let v1::server_message::Message::Request(terse) =
+        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
+    else {
+        unreachable!()
+    };
+    let terse_observation = terse.observation.as_ref().unwrap();
+    assert_eq!(terse_observation.text, "", "omit_text: no text");
+    assert_eq!(terse_observation.game, observation.game, "the same deal, the same typed observation");
+    assert_eq!(terse.legal, r.legal);
     drop(tx);
     running.stop().await.unwrap();
 }

@@ -284,6 +284,7 @@ impl v1::play_server::Play for Services {
             .map_err(|e| Status::invalid_argument(format!("Hello.version: `{}`: {e}", shown(&hello.version))))?;
         let mut session = Session::new(id.clone(), name.clone(), hello.games.clone(), tx.clone());
         session.tensors = hello.tensors;
+        session.text = !hello.omit_text;
         session.max_games = hello.max_games;
         let session = Arc::new(session);
         self.hub.register(session.clone(), &hello.key, &client)?;

@@ -24,6 +24,11 @@ pub fn observation(game: &str, view: &SeatView) -> Result<v1::Observation, Strin
     convert::observation_to_proto(game, &FromView(view), &view.observation_text())
 }
 
+/// The seat's observation in game `game`, typed only (its text empty).
+fn typed_observation(game: &str, view: &SeatView) -> Result<v1::Observation, String> {
+    convert::observation_to_proto(game, &FromView(view), "")
+}
+
 /// The view's legal actions with their labels.
 pub fn legal(view: &SeatView) -> Vec<v1::LegalAction> {
     view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect()
@@ -54,11 +59,13 @@ pub struct Asking<'a> {
     /// The game's action-id range, when the client asked for tensors: the observation tensor
     /// and the legal mask go with the request.
     pub tensors: Option<u32>,
+    /// The observation's text goes with the request (unless the client said `omit_text`).
+    pub text: bool,
 }
 
 /// The request for one decision of the seat whose view this is: its observation (typed and as
-/// text), the legal actions with their labels, its per-move limit as the time left, and the
-/// tensor and legal mask when asked for.
+/// text, unless the client left the text out), the legal actions with their labels, its
+/// per-move limit as the time left, and the tensor and legal mask when asked for.
 pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionRequest, String> {
     let (tensor, legal_mask) = match asking.tensors {
         Some(action_count) => (view.observation_tensor(), legal_mask(action_count, view.legal())),
@@ -70,7 +77,11 @@ pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionR
         seat: u32::from(view.seat().0),
         game: asking.game.to_string(),
         params_yaml: asking.params_yaml.to_string(),
-        observation: Some(observation(asking.game, view)?),
+        observation: Some(if asking.text {
+            observation(asking.game, view)?
+        } else {
+            typed_observation(asking.game, view)?
+        }),
         legal: legal(view),
         time_left_ms: as_ms(view.budget().per_move) as u32,
         version: asking.version,

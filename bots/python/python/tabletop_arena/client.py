@@ -151,7 +151,9 @@ def _decide(agent, request):
     return int(chosen)
 
 
-def play(agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None, version="", max_games=0):
+def play(
+    agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None, version="", max_games=0, text=True
+):
     """Serve `agent` over the Play stream of `server` under `name` until the stream ends.
 
     `games` lists the games it plays (empty: all). `server`, `name` and `key` (the name's key)
@@ -165,13 +167,24 @@ def play(agent, server=None, name=None, games=(), key=None, tensors=False, clien
     On a ladder (`arena ladder`), saying Hello is joining: the agent is matched game after game
     until it returns. `version` plays it as `name@version`, rated apart from other versions;
     `max_games` is how many games it takes at once (0: the ladder's default).
+
+    `text=False` leaves each request's observation text out (`request.text` is then empty):
+    an agent that reads the typed observation or the tensor spares the server its writing.
     """
     pb, rpc = stubs()
     server = server or os.environ.get("ARENA_SERVER", "http://127.0.0.1:50051")
     name = name or os.environ.get("ARENA_NAME", "python")
     key = key if key is not None else os.environ.get("ARENA_KEY", "")
     outbox = queue.Queue()
-    hello = pb.Hello(name=name, games=list(games), key=key, tensors=tensors, version=version, max_games=max_games)
+    hello = pb.Hello(
+        name=name,
+        games=list(games),
+        key=key,
+        tensors=tensors,
+        version=version,
+        max_games=max_games,
+        omit_text=not text,
+    )
     outbox.put(pb.BotMessage(hello=hello))
     known = _Games()
     counts = {"decisions": 0, "resigned": 0, "ended": 0}
