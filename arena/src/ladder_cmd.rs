@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// Where Play clients and readers connect.
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub addr: SocketAddr,
+    /// Also serve the web face on this address (port 0: any free port): the standings as they
+    /// change, the games in play, live, and a table a person can sit at.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
     /// The ladder's memory (its SQLite database): created if missing, resumed if not.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
@@ -110,6 +114,14 @@ fn serve(args: RunArgs) -> Result<(), String> {
             running.addr
         );
         ladder.start();
+        if let Some(http) = args.http {
+            let face = arena::web::Face {
+                services: arena::server::service::Services { hub: running.hub.clone() },
+                ladder: Some(LadderService::new(ladder.clone())),
+            };
+            let web = arena::web::start(http, face).await?;
+            outln!("the web face: {}", web.url());
+        }
         server::stop_signal().await;
         tracing::info!("stopping: finishing the calls in flight");
         running.stop().await?;

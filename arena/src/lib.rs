@@ -11,3 +11,4 @@ pub mod record;
 pub mod referee;
 pub mod server;
 pub mod tournament;
+pub mod web;

@@ -15,6 +15,10 @@ pub struct ServeArgs {
     /// The address to listen on (port 0: any free port; the one chosen is printed).
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub addr: SocketAddr,
+    /// Also serve the web face on this address (port 0: any free port): the matches in play,
+    /// live, and a table a person can sit at.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
     /// Matches in play at once; more are refused.
     #[arg(long, default_value_t = 1000)]
     pub max_matches: usize,
@@ -219,6 +223,10 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
     let served = rt.block_on(async {
         let running = server::start(args.addr, config).await?;
         outln!("serving tabletop.arena.v1 on {}", running.addr);
+        if let Some(http) = args.http {
+            let web = arena::web::start(http, arena::web::of_hub(running.hub.clone())).await?;
+            outln!("the web face: {}", web.url());
+        }
         server::stop_signal().await;
         tracing::info!("stopping: finishing the calls in flight");
         running.stop().await?;

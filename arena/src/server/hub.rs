@@ -409,6 +409,23 @@ impl Hub {
         self.matches.total()
     }
 
+    /// Up to `at_most` matches not over yet, the last to move first: (id, game, who sits where, the
+    /// match's version).
+    pub fn in_play(&self, at_most: usize) -> Vec<(String, String, Vec<String>, u64)> {
+        let tables: Vec<Arc<Table>> = self.tables.lock().expect("tables").values().cloned().collect();
+        let mut out: Vec<_> = tables
+            .iter()
+            .filter_map(|t| {
+                let s = t.lock();
+                s.ended.is_none().then(|| {
+                    (s.last_acted, (t.setup.id.clone(), t.setup.game_name.clone(), t.setup.players.clone(), s.version))
+                })
+            })
+            .collect();
+        out.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+        out.into_iter().take(at_most).map(|(_, m)| m).collect()
+    }
+
     /// Matches held in memory (in play and finished, not yet evicted).
     pub fn held(&self) -> usize {
         self.tables.lock().expect("tables").len()

@@ -1,0 +1,325 @@
+//! The face's addresses. Pages: `/`, `/match?id=ID`, `/play`, and `/static/NAME`. JSON and
+//! event streams (server-sent events), each the gRPC call it names, made as the browser's:
+//!
+//! | address | call |
+//! |---|---|
+//! | `GET /api/face` | what this face shows (a ladder's name, or none) |
+//! | `GET /api/games` | `Catalogue.ListGames` |
+//! | `GET /api/matches` | the matches in play (the 200 last to move) |
+//! | `POST /api/matches` | `Matches.CreateMatch` (a person's seats are token seats) |
+//! | `GET /api/matches/ID` | a match's game and who sits where |
+//! | `GET /api/matches/ID/events` | `Matches.Spectate`: the public events, as they happen |
+//! | `GET /api/matches/ID/seat` | `Matches.Watch`: the seat's state at each change (its token in `Authorization: Bearer`) |
+//! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
+//! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
+//! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face only) |
+
+use super::{CONTENT_SECURITY_POLICY, Face, assets, json};
+use axum::Json;
+use axum::extract::{ConnectInfo, Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures_util::{Stream, StreamExt};
+use proto::v1;
+use proto::v1::catalogue_server::Catalogue;
+use proto::v1::ladder_server::Ladder;
+use proto::v1::matches_server::Matches;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use tonic::{Code, Status};
+
+/// The largest request body read (a new match, an action).
+const MAX_BODY: usize = 16 * 1024;
+/// Matches listed at most.
+const LISTED: usize = 200;
+
+pub fn router(face: Face) -> axum::Router {
+    axum::Router::new()
+        .route("/", get(|| async { page(&assets::FRONT) }))
+        .route("/match", get(|| async { page(&assets::MATCH) }))
+        .route("/play", get(|| async { page(&assets::PLAY) }))
+        .route("/static/{name}", get(static_asset))
+        .route("/favicon.ico", get(|| async { page(assets::find("icon.svg").expect("the icon is embedded")) }))
+        .route("/api/face", get(about))
+        .route("/api/games", get(games))
+        .route("/api/matches", get(matches).post(create))
+        .route("/api/matches/{id}", get(one_match))
+        .route("/api/matches/{id}/events", get(events))
+        .route("/api/matches/{id}/seat", get(seat))
+        .route("/api/matches/{id}/act", post(act))
+        .route("/api/matches/{id}/resign", post(resign))
+        .route("/api/standings", get(standings))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::map_response(secure))
+        .with_state(face)
+}
+
+/// Every response: the content security policy and its companions.
+async fn secure(mut response: Response) -> Response {
+    let h = response.headers_mut();
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert("cross-origin-opener-policy", HeaderValue::from_static("same-origin"));
+    h.insert("cross-origin-resource-policy", HeaderValue::from_static("same-origin"));
+    if !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    response
+}
+
+fn page(asset: &'static assets::Asset) -> Response {
+    ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response()
+}
+
+async fn static_asset(Path(name): Path<String>) -> Response {
+    match assets::find(&name) {
+        Some(a) => page(a),
+        None => error(StatusCode::NOT_FOUND, "no such file"),
+    }
+}
+
+fn error(code: StatusCode, message: &str) -> Response {
+    (code, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+/// A refusal of the gRPC call, as HTTP: its code's nearest status, its message.
+fn refused(status: Status) -> Response {
+    let code = match status.code() {
+        Code::InvalidArgument | Code::OutOfRange => StatusCode::BAD_REQUEST,
+        Code::Unauthenticated => StatusCode::UNAUTHORIZED,
+        Code::PermissionDenied => StatusCode::FORBIDDEN,
+        Code::NotFound => StatusCode::NOT_FOUND,
+        Code::AlreadyExists | Code::FailedPrecondition | Code::Aborted => StatusCode::CONFLICT,
+        Code::ResourceExhausted => StatusCode::TOO_MANY_REQUESTS,
+        Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Code::DeadlineExceeded => StatusCode::GATEWAY_TIMEOUT,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    error(code, status.message())
+}
+
+/// The gRPC call of the browser at `peer`: the server tells clients apart by their address.
+fn call<T>(message: T, peer: SocketAddr) -> tonic::Request<T> {
+    let mut r = tonic::Request::new(message);
+    r.extensions_mut().insert(tonic::transport::server::TcpConnectInfo { local_addr: None, remote_addr: Some(peer) });
+    r
+}
+
+/// The seat token a request carries (`Authorization: Bearer TOKEN`).
+fn token(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    value.strip_prefix("Bearer ").filter(|t| !t.is_empty() && t.len() <= 128).map(str::to_string)
+}
+
+fn no_token() -> Response {
+    error(StatusCode::UNAUTHORIZED, "a seat's token is needed (Authorization: Bearer TOKEN)")
+}
+
+/// A stream of the contract's messages as server-sent events named `event`; a refusal
+/// mid-stream is an `error` event with its message, and ends the stream.
+fn events_of<T: Send + 'static>(
+    stream: impl Stream<Item = Result<T, Status>> + Send + 'static,
+    event: &'static str,
+    to_json: fn(&T) -> serde_json::Value,
+) -> Response {
+    let events = stream.map(move |item| {
+        Ok::<_, std::convert::Infallible>(match item {
+            Ok(m) => Event::default().event(event).data(to_json(&m).to_string()),
+            Err(status) => Event::default().event("error").data(status.message()),
+        })
+    });
+    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+}
+
+async fn about(State(face): State<Face>) -> Response {
+    let ladder = face.ladder.as_ref().map(|l| l.ladder.config.name.clone());
+    Json(serde_json::json!({ "ladder": ladder })).into_response()
+}
+
+async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response {
+    match face.services.hub.table(&id) {
+        Ok(t) => Json(serde_json::json!({
+            "id": t.setup.id,
+            "game": t.setup.game_name,
+            "params_yaml": t.params_yaml,
+            "players": t.setup.players,
+            "over": t.is_over(),
+        }))
+        .into_response(),
+        Err(s) => refused(s),
+    }
+}
+
+async fn games(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
+    match face.services.list_games(call(v1::ListGamesRequest {}, peer)).await {
+        Ok(r) => Json(json::games(r.get_ref())).into_response(),
+        Err(s) => refused(s),
+    }
+}
+
+async fn matches(State(face): State<Face>) -> Response {
+    let list: Vec<_> = face
+        .services
+        .hub
+        .in_play(LISTED)
+        .into_iter()
+        .map(|(id, game, players, version)| {
+            serde_json::json!({ "id": id, "game": game, "players": players, "version": version })
+        })
+        .collect();
+    Json(serde_json::json!({ "matches": list })).into_response()
+}
+
+/// A new match as the play page asks for it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewMatch {
+    game: String,
+    #[serde(default)]
+    preset: String,
+    seats: Vec<NewSeat>,
+    /// The per-move limit (0: the server's default).
+    #[serde(default)]
+    move_time_ms: u32,
+}
+
+/// Who sits at a seat: a person here (a token seat), a built-in agent, or a connected client.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+enum NewSeat {
+    Person,
+    Bot(String),
+    Play(String),
+}
+
+async fn create(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    body: Result<Json<NewMatch>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(new) = match body {
+        Ok(b) => b,
+        Err(e) => return error(e.status(), &format!("a new match: {}", e.body_text())),
+    };
+    let hub = &face.services.hub;
+    // Admitted at the browser's call rate, as the gRPC door admits CreateMatch.
+    if let Err(s) = hub.clients.identify(None, Some(peer), true).and_then(|c| hub.call_rate.admit(&c)) {
+        return refused(s);
+    }
+    let Some(info) = engine::games().iter().find(|g| g.name == new.game) else {
+        return error(StatusCode::BAD_REQUEST, &format!("unknown game `{}`", crate::files::shown(&new.game)));
+    };
+    let people: Vec<u32> =
+        new.seats.iter().enumerate().filter(|(_, s)| matches!(s, NewSeat::Person)).map(|(i, _)| i as u32).collect();
+    let request = v1::CreateMatchRequest {
+        game: new.game.clone(),
+        preset: new.preset,
+        params: [(info.seats_param.to_string(), new.seats.len().to_string())].into(),
+        seats: new
+            .seats
+            .into_iter()
+            .map(|s| v1::SeatSpec {
+                player: Some(match s {
+                    NewSeat::Person => v1::seat_spec::Player::Token(true),
+                    NewSeat::Bot(b) => v1::seat_spec::Player::Bot(b),
+                    NewSeat::Play(p) => v1::seat_spec::Player::Play(p),
+                }),
+            })
+            .collect(),
+        move_time_ms: new.move_time_ms,
+        ..Default::default()
+    };
+    match face.services.create_match(call(request, peer)).await {
+        Ok(r) => {
+            let r = r.into_inner();
+            let seats: Vec<_> = r
+                .tokens
+                .iter()
+                .filter(|t| people.contains(&t.seat))
+                .map(|t| serde_json::json!({ "seat": t.seat, "token": t.token }))
+                .collect();
+            Json(serde_json::json!({ "match_id": r.match_id, "seats": seats, "creator_token": r.creator_token }))
+                .into_response()
+        }
+        Err(s) => refused(s),
+    }
+}
+
+async fn events(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+) -> Response {
+    match face.services.spectate(call(v1::SpectateRequest { match_id: id, from_version: 0 }, peer)).await {
+        Ok(r) => events_of(r.into_inner(), "event", json::event),
+        Err(s) => refused(s),
+    }
+}
+
+async fn seat(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = token(&headers) else { return no_token() };
+    match face.services.watch(call(v1::ObserveRequest { match_id: id, token, tensors: false }, peer)).await {
+        Ok(r) => events_of(r.into_inner(), "state", json::seat_state),
+        Err(s) => refused(s),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Move {
+    action: u32,
+    /// The version the action was chosen at (a stale one is refused).
+    version: Option<u64>,
+}
+
+async fn act(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Json<Move>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Some(token) = token(&headers) else { return no_token() };
+    let Json(m) = match body {
+        Ok(b) => b,
+        Err(e) => return error(e.status(), &format!("a move: {}", e.body_text())),
+    };
+    let request = v1::ActRequest { match_id: id, token, action: m.action, version: m.version };
+    match face.services.act(call(request, peer)).await {
+        Ok(r) => Json(r.into_inner().state.as_ref().map(json::seat_state)).into_response(),
+        Err(s) => refused(s),
+    }
+}
+
+async fn resign(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = token(&headers) else { return no_token() };
+    match face.services.resign(call(v1::ResignRequest { match_id: id, token }, peer)).await {
+        Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
+        Err(s) => refused(s),
+    }
+}
+
+async fn standings(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
+    let Some(ladder) = &face.ladder else {
+        return error(StatusCode::NOT_FOUND, "this server runs no ladder: it has no standings");
+    };
+    match ladder.watch_standings(call(v1::StandingsRequest {}, peer)).await {
+        Ok(r) => events_of(r.into_inner(), "standings", json::standings),
+        Err(s) => refused(s),
+    }
+}

@@ -1,0 +1,60 @@
+'use strict';
+// The front page: a ladder's standings as they change, and the matches in play.
+
+function showStandings(s) {
+  document.getElementById('ladder-name').textContent = 'Ladder ' + s.name;
+  document.getElementById('standings-summary').textContent =
+    s.games + ' games played, ' + s.rated_games + ' rated; ' + s.in_play + ' in play. Ratings are Elo (Bradley–Terry) with 95% intervals.';
+  const lists = document.getElementById('lists');
+  lists.replaceChildren();
+  for (const list of s.lists) {
+    lists.append(arena.el('h2', list.label));
+    const table = arena.el('table');
+    table.className = 'standings';
+    const head = arena.el('tr');
+    for (const h of ['rank', 'agent', 'Elo', '95% interval', 'results', 'score']) head.append(arena.el('th', h));
+    table.append(head);
+    for (const r of list.rows) {
+      const tr = arena.el('tr');
+      const who = arena.el('td', r.agent + (r.anchor ? ' (anchor)' : ''), r.connected ? 'connected' : 'away');
+      tr.append(arena.el('td', r.rank, 'num'), who, arena.el('td', r.rating.toFixed(0), 'num'),
+        arena.el('td', r.lower.toFixed(0) + ' … ' + r.upper.toFixed(0), 'num'), arena.el('td', r.results, 'num'),
+        arena.el('td', (100 * r.score).toFixed(1) + '%', 'num'));
+      table.append(tr);
+    }
+    lists.append(table);
+  }
+  document.getElementById('standings').hidden = false;
+}
+
+async function followStandings() {
+  const face = await arena.call('/api/face');
+  if (!face.ladder) return;
+  const source = new EventSource('/api/standings');
+  source.addEventListener('standings', e => showStandings(JSON.parse(e.data)));
+}
+
+async function listMatches() {
+  try {
+    const { matches } = await arena.call('/api/matches');
+    const body = document.querySelector('#matches tbody');
+    body.replaceChildren();
+    for (const m of matches) {
+      const tr = arena.el('tr');
+      const link = arena.el('a', m.id);
+      link.href = '/match?id=' + encodeURIComponent(m.id);
+      const td = arena.el('td');
+      td.append(link);
+      tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), arena.el('td', m.version, 'num'));
+      body.append(tr);
+    }
+    document.getElementById('matches').hidden = matches.length === 0;
+    document.getElementById('no-matches').hidden = matches.length > 0;
+  } catch (e) {
+    document.getElementById('no-matches').textContent = 'The matches cannot be listed: ' + e.message;
+  }
+}
+
+followStandings();
+listMatches();
+setInterval(listMatches, 2000);

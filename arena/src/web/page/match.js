@@ -1,0 +1,135 @@
+'use strict';
+// One match, live. Everyone sees its public events (the moves as the referee applied them,
+// who is to move, the result). A person who holds a seat of it (its token, kept in this tab's
+// session storage by the play page, sent in a header) also sees that seat's own view and its
+// legal actions, as buttons, with the time left.
+
+const matchId = new URLSearchParams(location.search).get('id') || '';
+const held = JSON.parse(sessionStorage.getItem('arena-seats:' + matchId) || '[]');
+let players = [];
+let shownVersion = -1;
+let current = null;
+let deadline = 0;
+
+function problem(message) {
+  const p = document.getElementById('problem');
+  p.textContent = message;
+  p.hidden = !message;
+}
+
+function showResult(outcome) {
+  const r = document.getElementById('result');
+  r.textContent = arena.outcome(outcome, players);
+  r.hidden = false;
+  document.getElementById('status').textContent = 'The game is over.';
+}
+
+function onEvent(e, source) {
+  if (e.kind !== 'ended' && e.version <= shownVersion && e.kind === 'moved') return;
+  if (e.kind === 'started') {
+    document.getElementById('status').textContent = 'The game has started.';
+  } else if (e.kind === 'moved') {
+    shownVersion = e.version;
+    const li = arena.el('li', arena.seatName(players, e.seat) + ': ' + e.label);
+    li.dataset.version = e.version;
+    document.getElementById('moves').append(li);
+    document.getElementById('status').textContent =
+      e.to_move === null || e.to_move === undefined ? '' : arena.seatName(players, e.to_move) + ' to move.';
+  } else if (e.kind === 'ended') {
+    source.close();
+    showResult(e.outcome);
+  }
+}
+
+function tick() {
+  const clock = document.getElementById('clock');
+  if (!current || !deadline || current.outcome || current.to_move !== current.seat) {
+    clock.textContent = '';
+    return;
+  }
+  const left = Math.max(0, deadline - Date.now());
+  clock.textContent = (left / 1000).toFixed(0) + ' s left';
+}
+
+async function choose(seat, action) {
+  for (const b of document.querySelectorAll('#legal button')) b.disabled = true;
+  try {
+    const s = await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/act',
+      { method: 'POST', token: seat.token, body: { action, version: current.version } });
+    problem('');
+    if (s) showState(seat, s);
+  } catch (e) {
+    problem('Your move was refused: ' + e.message);
+    for (const b of document.querySelectorAll('#legal button')) b.disabled = false;
+  }
+}
+
+function showState(seat, s) {
+  if (current && s.version < current.version) return;
+  current = s;
+  document.getElementById('view').textContent = s.text;
+  const legal = document.getElementById('legal');
+  legal.replaceChildren();
+  const mine = !s.outcome && s.to_move === s.seat;
+  if (mine) {
+    for (const a of s.legal) {
+      const b = arena.el('button', a.label);
+      b.type = 'button';
+      b.dataset.action = a.id;
+      b.addEventListener('click', () => choose(seat, a.id));
+      legal.append(b);
+    }
+    deadline = s.time_left_ms ? Date.now() + s.time_left_ms : 0;
+  } else if (!s.outcome) {
+    legal.append(arena.el('p', 'Waiting for ' + arena.seatName(players, s.to_move) + '.', 'sub'));
+  }
+  document.getElementById('seat').dataset.toMove = mine ? 'yes' : 'no';
+  document.getElementById('resign').hidden = Boolean(s.outcome);
+  if (s.outcome) showResult(s.outcome);
+  tick();
+}
+
+async function followSeat(seat) {
+  document.getElementById('seat').hidden = false;
+  document.getElementById('seat-title').textContent = 'Your seat: ' + arena.seatName(players, seat.seat);
+  document.getElementById('resign').addEventListener('click', async () => {
+    try {
+      showState(seat, await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/resign', { method: 'POST', token: seat.token }));
+    } catch (e) {
+      problem('Resign refused: ' + e.message);
+    }
+  });
+  try {
+    await arena.stream('/api/matches/' + encodeURIComponent(matchId) + '/seat', seat.token, (name, data) => {
+      if (name === 'state') showState(seat, JSON.parse(data));
+      else if (name === 'error') problem(data);
+    });
+  } catch (e) {
+    problem('Your seat cannot be followed: ' + e.message);
+  }
+}
+
+async function start() {
+  try {
+    const m = await arena.call('/api/matches/' + encodeURIComponent(matchId));
+    // A token seat (the record names it `token`) is a person's: this one's if held here.
+    players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : p === 'token' ? 'a person' : p));
+    document.getElementById('title').textContent = m.game + ' — match ' + m.id;
+    document.getElementById('players').textContent = players.map((p, i) => 'seat ' + i + ': ' + p).join(' · ');
+  } catch (e) {
+    problem('No such match: ' + e.message);
+    return;
+  }
+  const source = new EventSource('/api/matches/' + encodeURIComponent(matchId) + '/events');
+  source.addEventListener('event', e => onEvent(JSON.parse(e.data), source));
+  source.addEventListener('error', e => {
+    if (e.data) {
+      problem(e.data);
+      source.close();
+    }
+  });
+  setInterval(tick, 250);
+  if (held.length) followSeat(held[0]);
+}
+
+start();

@@ -1,0 +1,250 @@
+'use strict';
+// The web face in real headless Chromium (Debian's, driven by playwright-core): a person sits
+// at a table by clicking, plays whole games against built-in agents, a spectator follows the
+// same game, and the server's record of it replays. Run by .ci/run (`npm test` here), against
+// the arena binary the Rust tests built (or $ARENA).
+
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const { spawn, execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { chromium } = require('playwright-core');
+
+const ARENA = process.env.ARENA || path.resolve(__dirname, '../../../target/debug/arena');
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(p => fs.existsSync(p));
+const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'arena-face-'));
+const running = [];
+
+after(() => {
+  for (const p of running) p.kill('SIGKILL');
+  fs.rmSync(scratch, { recursive: true, force: true });
+});
+
+// `arena serve` on free ports, with its web face; resolves once the face's address is printed.
+function serve(records) {
+  const proc = spawn(ARENA, ['serve', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--records', records], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(proc);
+  proc.stderr.resume();
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: proc.stdout });
+    lines.on('line', line => {
+      const m = /^the web face: (http:\/\/\S+)$/.exec(line);
+      if (m) resolve({ proc, url: m[1] });
+    });
+    proc.on('exit', code => reject(new Error(`arena serve exited (${code}) before its web face was up`)));
+  });
+}
+
+function stopped(proc) {
+  return new Promise(resolve => {
+    proc.on('exit', resolve);
+    proc.kill('SIGTERM');
+  });
+}
+
+async function browser() {
+  assert.ok(CHROMIUM, "headless Chromium is required (Debian's `chromium`, installed by .ci/run)");
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+}
+
+// Every console message and page error of a page (none is expected).
+function watchConsole(page, into) {
+  page.on('console', m => into.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', e => into.push(`pageerror: ${e.message}`));
+  page.on('response', r => {
+    if (r.status() >= 400) into.push(`${r.status()}: ${r.url()}`);
+  });
+}
+
+// A small seeded generator, so that a failing game can be played again.
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s * 1664525 + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+// On the play page: pick the game, its preset, the seats (the person first), start.
+async function newMatch(page, url, game, preset, others) {
+  await page.goto(url + 'play');
+  await page.selectOption('#game', game);
+  await page.selectOption('#preset', preset);
+  await page.selectOption('#seat-count', String(others.length + 1));
+  for (const [i, who] of others.entries()) await page.selectOption(`#seat-${i + 1}`, who);
+  await page.selectOption('#seat-0', 'person');
+  await Promise.all([page.waitForURL(/\/match\?id=/), page.click('#start')]);
+  return new URL(page.url()).searchParams.get('id');
+}
+
+// Click legal actions (chosen at random) until the result shows; the number of clicks.
+async function playToTheEnd(page, seed) {
+  const pick = rng(seed);
+  let clicks = 0;
+  for (;;) {
+    const next = await Promise.race([
+      page.waitForSelector('#result:not([hidden])', { timeout: 60000 }).then(() => 'over'),
+      page.waitForSelector('#seat[data-to-move="yes"] #legal button:not([disabled])', { timeout: 60000 }).then(() => 'move'),
+    ]);
+    if (next === 'over') return clicks;
+    const buttons = await page.$$('#legal button:not([disabled])');
+    if (buttons.length === 0) continue;
+    const label = await buttons[Math.floor(pick() * buttons.length)].textContent();
+    // The buttons are rebuilt with every state: click the one with this label, if still there.
+    const clicked = await page
+      .locator('#legal button:not([disabled])', { hasText: label })
+      .first()
+      .click({ timeout: 2000 })
+      .then(() => true, () => false);
+    if (clicked) clicks += 1;
+    assert.ok(clicks < 5000, 'the game does not end');
+  }
+}
+
+// The records file's games, as `arena replay` checks them.
+function replayed(records) {
+  return execFileSync(ARENA, ['replay', records], { encoding: 'utf8' });
+}
+
+for (const [game, preset, others, seed] of [
+  ['expedition', 'no-dice', ['bot:greedy'], 7],
+  ['journey', 'classic', ['bot:greedy'], 11],
+]) {
+  test(`a person plays a whole ${game} ${preset} game against greedy by clicking, watched by a spectator`, async () => {
+    const records = path.join(scratch, `${game}.jsonl`);
+    const { proc, url } = await serve(records);
+    const b = await browser();
+    const problems = [];
+    try {
+      const player = await b.newPage();
+      watchConsole(player, problems);
+      const front = await player.goto(url);
+      const csp = front.headers()['content-security-policy'];
+      assert.match(csp, /script-src 'self'/);
+      assert.doesNotMatch(csp, /unsafe-inline/);
+      const id = await newMatch(player, url, game, preset, others);
+      // A spectator in a browser of its own: no token, the public view alone.
+      const spectatorContext = await b.newContext();
+      const spectator = await spectatorContext.newPage();
+      watchConsole(spectator, problems);
+      const asked = [];
+      spectator.on('request', r => asked.push(new URL(r.url()).pathname));
+      await spectator.goto(url + 'match?id=' + id);
+      // The front page lists the match in play.
+      const lister = await spectatorContext.newPage();
+      watchConsole(lister, problems);
+      await lister.goto(url);
+      await lister.waitForSelector(`#matches a[href="/match?id=${id}"]`, { timeout: 5000 });
+      await lister.close();
+
+      const clicks = await playToTheEnd(player, seed);
+      assert.ok(clicks > 0, 'the person moved');
+      const result = await player.textContent('#result');
+      assert.ok(result.length > 10, result);
+      await spectator.waitForSelector('#result:not([hidden])', { timeout: 10000 });
+      const seen = (await spectator.textContent('#result')).replaceAll('a person', 'you');
+      assert.equal(seen, result, 'the spectator sees the same end (the person named as such)');
+      // The spectator saw every move and no seat's view: it never asked for one.
+      const moves = await spectator.$$eval('#moves li', lis => lis.length);
+      assert.ok(moves >= clicks, `${moves} moves shown, ${clicks} of them the person's`);
+      assert.equal(await spectator.isVisible('#seat'), false);
+      assert.equal((await spectator.textContent('#view')).trim(), '');
+      assert.ok(!asked.some(p => p.endsWith('/seat') || p.endsWith('/act')), asked.join(' '));
+      await spectatorContext.close();
+    } finally {
+      await b.close();
+      await stopped(proc);
+    }
+    assert.deepEqual(problems, [], 'console messages or page errors');
+    // The record the server kept of the game replays, move for move.
+    const out = replayed(records);
+    assert.match(out, new RegExp(`^game 1: ${game} seed \\d+, \\d+ actions`), out);
+    assert.doesNotMatch(out, /game 2/, out);
+  });
+}
+
+test('the face refuses what a stranger may not do, with a message that names it', async () => {
+  const { proc, url } = await serve(path.join(scratch, 'refusals.jsonl'));
+  try {
+    const post = (p, body, headers = {}) =>
+      fetch(url + p.slice(1), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    let r = await post('/api/matches', '{"game": "chess", "seats": ["person"]}');
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error, /unknown game `chess`/);
+    r = await post('/api/matches', '{"game": "expedition", "seats": ["person", {"bot": "greedy"}], "extra": 1}');
+    assert.equal(r.status, 422);
+    assert.match((await r.json()).error, /extra/);
+    r = await post('/api/matches', 'x'.repeat(100000));
+    assert.equal(r.status, 413);
+    r = await post('/api/matches', '{"game": "expedition", "preset": "no-dice", "seats": ["person", {"bot": "greedy"}]}');
+    assert.equal(r.status, 200);
+    const made = await r.json();
+    assert.equal(made.seats.length, 1);
+    const act = `/api/matches/${made.match_id}/act`;
+    r = await post(act, '{"action": 0}');
+    assert.equal(r.status, 401);
+    r = await post(act, '{"action": 0}', { authorization: 'Bearer not-a-token' });
+    assert.equal(r.status, 403);
+    r = await post(act, '{"action": 999999}', { authorization: 'Bearer ' + made.seats[0].token });
+    assert.equal(r.status, 400);
+    assert.match((await r.json()).error, /not legal now/);
+    r = await fetch(url + 'static/..%2f..%2fCargo.toml');
+    assert.equal(r.status, 404);
+    r = await fetch(url + 'api/standings');
+    assert.equal(r.status, 404);
+    assert.match((await r.json()).error, /no ladder/);
+  } finally {
+    await stopped(proc);
+  }
+});
+
+// `arena ladder` with its web face, on the embedded default ladder (its anchors play at once).
+function ladder(data) {
+  const proc = spawn(ARENA, ['ladder', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--data', data], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(proc);
+  proc.stderr.resume();
+  return new Promise((resolve, reject) => {
+    const lines = readline.createInterface({ input: proc.stdout });
+    lines.on('line', line => {
+      const m = /^the web face: (http:\/\/\S+)$/.exec(line);
+      if (m) resolve({ proc, url: m[1] });
+    });
+    proc.on('exit', code => reject(new Error(`arena ladder exited (${code}) before its web face was up`)));
+  });
+}
+
+test("the front page follows a ladder's standings as games are rated", async () => {
+  const { proc, url } = await ladder(path.join(scratch, 'ladder'));
+  const b = await browser();
+  const problems = [];
+  try {
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await page.goto(url);
+    await page.waitForSelector('#standings:not([hidden]) table.standings td', { timeout: 30000 });
+    const games = async () => Number((await page.textContent('#standings-summary')).split(' ')[0]);
+    const first = await games();
+    // The standings move without a reload: more games rated, the anchors listed with intervals.
+    await page.waitForFunction(
+      n => Number(document.getElementById('standings-summary').textContent.split(' ')[0]) > n,
+      first,
+      { timeout: 30000 },
+    );
+    const agents = await page.$$eval('table.standings:first-of-type tr td:nth-child(2)', tds => tds.map(t => t.textContent));
+    assert.ok(agents.some(a => a.startsWith('random')), agents.join(', '));
+    const interval = await page.textContent('table.standings td:nth-child(4)');
+    assert.match(interval, /^-?\d+ … -?\d+$/);
+    assert.equal(await page.textContent('#ladder-name'), 'Ladder default');
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  assert.deepEqual(problems, [], 'console messages or page errors');
+});
