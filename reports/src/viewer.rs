@@ -34,7 +34,8 @@ fn escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
-const CSS: &str = "body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}\
+/// The viewer's style.
+pub const CSS: &str = "body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}\
 main{max-width:1400px;margin:0 auto;padding:1em}h1{font-size:1.3em;margin:.2em 0}.sub{color:#555}\
 nav{position:sticky;top:0;background:#fafafa;padding:.5em 0;border-bottom:1px solid #ddd;display:flex;gap:.5em;\
 align-items:center;flex-wrap:wrap}button{font-size:1em;padding:.3em .8em}#where{font-variant-numeric:tabular-nums}\
@@ -43,7 +44,8 @@ align-items:center;flex-wrap:wrap}button{font-size:1em;padding:.3em .8em}#where{
 box-shadow:0 0 0 2px #2a6df433}.seat h2{font-size:1em;margin:.2em 0}pre{white-space:pre-wrap;font-size:.85em;margin:0}\
 #result{margin-top:1em;font-weight:600}";
 
-const SCRIPT: &str = r#"
+/// The viewer's script: it reads the game from the page's `game` JSON element.
+pub const SCRIPT: &str = r#"
 const game = JSON.parse(document.getElementById('game').textContent);
 let at = 0;
 function show(k) {
@@ -86,22 +88,43 @@ const presses = /next=(\d+)/.exec(location.search);
 for (let i = 0; presses && i < Number(presses[1]); i++) document.getElementById('next').click();
 "#;
 
-/// The page of one game.
+/// Where a page's style and script come from.
+#[derive(Clone, Copy, Debug)]
+pub enum Assets<'a> {
+    /// In the page itself (a file that opens from disk, with nothing beside it).
+    Inline,
+    /// From these addresses (a server whose content security policy forbids inline script).
+    Linked { style: &'a str, script: &'a str },
+}
+
+/// The page of one game, self-contained.
 pub fn viewer_html(g: &GameView) -> String {
+    viewer_page(g, Assets::Inline)
+}
+
+/// The page of one game, its style and script as `assets` says.
+pub fn viewer_page(g: &GameView, assets: Assets) -> String {
     // Inside <script>, only `</` could end the element early.
     let data = serde_json::to_string(g).unwrap_or_else(|_| "{}".into()).replace("</", "<\\/");
     let mut out = String::new();
     let title = escape(&g.title);
+    let (style, script) = match assets {
+        Assets::Inline => (format!("<style>{CSS}</style>"), format!("<script>{SCRIPT}</script>")),
+        Assets::Linked { style, script } => (
+            format!("<link rel=\"stylesheet\" href=\"{}\">", escape(style)),
+            format!("<script src=\"{}\"></script>", escape(script)),
+        ),
+    };
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
-         <style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n<p class=\"sub\">{}</p>\n\
+         {style}\n</head>\n<body>\n<main>\n<h1>{title}</h1>\n<p class=\"sub\">{}</p>\n\
          <nav><button id=\"first\">« first</button><button id=\"prev\">◀ previous</button>\
          <button id=\"next\">next ▶</button><button id=\"last\">last »</button>\
          <span id=\"where\"></span> — <span id=\"who\"></span><span id=\"move\"></span></nav>\n\
          <div id=\"seats\" class=\"seats\"></div>\n<p id=\"result\" hidden>{}</p>\n\
-         <script type=\"application/json\" id=\"game\">{data}</script>\n<script>{SCRIPT}</script>\n\
+         <script type=\"application/json\" id=\"game\">{data}</script>\n{script}\n\
          </main>\n</body>\n</html>\n",
         escape(&g.subtitle),
         escape(&g.result)

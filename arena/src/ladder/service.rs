@@ -22,6 +22,22 @@ impl LadderService {
         LadderService { ladder, services }
     }
 
+    /// The record of stored game `id`, unless its pairing is still in play (its deal is).
+    pub fn published(&self, id: u64) -> Result<crate::record::MatchRecord, Status> {
+        let game = self
+            .ladder
+            .with_store(|s| s.game(id))
+            .map_err(Status::internal)?
+            .ok_or_else(|| Status::not_found(format!("no game {id} on this ladder")))?;
+        if self.ladder.pairing_open(u64::from(game.record.place().deal)) {
+            return Err(Status::failed_precondition(format!(
+                "game {id} is over, but its deal is still in play in its pairing: its record (and seed) is given once \
+                 that is over"
+            )));
+        }
+        Ok(game.record)
+    }
+
     /// The standings as the wire has them, who is connected read now.
     fn table(&self, s: &Standings) -> v1::LadderStandings {
         let lists = s
@@ -150,19 +166,8 @@ impl v1::ladder_server::Ladder for LadderService {
         req: Request<v1::LadderRecordRequest>,
     ) -> Result<Response<v1::MatchRecord>, Status> {
         self.services.client(&req, false)?;
-        let id = req.into_inner().game_id;
-        let game = self
-            .ladder
-            .with_store(|s| s.game(id))
-            .map_err(Status::internal)?
-            .ok_or_else(|| Status::not_found(format!("no game {id} on this ladder")))?;
-        if self.ladder.pairing_open(u64::from(game.record.place().deal)) {
-            return Err(Status::failed_precondition(format!(
-                "game {id} is over, but its deal is still in play in its pairing: its record (and seed) is given once \
-                 that is over"
-            )));
-        }
-        let cooperative = engine::find_game(&game.record.game.game).is_ok_and(|e| e.cooperative);
-        crate::server::wire::record(&game.record, cooperative).map(Response::new).map_err(Status::internal)
+        let game = self.published(req.into_inner().game_id)?;
+        let cooperative = engine::find_game(&game.game.game).is_ok_and(|e| e.cooperative);
+        crate::server::wire::record(&game, cooperative).map(Response::new).map_err(Status::internal)
     }
 }

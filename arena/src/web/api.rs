@@ -1,4 +1,7 @@
-//! The face's addresses. Pages: `/`, `/match?id=ID`, `/play`, and `/static/NAME`. JSON and
+//! The face's addresses. Pages: `/`, `/match?id=ID`, `/play`, `/game?id=ID` (a finished
+//! match, or `?ladder=N` a ladder's stored game N, in the report's step-through viewer: every
+//! seat's view at every position, given once its deal is no longer in play), and
+//! `/static/NAME`. JSON and
 //! event streams (server-sent events), each the gRPC call it names, made as the browser's:
 //!
 //! | address | call |
@@ -40,6 +43,7 @@ pub fn router(face: Face) -> axum::Router {
         .route("/", get(|| async { page(&assets::FRONT) }))
         .route("/match", get(|| async { page(&assets::MATCH) }))
         .route("/play", get(|| async { page(&assets::PLAY) }))
+        .route("/game", get(finished_game))
         .route("/static/{name}", get(static_asset))
         .route("/favicon.ico", get(|| async { page(assets::find("icon.svg").expect("the icon is embedded")) }))
         .route("/api/face", get(about))
@@ -134,6 +138,58 @@ fn events_of<T: Send + 'static>(
         })
     });
     Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// Which finished game `/game` shows.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WhichGame {
+    id: Option<String>,
+    ladder: Option<u64>,
+    /// Read by the viewer's script (presses of `next` once loaded).
+    #[serde(default, rename = "next")]
+    _next: Option<u32>,
+}
+
+async fn finished_game(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    axum::extract::Query(which): axum::extract::Query<WhichGame>,
+) -> Response {
+    let record = match (&which.id, which.ladder, &face.ladder) {
+        (Some(id), None, _) => face.services.hub.table(id).and_then(|t| t.published_record()),
+        (None, Some(n), Some(ladder)) => ladder.published(n),
+        (None, Some(_), None) => Err(Status::not_found("this server runs no ladder")),
+        _ => Err(Status::invalid_argument("/game?id=MATCH (a finished match) or /game?ladder=N (a ladder's game N)")),
+    };
+    let record = match record {
+        Ok(r) => r,
+        Err(s) => return refused(s),
+    };
+    // Replaying a game and writing every seat's view at every position takes a moment: one of
+    // the browser's calls being read, off the async threads.
+    let hub = face.services.hub.clone();
+    let call = match hub.clients.identify(None, Some(peer), false).and_then(|c| hub.calls.take(&c)) {
+        Ok(c) => c,
+        Err(s) => return refused(s),
+    };
+    let title = match (&which.id, which.ladder) {
+        (Some(id), _) => format!("{} — match {id}", record.game.game),
+        (_, n) => format!("{} — ladder game {}", record.game.game, n.unwrap_or_default()),
+    };
+    let built = tokio::task::spawn_blocking(move || {
+        let _call = call;
+        crate::record::game_view(&record, &title).map(|view| {
+            let linked = reports::viewer::Assets::Linked { style: "/static/viewer.css", script: "/static/viewer.js" };
+            reports::viewer::viewer_page(&view, linked)
+        })
+    })
+    .await;
+    match built {
+        Ok(Ok(html)) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response(),
+        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the game does not replay: {e}")),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+    }
 }
 
 async fn about(State(face): State<Face>) -> Response {

@@ -22,13 +22,16 @@ pub const MATCH: Asset = Asset { name: "match.html", content_type: HTML, body: i
 pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: include_str!("page/play.html") };
 
 /// What `/static/NAME` serves.
-pub const STATIC: [Asset; 6] = [
+pub const STATIC: [Asset; 8] = [
     Asset { name: "arena.css", content_type: CSS, body: include_str!("page/arena.css") },
     Asset { name: "arena.js", content_type: JS, body: include_str!("page/arena.js") },
     Asset { name: "front.js", content_type: JS, body: include_str!("page/front.js") },
     Asset { name: "match.js", content_type: JS, body: include_str!("page/match.js") },
     Asset { name: "play.js", content_type: JS, body: include_str!("page/play.js") },
     Asset { name: "icon.svg", content_type: SVG, body: include_str!("page/icon.svg") },
+    // The report's step-through viewer, for finished games (`/game`).
+    Asset { name: "viewer.css", content_type: CSS, body: reports::viewer::CSS },
+    Asset { name: "viewer.js", content_type: JS, body: reports::viewer::SCRIPT },
 ];
 
 /// The static asset of this name, if there is one.

@@ -156,6 +156,14 @@ for (const [game, preset, others, seed] of [
       assert.equal((await spectator.textContent('#view')).trim(), '');
       assert.ok(!asked.some(p => p.endsWith('/seat') || p.endsWith('/act')), asked.join(' '));
       await spectatorContext.close();
+      // The finished game in the step-through viewer: every position, every seat's view.
+      await Promise.all([player.waitForURL(/\/game\?id=/), player.click('#replay')]);
+      const where = await player.textContent('#where');
+      const positions = Number(/of (\d+)/.exec(where)[1]);
+      assert.ok(positions >= moves, `${where}: ${moves} moves were played`);
+      assert.equal(await player.$$eval('#seats section', s => s.length), others.length + 1);
+      await player.click('#next');
+      assert.match(await player.textContent('#where'), /position 1 of/);
     } finally {
       await b.close();
       await stopped(proc);

@@ -22,6 +22,9 @@ function showResult(outcome) {
   r.textContent = arena.outcome(outcome, players);
   r.hidden = false;
   document.getElementById('status').textContent = 'The game is over.';
+  const replay = document.getElementById('replay');
+  replay.href = '/game?id=' + encodeURIComponent(matchId);
+  replay.hidden = false;
 }
 
 function onEvent(e, source) {
