@@ -21,6 +21,7 @@ mod netbench;
 mod play;
 mod setup;
 mod tournament_cmd;
+mod webbench;
 
 /// Games allocate many small, short-lived values (observations, messages, labels): mimalloc
 /// serves them faster than the system allocator (see the commit that chose it for figures).
@@ -76,6 +77,8 @@ enum Command {
     /// Benchmark a ladder: decisions a second with many games in flight, a refit's time, a
     /// restart over many stored games.
     BenchLadder(ladderbench::BenchLadderArgs),
+    /// Benchmark the web face: a move's delay from the referee to pages watching its match.
+    BenchWeb(webbench::BenchWebArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
         Command::Bot(a) => net_cmd::bot(a),
         Command::Ladder(a) => ladder_cmd::run(a),
         Command::BenchLadder(a) => ladderbench::run(a),
+        Command::BenchWeb(a) => webbench::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -426,6 +426,14 @@ impl Hub {
         out.into_iter().take(at_most).map(|(_, m)| m).collect()
     }
 
+    /// Up to `at_most` finished matches still held, the last to end first.
+    pub fn recently_finished(&self, at_most: usize) -> Vec<Arc<Table>> {
+        let ids: Vec<String> =
+            self.finished.lock().expect("finished").iter().rev().take(at_most).map(|f| f.id.clone()).collect();
+        let tables = self.tables.lock().expect("tables");
+        ids.iter().filter_map(|id| tables.get(id).cloned()).collect()
+    }
+
     /// Matches held in memory (in play and finished, not yet evicted).
     pub fn held(&self) -> usize {
         self.tables.lock().expect("tables").len()

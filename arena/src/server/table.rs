@@ -498,6 +498,11 @@ impl Table {
         })
     }
 
+    /// Is its record given (over, and no other match on its deal in play)?
+    pub fn is_published(&self) -> bool {
+        self.setup.released.as_ref().is_none_or(|r| r.load(std::sync::atomic::Ordering::Acquire)) && self.is_over()
+    }
+
     /// The record of a finished match, as a client may have it: held back while another match
     /// on its deal is in play.
     pub fn published_record(&self) -> Result<MatchRecord, Status> {

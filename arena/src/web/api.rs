@@ -8,7 +8,7 @@
 //! |---|---|
 //! | `GET /api/face` | what this face shows (a ladder's name, or none) |
 //! | `GET /api/games` | `Catalogue.ListGames` |
-//! | `GET /api/matches` | the matches in play (the 200 last to move) |
+//! | `GET /api/matches` | the matches in play (the 200 last to move), and the 200 last finished |
 //! | `POST /api/matches` | `Matches.CreateMatch` (a person's seats are token seats) |
 //! | `GET /api/matches/ID` | a match's game and who sits where |
 //! | `GET /api/matches/ID/events` | `Matches.Spectate`: the public events, as they happen |
@@ -228,7 +228,22 @@ async fn matches(State(face): State<Face>) -> Response {
             serde_json::json!({ "id": id, "game": game, "players": players, "version": version })
         })
         .collect();
-    Json(serde_json::json!({ "matches": list })).into_response()
+    // The finished ones, to step through: a deal still in play elsewhere is not shown yet.
+    let finished: Vec<_> = face
+        .services
+        .hub
+        .recently_finished(LISTED)
+        .into_iter()
+        .filter(|t| t.is_published())
+        .map(|t| {
+            let outcome = t.lock().outcome(t.setup.cooperative);
+            serde_json::json!({
+                "id": t.setup.id, "game": t.setup.game_name, "players": t.setup.players,
+                "outcome": outcome.as_ref().map(json::outcome),
+            })
+        })
+        .collect();
+    Json(serde_json::json!({ "matches": list, "finished": finished })).into_response()
 }
 
 /// A new match as the play page asks for it.

@@ -104,7 +104,11 @@ pub async fn start(addr: SocketAddr, face: Face) -> Result<Web, String> {
                     .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
                 tokio::pin!(conn);
                 tokio::select! {
-                    _ = conn.as_mut() => {}
+                    ended = conn.as_mut() => {
+                        if let Err(e) = ended {
+                            tracing::debug!(%peer, "web face: a connection ended: {e}");
+                        }
+                    }
                     _ = stop => {
                         conn.as_mut().graceful_shutdown();
                         let _ = tokio::time::timeout(Duration::from_secs(5), conn).await;

@@ -156,6 +156,12 @@ for (const [game, preset, others, seed] of [
       assert.equal((await spectator.textContent('#view')).trim(), '');
       assert.ok(!asked.some(p => p.endsWith('/seat') || p.endsWith('/act')), asked.join(' '));
       await spectatorContext.close();
+      // The front page lists it among the finished, linked to the viewer.
+      const front2 = await b.newPage();
+      watchConsole(front2, problems);
+      await front2.goto(url);
+      await front2.waitForSelector(`#finished a[href="/game?id=${id}"]`, { timeout: 5000 });
+      await front2.close();
       // The finished game in the step-through viewer: every position, every seat's view.
       await Promise.all([player.waitForURL(/\/game\?id=/), player.click('#replay')]);
       const where = await player.textContent('#where');

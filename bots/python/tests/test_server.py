@@ -40,11 +40,12 @@ def create_when_connected(client, name, **match):
 class Checking:
     """A random agent that checks what every request gives it."""
 
-    def __init__(self):
-        self.requests, self.endings = 0, []
+    def __init__(self, text=True):
+        self.requests, self.endings, self.text = 0, [], text
 
     def act(self, request):
         self.requests += 1
+        assert bool(request.text) == self.text, "the observation's text unless left out"
         assert request.legal and len(request.labels) == len(request.legal)
         assert request.game.name in ("journey", "expedition")
         rebuilt = request.game.from_observation(request.observation, request.seat, self.requests)
@@ -59,12 +60,13 @@ class Checking:
         self.endings.append(message)
 
 
-@pytest.mark.parametrize("tensors", [False, True])
-def test_the_play_client_plays_complete_games(server, tensors):
-    name = f"py-{int(tensors)}"
-    agent = Checking()
+@pytest.mark.parametrize("tensors, text", [(False, True), (True, True), (False, False)])
+def test_the_play_client_plays_complete_games(server, tensors, text):
+    name = f"py-{int(tensors)}{int(text)}"
+    agent = Checking(text)
     # The stream lasts until the server stops (at the module's end).
-    threading.Thread(target=ta.play, args=(agent,), kwargs={"server": server, "name": name, "tensors": tensors}, daemon=True).start()
+    kwargs = {"server": server, "name": name, "tensors": tensors, "text": text}
+    threading.Thread(target=ta.play, args=(agent,), kwargs=kwargs, daemon=True).start()
     with ta.Client(server) as client:
         ids = [
             create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}] * 2, seed=3).match_id,

@@ -36,7 +36,7 @@ async function followStandings() {
 
 async function listMatches() {
   try {
-    const { matches } = await arena.call('/api/matches');
+    const { matches, finished } = await arena.call('/api/matches');
     const body = document.querySelector('#matches tbody');
     body.replaceChildren();
     for (const m of matches) {
@@ -50,6 +50,19 @@ async function listMatches() {
     }
     document.getElementById('matches').hidden = matches.length === 0;
     document.getElementById('no-matches').hidden = matches.length > 0;
+    const done = document.querySelector('#finished tbody');
+    done.replaceChildren();
+    for (const m of finished) {
+      const tr = arena.el('tr');
+      const link = arena.el('a', m.id);
+      link.href = '/game?id=' + encodeURIComponent(m.id);
+      const td = arena.el('td');
+      td.append(link);
+      tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), arena.el('td', arena.outcome(m.outcome, m.players)));
+      done.append(tr);
+    }
+    document.getElementById('finished').hidden = finished.length === 0;
+    document.getElementById('no-finished').hidden = finished.length > 0;
   } catch (e) {
     document.getElementById('no-matches').textContent = 'The matches cannot be listed: ' + e.message;
   }
