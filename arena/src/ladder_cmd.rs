@@ -117,7 +117,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
         if let Some(http) = args.http {
             let face = arena::web::Face {
                 services: arena::server::service::Services { hub: running.hub.clone() },
-                ladder: Some(LadderService::new(ladder.clone())),
+                standings: Some(arena::web::Standings::Ladder(LadderService::new(ladder.clone()))),
             };
             let web = arena::web::start(http, face).await?;
             outln!("the web face: {}", web.url());

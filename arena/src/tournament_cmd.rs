@@ -45,6 +45,11 @@ pub struct TournamentArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Serve a web face on this address (port 0: any free port) while the tournament plays:
+    /// its standings as games are rated, to the last game; it stays up after the end until
+    /// Ctrl-C.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
 }
 
 #[derive(Args)]
@@ -72,6 +77,45 @@ fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
         workers: args.concurrency.unwrap_or_else(|| t.config.workers(args.cpus.map(|n| n.get()))),
         time: t.config.time_controls(),
         progress,
+        live: None,
+    }
+}
+
+/// A tournament's web face: a hub with no match of its own (the face's bounds), the standings
+/// as the run tells them.
+struct Face {
+    runtime: tokio::runtime::Runtime,
+    hub: std::sync::Arc<arena::server::Hub>,
+    live: run::Live,
+}
+
+impl Face {
+    fn start(addr: std::net::SocketAddr, t: &Tournament, scheduled: usize) -> Result<Face, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start tokio: {e}"))?;
+        let (feed, live) = tournament::live::standings(tournament::live::Tournament::of(t, scheduled as u64))?;
+        let hub = runtime.block_on(async {
+            let hub = arena::server::Hub::new(arena::server::ServerConfig::default())?;
+            let face = arena::web::Face {
+                services: arena::server::service::Services { hub: hub.clone() },
+                standings: Some(arena::web::Standings::Tournament(feed)),
+            };
+            let web = arena::web::start(addr, face).await?;
+            outln!("the web face: {}", web.url());
+            Ok::<_, String>(hub)
+        })?;
+        Ok(Face { runtime, hub, live })
+    }
+
+    /// The run is over: keep the standings up until Ctrl-C or SIGTERM.
+    fn linger(self) {
+        outln!("the tournament is over: its web face stays up until Ctrl-C");
+        self.runtime.block_on(arena::server::stop_signal());
+        self.hub.stop();
+        self.runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     }
 }
 
@@ -126,10 +170,16 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
                 Shard::name(Some(asked))
             ));
         }
-        let opts = options(&t, &args);
+        let mut opts = options(&t, &args);
+        let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, info.shard))).transpose()?;
+        opts.live = face.as_ref().map(|f| f.live.clone());
         let outcome = external::with_agents(&t, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
         summary(&outcome);
         print_report(&outcome);
+        drop(opts);
+        if let Some(face) = face {
+            face.linger();
+        }
         return Ok(());
     }
     let (source, text) = match &args.file {
@@ -141,14 +191,25 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     // Deals a participant across the wire cannot know from the file.
     t.seal_for_new_run(shard)?;
     let out = args.out.clone().ok_or("--out DIR is needed")?;
-    let opts = options(&t, &args);
+    let mut opts = options(&t, &args);
+    let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, shard))).transpose()?;
+    opts.live = face.as_ref().map(|f| f.live.clone());
     let outcome = external::with_agents(&t, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;
     summary(&outcome);
     if shard.is_some() {
         outln!("shard written to {}; merge the shards with `arena report DIR...`", out.display());
     }
     print_report(&outcome);
+    drop(opts);
+    if let Some(face) = face {
+        face.linger();
+    }
     Ok(())
+}
+
+/// The games of `shard`'s share of the schedule (all of it without one).
+fn scheduled(t: &Tournament, shard: Option<Shard>) -> usize {
+    t.jobs.iter().filter(|j| shard.is_none_or(|s| s.holds(j))).count()
 }
 
 fn print_report(outcome: &tournament::RunSummary) {

@@ -108,7 +108,8 @@ async fn measure(args: &BenchWebArgs) -> Result<(), String> {
         let made = hub.create(request, &ClientId::Host).map_err(|e| e.message().to_string())?;
         matches += 1;
         let id = made.match_id.clone();
-        let watchers: Vec<_> = (0..usize::from(args.watchers)).map(|_| tokio::spawn(watch(web.addr, id.clone()))).collect();
+        let watchers: Vec<_> =
+            (0..usize::from(args.watchers)).map(|_| tokio::spawn(watch(web.addr, id.clone()))).collect();
         // Every watcher is following before the first move (a stream opened late would be sent
         // the earlier events at once, and time them as no page would see them).
         tokio::time::sleep(Duration::from_millis(200)).await;

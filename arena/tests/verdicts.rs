@@ -190,7 +190,7 @@ fn tournament_on_a_thread(text: String, name: &str) -> (String, std::thread::Joi
             }
         };
         let dir = scratch::scratch("verdicts", &dir_name);
-        let opts = RunOptions { workers: 1, time: t.config.time_controls(), progress: Progress::Silent };
+        let opts = RunOptions { workers: 1, time: t.config.time_controls(), progress: Progress::Silent, live: None };
         external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
         tournament::log::read_log(&dir).unwrap().records
     });

@@ -7,6 +7,7 @@ use super::{Ladder, Standings};
 use crate::server::names;
 use crate::server::service::{Services, Stream_, spectator_stream};
 use proto::v1;
+use reports::ratings::RatingList;
 use std::sync::Arc;
 use tonic::{Request, Response, Status};
 
@@ -43,28 +44,7 @@ impl LadderService {
         let lists = s
             .lists
             .iter()
-            .map(|(label, list)| v1::RatingTable {
-                label: label.clone(),
-                rows: list
-                    .entries
-                    .iter()
-                    .map(|e| {
-                        let (lower, upper) = e.interval.unwrap_or((e.rating, e.rating));
-                        v1::RatingRow {
-                            rank: e.rank as u32,
-                            agent: e.name.clone(),
-                            rating: e.rating,
-                            lower,
-                            upper,
-                            results: e.games,
-                            score: e.score,
-                            anchor: self.ladder.is_anchor(e.participant),
-                            connected: self.ladder.present(e.participant),
-                            bound: e.bound.map(|b| b.label().to_string()).unwrap_or_default(),
-                        }
-                    })
-                    .collect(),
-            })
+            .map(|(label, list)| rating_table(label, list, &|p| self.ladder.is_anchor(p), &|p| self.ladder.present(p)))
             .collect();
         v1::LadderStandings {
             ladder: self.ladder.config.name.clone(),
@@ -72,7 +52,40 @@ impl LadderService {
             rated_games: s.rated_games,
             lists,
             in_play: self.ladder.in_play(),
+            scheduled: 0,
         }
+    }
+}
+
+/// A rating list as the wire has it; `anchor` and `connected` say which participants (by
+/// index) are anchors and connected now.
+pub fn rating_table(
+    label: &str,
+    list: &RatingList,
+    anchor: &dyn Fn(usize) -> bool,
+    connected: &dyn Fn(usize) -> bool,
+) -> v1::RatingTable {
+    v1::RatingTable {
+        label: label.to_string(),
+        rows: list
+            .entries
+            .iter()
+            .map(|e| {
+                let (lower, upper) = e.interval.unwrap_or((e.rating, e.rating));
+                v1::RatingRow {
+                    rank: e.rank as u32,
+                    agent: e.name.clone(),
+                    rating: e.rating,
+                    lower,
+                    upper,
+                    results: e.games,
+                    score: e.score,
+                    anchor: anchor(e.participant),
+                    connected: connected(e.participant),
+                    bound: e.bound.map(|b| b.label().to_string()).unwrap_or_default(),
+                }
+            })
+            .collect(),
     }
 }
 

@@ -11,6 +11,7 @@
 
 pub mod config;
 pub mod external;
+pub mod live;
 pub mod log;
 pub mod rate;
 pub mod run;

@@ -16,6 +16,7 @@ use crate::referee::{Fault, Policy, QuietPanics, Referee, SeatAgent, TimeControl
 use bots::Agent;
 use engine::core::{AnySpec, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use reports::ratings::RatedGame;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -28,12 +29,21 @@ pub struct RunOptions {
     /// rest, none for an empty list).
     pub time: Vec<TimeControl>,
     pub progress: Progress,
+    /// Told the rated results so far and the games played, at most every second and at the
+    /// end of a run (a web face's live standings).
+    pub live: Option<Live>,
 }
+
+/// What [`RunOptions::live`] is told: the rated results so far, the games played.
+pub type Live = std::sync::Arc<dyn Fn(Vec<RatedGame>, usize) + Send + Sync>;
+
+/// How often [`RunOptions::live`] is told at most.
+const LIVE_EVERY: Duration = Duration::from_secs(1);
 
 impl RunOptions {
     /// The same per-move limit for everyone, no progress shown.
     pub fn quiet(workers: usize, move_time: Option<Duration>) -> RunOptions {
-        RunOptions { workers, time: vec![TimeControl::per_move(move_time)], progress: Progress::Silent }
+        RunOptions { workers, time: vec![TimeControl::per_move(move_time)], progress: Progress::Silent, live: None }
     }
 
     fn control(&self, participant: usize) -> TimeControl {
@@ -234,6 +244,7 @@ pub fn run_jobs(
     let workers = opts.workers.clamp(1, jobs.len().max(1));
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
+    let mut told = Instant::now();
     let play = |i: u64| {
         let job = &jobs[i as usize];
         play_job(job, &games[job.group], names, factory, opts)
@@ -254,8 +265,17 @@ pub fn run_jobs(
                 .map(|p| format!("{} ({:.0}%)", names[p], 100.0 * shares[p].0 / shares[p].1))
         });
         progress.played_one(leader.flatten());
+        if let Some(live) = &opts.live
+            && told.elapsed() >= LIVE_EVERY
+        {
+            live(rated_games(done, games), done.len());
+            told = Instant::now();
+        }
         Ok(Flow::Continue)
     });
+    if let Some(live) = &opts.live {
+        live(rated_games(done, games), done.len());
+    }
     stats.wall = start.elapsed();
     result.map(|()| stats)
 }

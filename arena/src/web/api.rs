@@ -6,7 +6,7 @@
 //!
 //! | address | call |
 //! |---|---|
-//! | `GET /api/face` | what this face shows (a ladder's name, or none) |
+//! | `GET /api/face` | what this face shows (a ladder's or a tournament's standings, or a server's matches alone) |
 //! | `GET /api/games` | `Catalogue.ListGames` |
 //! | `GET /api/matches` | the matches in play (the 200 last to move), and the 200 last finished |
 //! | `POST /api/matches` | `Matches.CreateMatch` (a person's seats are token seats) |
@@ -15,9 +15,9 @@
 //! | `GET /api/matches/ID/seat` | `Matches.Watch`: the seat's state at each change (its token in `Authorization: Bearer`) |
 //! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
-//! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face only) |
+//! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face), or a tournament's standings as it plays |
 
-use super::{CONTENT_SECURITY_POLICY, Face, assets, json};
+use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, json};
 use axum::Json;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -156,7 +156,7 @@ async fn finished_game(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     axum::extract::Query(which): axum::extract::Query<WhichGame>,
 ) -> Response {
-    let record = match (&which.id, which.ladder, &face.ladder) {
+    let record = match (&which.id, which.ladder, face.ladder()) {
         (Some(id), None, _) => face.services.hub.table(id).and_then(|t| t.published_record()),
         (None, Some(n), Some(ladder)) => ladder.published(n),
         (None, Some(_), None) => Err(Status::not_found("this server runs no ladder")),
@@ -193,8 +193,12 @@ async fn finished_game(
 }
 
 async fn about(State(face): State<Face>) -> Response {
-    let ladder = face.ladder.as_ref().map(|l| l.ladder.config.name.clone());
-    Json(serde_json::json!({ "ladder": ladder })).into_response()
+    let (kind, name) = match &face.standings {
+        Some(Standings::Ladder(l)) => ("ladder", Some(l.ladder.config.name.clone())),
+        Some(Standings::Tournament(feed)) => ("tournament", Some(feed.borrow().ladder.clone())),
+        None => ("server", None),
+    };
+    Json(serde_json::json!({ "kind": kind, "name": name })).into_response()
 }
 
 async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response {
@@ -386,11 +390,26 @@ async fn resign(
 }
 
 async fn standings(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
-    let Some(ladder) = &face.ladder else {
-        return error(StatusCode::NOT_FOUND, "this server runs no ladder: it has no standings");
-    };
-    match ladder.watch_standings(call(v1::StandingsRequest {}, peer)).await {
-        Ok(r) => events_of(r.into_inner(), "standings", json::standings),
-        Err(s) => refused(s),
+    match &face.standings {
+        Some(Standings::Ladder(ladder)) => match ladder.watch_standings(call(v1::StandingsRequest {}, peer)).await {
+            Ok(r) => events_of(r.into_inner(), "standings", json::standings),
+            Err(s) => refused(s),
+        },
+        Some(Standings::Tournament(feed)) => {
+            // A place among the spectators, as the Ladder's WatchStandings takes one.
+            let hub = &face.services.hub;
+            let place = match hub.clients.identify(None, Some(peer), false).and_then(|c| hub.spectators.take(&c)) {
+                Ok(p) => p,
+                Err(s) => return refused(s),
+            };
+            let changes = tokio_stream::wrappers::WatchStream::new(feed.clone()).take_until(hub.stopped()).map(
+                move |s: std::sync::Arc<v1::LadderStandings>| {
+                    let _held = &place;
+                    Ok::<_, Status>(s)
+                },
+            );
+            events_of(changes, "standings", |s: &std::sync::Arc<v1::LadderStandings>| json::standings(s))
+        }
+        None => error(StatusCode::NOT_FOUND, "this server runs no ladder and no tournament: it has no standings"),
     }
 }

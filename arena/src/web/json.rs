@@ -58,6 +58,7 @@ pub fn standings(s: &v1::LadderStandings) -> Value {
         "games": s.games,
         "rated_games": s.rated_games,
         "in_play": s.in_play,
+        "scheduled": s.scheduled,
         "lists": s.lists.iter().map(|t| json!({
             "label": t.label,
             "rows": t.rows.iter().map(|r| json!({

@@ -37,11 +37,30 @@ const CONNECTIONS_PER_CLIENT: usize = 32;
 /// A request's headers must arrive within this (a client that trickles them is dropped).
 const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// What the face shows: the server's matches, and a ladder's standings when there is one.
+/// What the face shows: the server's matches, and standings when there are some.
 #[derive(Clone)]
 pub struct Face {
     pub services: Services,
-    pub ladder: Option<LadderService>,
+    pub standings: Option<Standings>,
+}
+
+/// Whose standings the front page follows.
+#[derive(Clone)]
+pub enum Standings {
+    /// A ladder's (its Ladder service: the standings, and its stored games to step through).
+    Ladder(LadderService),
+    /// A tournament's, as it plays ([`crate::tournament::live`]).
+    Tournament(tokio::sync::watch::Receiver<std::sync::Arc<proto::v1::LadderStandings>>),
+}
+
+impl Face {
+    /// The ladder this face shows, if it shows one.
+    pub fn ladder(&self) -> Option<&LadderService> {
+        match &self.standings {
+            Some(Standings::Ladder(l)) => Some(l),
+            _ => None,
+        }
+    }
 }
 
 /// The web face, serving until the hub stops.
@@ -123,5 +142,5 @@ pub async fn start(addr: SocketAddr, face: Face) -> Result<Web, String> {
 
 /// The face of a server, without a ladder.
 pub fn of_hub(hub: Arc<crate::server::Hub>) -> Face {
-    Face { services: Services { hub }, ladder: None }
+    Face { services: Services { hub }, standings: None }
 }

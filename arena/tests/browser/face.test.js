@@ -251,11 +251,94 @@ test("the front page follows a ladder's standings as games are rated", async () 
       first,
       { timeout: 30000 },
     );
+    // Every anchor is rated before long, each marked as one.
+    await page.waitForFunction(() => document.querySelectorAll('table.standings')[0]?.rows.length === 4, null, {
+      timeout: 60000,
+    });
     const agents = await page.$$eval('table.standings:first-of-type tr td:nth-child(2)', tds => tds.map(t => t.textContent));
-    assert.ok(agents.some(a => a.startsWith('random')), agents.join(', '));
+    assert.deepEqual([...agents].sort(), ['greedy (anchor)', 'mcts (anchor)', 'random (anchor)']);
     const interval = await page.textContent('table.standings td:nth-child(4)');
     assert.match(interval, /^-?\d+ … -?\d+$/);
     assert.equal(await page.textContent('#ladder-name'), 'Ladder default');
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  assert.deepEqual(problems, [], 'console messages or page errors');
+});
+
+test("the front page follows a tournament's standings to its last game", async () => {
+  const file = path.join(scratch, 'watched.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'name: watched',
+      'seed: 3',
+      'games_per_pairing: 30',
+      'participants:',
+      '  - { name: random, bot: random }',
+      '  - { name: greedy, bot: greedy }',
+      '  - { name: rules, bot: rules }',
+      'games:',
+      '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
+      '',
+    ].join('\n'),
+  );
+  const out = path.join(scratch, 'watched');
+  const proc = spawn(ARENA, ['tournament', file, '--out', out, '--quiet', '--http', '127.0.0.1:0'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.push(proc);
+  proc.stderr.resume();
+  const lines = readline.createInterface({ input: proc.stdout });
+  const said = [];
+  const url = await new Promise((resolve, reject) => {
+    lines.on('line', line => {
+      said.push(line);
+      const m = /^the web face: (http:\/\/\S+)$/.exec(line);
+      if (m) resolve(m[1]);
+    });
+    proc.on('exit', code => reject(new Error(`arena tournament exited (${code}): ${said.join('\n')}`)));
+  });
+  const b = await browser();
+  const problems = [];
+  try {
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await page.goto(url);
+    await page.waitForSelector('#standings:not([hidden])', { timeout: 30000 });
+    // Every count the page shows, as it changes (no reload).
+    await page.evaluate(() => {
+      window.seen = [];
+      const summary = document.getElementById('standings-summary');
+      const note = () => window.seen.push(summary.textContent);
+      note();
+      new MutationObserver(note).observe(summary, { childList: true, characterData: true, subtree: true });
+    });
+    await page.waitForFunction(
+      () => /^(\d+) of \1 games played \(the tournament is over\)/.test(document.getElementById('standings-summary').textContent),
+      null,
+      { timeout: 60000 },
+    );
+    const seen = await page.evaluate(() => window.seen);
+    const counts = [...new Set(seen.map(s => Number(s.split(' ')[0])))];
+    assert.ok(counts.length >= 2, `the standings moved while the page was open: ${seen.join(' | ')}`);
+    assert.equal(await page.textContent('#ladder-name'), 'Tournament watched');
+    // The page's last standings are the report's: the same agents in the same order, the
+    // same ratings (the report's standings, as the command prints them once it is written).
+    const rows = await page.$$eval('table.standings:first-of-type tr', trs =>
+      trs.slice(1).map(tr => [tr.cells[1].textContent, Number(tr.cells[2].textContent)]),
+    );
+    await new Promise(resolve => {
+      if (said.some(l => l.startsWith('the tournament is over'))) return resolve();
+      lines.on('line', line => line.startsWith('the tournament is over') && resolve());
+    });
+    const printed = said
+      .map(l => /^\s+\d+\s+(\S+)\s+([+-]?\d+) ± \d+/.exec(l))
+      .filter(Boolean)
+      .map(m => [m[1], Number(m[2])]);
+    assert.equal(printed.length, 3, said.join('\n'));
+    assert.deepEqual(rows, printed);
   } finally {
     await b.close();
     await stopped(proc);

@@ -1,10 +1,17 @@
 'use strict';
-// The front page: a ladder's standings as they change, and the matches in play.
+// The front page: a ladder's or a tournament's standings as they change, the matches in play
+// and those finished.
+
+let kind = 'ladder';
 
 function showStandings(s) {
-  document.getElementById('ladder-name').textContent = 'Ladder ' + s.name;
+  document.getElementById('ladder-name').textContent = (kind === 'tournament' ? 'Tournament ' : 'Ladder ') + s.name;
+  const played = kind === 'tournament'
+    ? s.games + ' of ' + s.scheduled + ' games played' + (s.games === s.scheduled ? ' (the tournament is over)' : '')
+    : s.games + ' games played';
+  const inPlay = kind === 'tournament' ? '' : '; ' + s.in_play + ' in play';
   document.getElementById('standings-summary').textContent =
-    s.games + ' games played, ' + s.rated_games + ' rated; ' + s.in_play + ' in play. Ratings are Elo (Bradley–Terry) with 95% intervals.';
+    played + ', ' + s.rated_games + ' rated' + inPlay + '. Ratings are Elo (Bradley–Terry) with 95% intervals.';
   const lists = document.getElementById('lists');
   lists.replaceChildren();
   for (const list of s.lists) {
@@ -29,7 +36,8 @@ function showStandings(s) {
 
 async function followStandings() {
   const face = await arena.call('/api/face');
-  if (!face.ladder) return;
+  if (!face.name) return;
+  kind = face.kind;
   const source = new EventSource('/api/standings');
   source.addEventListener('standings', e => showStandings(JSON.parse(e.data)));
 }

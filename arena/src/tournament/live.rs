@@ -1,0 +1,116 @@
+//! A tournament's standings as it plays, for its web face (`arena tournament --http`): the
+//! rated results so far (told by the run at most every second, and at its end) refit on a
+//! thread of their own — only the latest results, so a refit never holds up the games — and
+//! published as the Ladder service's standings message, overall and per game entry.
+
+use super::run::Live;
+use crate::ladder::service::rating_table;
+use proto::v1;
+use reports::ratings::{RatedGame, RatingOptions, rate};
+use std::sync::Arc;
+use tokio::sync::watch;
+
+/// What the standings are of.
+pub struct Tournament {
+    pub name: String,
+    /// The participants, by index.
+    pub names: Vec<String>,
+    /// Each game entry's label, by group.
+    pub labels: Vec<String>,
+    /// Games in the schedule (this run's share).
+    pub scheduled: u64,
+    /// How the lists are fitted: the report's own options (its anchor, resamples and seed).
+    pub options: RatingOptions,
+}
+
+impl Tournament {
+    /// The standings of `t`'s run, `scheduled` games of it, rated as its report rates them.
+    pub fn of(t: &super::Tournament, scheduled: u64) -> Tournament {
+        let names = t.names();
+        let anchor = t.config.anchor.as_ref().and_then(|a| names.iter().position(|n| n == a));
+        Tournament {
+            name: t.config.name.clone(),
+            labels: t.games.iter().map(|g| g.label.clone()).collect(),
+            names,
+            scheduled,
+            options: RatingOptions { anchor, bootstrap: t.config.bootstrap, seed: t.config.seed },
+        }
+    }
+}
+
+/// The standings as they change, and what the run tells (give it to `RunOptions::live`).
+pub fn standings(t: Tournament) -> Result<(watch::Receiver<Arc<v1::LadderStandings>>, Live), String> {
+    let empty = v1::LadderStandings { ladder: t.name.clone(), scheduled: t.scheduled, ..Default::default() };
+    let (publish, feed) = watch::channel(Arc::new(empty));
+    let (tell, told) = std::sync::mpsc::channel::<(Vec<RatedGame>, usize)>();
+    std::thread::Builder::new()
+        .name("live-standings".into())
+        .spawn(move || {
+            // Ends when the run is done telling (its sender dropped).
+            while let Ok(mut latest) = told.recv() {
+                while let Ok(newer) = told.try_recv() {
+                    latest = newer;
+                }
+                publish.send_replace(Arc::new(fit(&t, &latest.0, latest.1)));
+            }
+        })
+        .map_err(|e| format!("cannot start the live standings' thread: {e}"))?;
+    let tell = std::sync::Mutex::new(tell);
+    let live: Live = Arc::new(move |rated, played| {
+        let _ = tell.lock().unwrap_or_else(|p| p.into_inner()).send((rated, played));
+    });
+    Ok((feed, live))
+}
+
+fn fit(t: &Tournament, rated: &[RatedGame], played: usize) -> v1::LadderStandings {
+    let opts = &t.options;
+    let no = |_: usize| false;
+    let mut lists = vec![rating_table("overall", &rate(&t.names, rated, opts), &no, &no)];
+    if t.labels.len() > 1 {
+        for (group, label) in t.labels.iter().enumerate() {
+            let of: Vec<RatedGame> = rated.iter().filter(|g| g.group == group).cloned().collect();
+            lists.push(rating_table(label, &rate(&t.names, &of, opts), &no, &no));
+        }
+    }
+    v1::LadderStandings {
+        ladder: t.name.clone(),
+        games: played as u64,
+        rated_games: rated.len() as u64,
+        lists,
+        in_play: 0,
+        scheduled: t.scheduled,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the run tells reaches the feed, refit: the games played, every participant rated.
+    #[test]
+    fn told_results_become_the_published_standings() {
+        let t = Tournament {
+            name: "t".into(),
+            names: vec!["a".into(), "b".into()],
+            labels: vec!["g".into()],
+            scheduled: 4,
+            options: RatingOptions { anchor: None, bootstrap: 20, seed: 0 },
+        };
+        let (mut feed, live) = standings(t).unwrap();
+        assert_eq!(feed.borrow().scheduled, 4);
+        let game = |unit: u64, a_wins: bool| RatedGame {
+            group: 0,
+            unit,
+            results: vec![reports::ratings::Pairwise { a: 0, b: 1, score: if a_wins { 1.0 } else { 0.0 } }],
+            plays: 1,
+        };
+        live(vec![game(0, true), game(1, true), game(2, false)], 3);
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(feed.wait_for(|s| s.games == 3)).unwrap();
+        let s = feed.borrow().clone();
+        assert_eq!((s.rated_games, s.lists.len()), (3, 1));
+        let rows = &s.lists[0].rows;
+        assert_eq!(rows[0].agent, "a", "two wins in three: first");
+        assert!(rows[0].lower < rows[0].rating && rows[0].rating < rows[0].upper);
+    }
+}
