@@ -106,6 +106,74 @@ async function playToTheEnd(page, seed) {
   }
 }
 
+// Every seat's view before each move and after the last, and the moves' labels, from the
+// server's record of the game (`arena replay --text --seat S`): the full state, seat by seat.
+function viewsOf(records, seats) {
+  const views = [];
+  let labels = [];
+  for (let seat = 0; seat < seats; seat++) {
+    const text = execFileSync(ARENA, ['replay', records, '--text', '--seat', String(seat)], { encoding: 'utf8' });
+    const mine = [''];
+    const moves = [];
+    for (const line of text.split('\n').slice(1)) {
+      const move = /^\s+\d+\. seat \d+ \(.*?\): (.*)$/.exec(line);
+      if (move) {
+        moves.push(move[1]);
+        mine.push('');
+      } else if (!/^\s+seat \d+: /.test(line) && !/^game \d+: /.test(line)) {
+        mine[mine.length - 1] += line + '\n';
+      }
+    }
+    views.push(mine);
+    labels = moves;
+  }
+  return { views, labels };
+}
+
+// The cards a label names: a quoted name (expedition's missions and discoveries, "Dice card"),
+// or a playing card (journey's ranks and suits, the Joker).
+function cardsNamed(label) {
+  const quoted = [...label.matchAll(/"([^"]+)"/g)].map(m => m[1]);
+  const dice = label.includes('Dice card') ? ['Dice card'] : [];
+  const playing = [...label.matchAll(/(?<![\w])(10|[2-9JQKA])[♠♥♦♣]/g)].map(m => m[0]);
+  const joker = /\bJoker\b/.test(label) ? ['Joker'] : [];
+  return [...quoted, ...dice, ...playing, ...joker];
+}
+
+// A spectator's move list shows exactly the record's labels, and no label names a card some
+// seat could not see: every card named was in every seat's view before the move, or is after
+// it (the move showed it to all). Checked against every seat's view at every position.
+function checkPublic(shown, records, seats) {
+  const { views, labels } = viewsOf(records, seats);
+  return checkLabels(shown, views, labels);
+}
+
+function checkLabels(shown, views, labels) {
+  assert.deepEqual(shown.map(l => l.replace(/^seat \d+ \(.*?\): /, '')), labels, 'the spectator page lists the moves made');
+  let named = 0;
+  labels.forEach((label, k) => {
+    for (const card of cardsNamed(label)) {
+      named += 1;
+      const seen = view => view.includes(card);
+      const before = views.every(v => seen(v[k]));
+      const after = views.every(v => v[k + 1] !== undefined && seen(v[k + 1]));
+      assert.ok(before || after, `move ${k + 1} (${label}) names ${card}, which not every seat could see`);
+    }
+  });
+  return named;
+}
+
+test('the hidden-card check catches a label that names a card only its mover saw', () => {
+  const views = [
+    ['hand: "Secret Map"\n', 'hand: none\n'],
+    ['cards: 1 (hidden)\n', 'cards: 0 (hidden)\n'],
+  ];
+  assert.throws(() => checkLabels(['seat 0 (x): discard "Secret Map"'], views, ['discard "Secret Map"']), /Secret Map/);
+  const shown = [['face-up: "Open Map"\n', 'hand: "Open Map"\n'], ['face-up: "Open Map"\n', 'seen taken: "Open Map"\n']];
+  assert.equal(checkLabels(['seat 0 (x): take "Open Map"'], shown, ['take "Open Map"']), 1);
+  assert.deepEqual(cardsNamed('strike 10♦, then J♣ and the Joker'), ['10♦', 'J♣', 'Joker']);
+});
+
 // The records file's games, as `arena replay` checks them.
 function replayed(records) {
   return execFileSync(ARENA, ['replay', records], { encoding: 'utf8' });
@@ -120,6 +188,7 @@ for (const [game, preset, others, seed] of [
     const { proc, url } = await serve(records);
     const b = await browser();
     const problems = [];
+    let spectatorMoves = [];
     try {
       const player = await b.newPage();
       watchConsole(player, problems);
@@ -150,7 +219,9 @@ for (const [game, preset, others, seed] of [
       const seen = (await spectator.textContent('#result')).replaceAll('a person', 'you');
       assert.equal(seen, result, 'the spectator sees the same end (the person named as such)');
       // The spectator saw every move and no seat's view: it never asked for one.
-      const moves = await spectator.$$eval('#moves li', lis => lis.length);
+      const shownMoves = await spectator.$$eval('#moves li', lis => lis.map(li => li.textContent));
+      const moves = shownMoves.length;
+      spectatorMoves = shownMoves;
       assert.ok(moves >= clicks, `${moves} moves shown, ${clicks} of them the person's`);
       assert.equal(await spectator.isVisible('#seat'), false);
       assert.equal((await spectator.textContent('#view')).trim(), '');
@@ -179,6 +250,9 @@ for (const [game, preset, others, seed] of [
     const out = replayed(records);
     assert.match(out, new RegExp(`^game 1: ${game} seed \\d+, \\d+ actions`), out);
     assert.doesNotMatch(out, /game 2/, out);
+    // What the spectator saw, against the full state.
+    const named = checkPublic(spectatorMoves, records, others.length + 1);
+    assert.ok(named > 0, 'the labels name cards: the check checked something');
   });
 }
 
@@ -274,17 +348,19 @@ test("the front page follows a tournament's standings to its last game", async (
     [
       'name: watched',
       'seed: 3',
-      'games_per_pairing: 30',
+      'games_per_pairing: 20',
       'participants:',
       '  - { name: random, bot: random }',
       '  - { name: greedy, bot: greedy }',
-      '  - { name: rules, bot: rules }',
+      '  - { name: mcts, bot: "mcts:iterations=100" }',
       'games:',
       '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
       '',
     ].join('\n'),
   );
   const out = path.join(scratch, 'watched');
+  // The browser first: the page must be open while the games are played.
+  const b = await browser();
   const proc = spawn(ARENA, ['tournament', file, '--out', out, '--quiet', '--http', '127.0.0.1:0'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -300,7 +376,6 @@ test("the front page follows a tournament's standings to its last game", async (
     });
     proc.on('exit', code => reject(new Error(`arena tournament exited (${code}): ${said.join('\n')}`)));
   });
-  const b = await browser();
   const problems = [];
   try {
     const page = await b.newPage();
