@@ -12,6 +12,7 @@
 //! | `POST /api/matches` | `Matches.CreateMatch` (a person's seats are token seats) |
 //! | `GET /api/matches/ID` | a match's game and who sits where |
 //! | `GET /api/matches/ID/events` | `Matches.Spectate`: the public events, as they happen |
+//! | `GET /api/matches/ID/state` | `Matches.Observe`: the seat's state now (the token likewise) |
 //! | `GET /api/matches/ID/seat` | `Matches.Watch`: the seat's state at each change (its token in `Authorization: Bearer`) |
 //! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
@@ -51,6 +52,7 @@ pub fn router(face: Face) -> axum::Router {
         .route("/api/matches", get(matches).post(create))
         .route("/api/matches/{id}", get(one_match))
         .route("/api/matches/{id}/events", get(events))
+        .route("/api/matches/{id}/state", get(observe))
         .route("/api/matches/{id}/seat", get(seat))
         .route("/api/matches/{id}/act", post(act))
         .route("/api/matches/{id}/resign", post(resign))
@@ -332,6 +334,19 @@ async fn events(
 ) -> Response {
     match face.services.spectate(call(v1::SpectateRequest { match_id: id, from_version: 0 }, peer)).await {
         Ok(r) => events_of(r.into_inner(), "event", json::event),
+        Err(s) => refused(s),
+    }
+}
+
+async fn observe(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = token(&headers) else { return no_token() };
+    match face.services.observe(call(v1::ObserveRequest { match_id: id, token, tensors: false }, peer)).await {
+        Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
         Err(s) => refused(s),
     }
 }

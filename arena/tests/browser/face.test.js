@@ -420,3 +420,42 @@ test("the front page follows a tournament's standings to its last game", async (
   }
   assert.deepEqual(problems, [], 'console messages or page errors');
 });
+
+test("a person sits at a seat of a match a program made, by typing the seat's token", async () => {
+  const { proc, url } = await serve(path.join(scratch, 'joined.jsonl'));
+  const b = await browser();
+  const problems = [];
+  try {
+    // A program makes the match (the face's API here; CreateMatch over gRPC is the same call).
+    const made = await (
+      await fetch(url + 'api/matches', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ game: 'journey', preset: 'martian', seats: ['person', { bot: 'random' }] }),
+      })
+    ).json();
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await page.goto(url + 'match?id=' + made.match_id);
+    await page.waitForSelector('#join:not([hidden])');
+    assert.equal(await page.isVisible('#seat'), false, 'no seat before a token');
+    await page.fill('#join-token', 'not-the-token');
+    await page.click('#join button');
+    await page.waitForSelector('#problem:not([hidden])');
+    assert.match(await page.textContent('#problem'), /opens no seat/);
+    await page.fill('#join-token', made.seats[0].token);
+    await page.click('#join button');
+    await page.waitForSelector('#seat:not([hidden]) #view:not(:empty)');
+    assert.equal(await page.isVisible('#join'), false);
+    assert.match(await page.textContent('#seat-title'), /seat 0 \(you\)/);
+    // The token is nowhere in the address.
+    assert.ok(!page.url().includes(made.seats[0].token));
+    // Play it to the end like any seat.
+    assert.ok((await playToTheEnd(page, 5)) > 0);
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  // Its refusal of the wrong token was a 403 the page reported: expected, not a fault.
+  assert.deepEqual(problems.filter(p => !/403/.test(p)), [], 'console messages or page errors');
+});

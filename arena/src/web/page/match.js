@@ -113,8 +113,9 @@ async function followSeat(seat) {
 }
 
 async function start() {
+  let m;
   try {
-    const m = await arena.call('/api/matches/' + encodeURIComponent(matchId));
+    m = await arena.call('/api/matches/' + encodeURIComponent(matchId));
     // A token seat (the record names it `token`) is a person's: this one's if held here.
     players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : p === 'token' ? 'a person' : p));
     document.getElementById('title').textContent = m.game + ' — match ' + m.id;
@@ -132,7 +133,28 @@ async function start() {
     }
   });
   setInterval(tick, 250);
-  if (held.length) followSeat(held[0]);
+  if (held.length) {
+    followSeat(held[0]);
+  } else if (!m.over) {
+    // A seat's token given by whoever made the match (a program's CreateMatch): typed here,
+    // kept in this tab's session storage, never in the address.
+    const join = document.getElementById('join');
+    join.hidden = false;
+    join.addEventListener('submit', async event => {
+      event.preventDefault();
+      const token = document.getElementById('join-token').value.trim();
+      try {
+        const state = await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/state', { token });
+        const seat = { seat: state.seat, token };
+        sessionStorage.setItem('arena-seats:' + matchId, JSON.stringify([seat]));
+        join.hidden = true;
+        players[seat.seat] = 'you';
+        followSeat(seat);
+      } catch (e) {
+        problem('That token opens no seat here: ' + e.message);
+      }
+    });
+  }
 }
 
 start();
