@@ -39,6 +39,22 @@ impl LadderService {
         Ok(game.record)
     }
 
+    /// The `top` agents of the overall list now, each with its rating over time (oldest first).
+    pub fn progression(&self, top: usize) -> Result<Vec<(String, Vec<super::store::HistoryPoint>)>, Status> {
+        let now = self.ladder.standings.borrow().clone();
+        let Some((_, overall)) = now.lists.first() else { return Ok(Vec::new()) };
+        let leaders: Vec<(String, usize)> =
+            overall.entries.iter().take(top).map(|e| (e.name.clone(), e.participant)).collect();
+        self.ladder
+            .with_store(|s| {
+                leaders
+                    .into_iter()
+                    .map(|(name, agent)| Ok((name, s.history(agent)?)))
+                    .collect::<Result<Vec<_>, String>>()
+            })
+            .map_err(Status::internal)
+    }
+
     /// The standings as the wire has them, who is connected read now.
     fn table(&self, s: &Standings) -> v1::LadderStandings {
         let lists = s

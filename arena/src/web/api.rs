@@ -16,6 +16,7 @@
 //! | `GET /api/matches/ID/seat` | `Matches.Watch`: the seat's state at each change (its token in `Authorization: Bearer`) |
 //! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
+//! | `GET /api/progression` | a ladder's 8 leaders, each with its rating over time |
 //! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face), or a tournament's standings as it plays |
 
 use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, json};
@@ -57,6 +58,7 @@ pub fn router(face: Face) -> axum::Router {
         .route("/api/matches/{id}/act", post(act))
         .route("/api/matches/{id}/resign", post(resign))
         .route("/api/standings", get(standings))
+        .route("/api/progression", get(progression))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(secure))
@@ -116,6 +118,13 @@ fn call<T>(message: T, peer: SocketAddr) -> tonic::Request<T> {
     r
 }
 
+/// A place among the calls being read, for the browser at `peer` (refused past its share): work
+/// done for it on a blocking thread holds one, as a gRPC call read and built there does.
+fn a_call(face: &Face, peer: SocketAddr) -> Result<crate::server::shares::Held, Status> {
+    let hub = &face.services.hub;
+    hub.clients.identify(None, Some(peer), false).and_then(|c| hub.calls.take(&c))
+}
+
 /// The seat token a request carries (`Authorization: Bearer TOKEN`).
 fn token(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or_default();
@@ -170,8 +179,7 @@ async fn finished_game(
     };
     // Replaying a game and writing every seat's view at every position takes a moment: one of
     // the browser's calls being read, off the async threads.
-    let hub = face.services.hub.clone();
-    let call = match hub.clients.identify(None, Some(peer), false).and_then(|c| hub.calls.take(&c)) {
+    let call = match a_call(&face, peer) {
         Ok(c) => c,
         Err(s) => return refused(s),
     };
@@ -401,6 +409,33 @@ async fn resign(
     match face.services.resign(call(v1::ResignRequest { match_id: id, token }, peer)).await {
         Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
         Err(s) => refused(s),
+    }
+}
+
+async fn progression(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
+    let Some(ladder) = face.ladder().cloned() else {
+        return error(StatusCode::NOT_FOUND, "this server runs no ladder: it has no rating history");
+    };
+    // A read of the store: one of the browser's calls, off the async threads.
+    let call = match a_call(&face, peer) {
+        Ok(c) => c,
+        Err(s) => return refused(s),
+    };
+    let read = tokio::task::spawn_blocking(move || {
+        let _call = call;
+        ladder.progression(8)
+    })
+    .await;
+    match read {
+        Ok(Ok(agents)) => Json(serde_json::json!({
+            "agents": agents.iter().map(|(name, points)| serde_json::json!({
+                "name": name,
+                "points": points.iter().map(|p| [p.rated_games as f64, p.rating, p.lower, p.upper]).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+        }))
+        .into_response(),
+        Ok(Err(s)) => refused(s),
+        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
     }
 }
 

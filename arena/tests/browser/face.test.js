@@ -291,9 +291,9 @@ test('the face refuses what a stranger may not do, with a message that names it'
   }
 });
 
-// `arena ladder` with its web face, on the embedded default ladder (its anchors play at once).
-function ladder(data) {
-  const proc = spawn(ARENA, ['ladder', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--data', data], {
+// `arena ladder FILE` with its web face (its anchors play at once).
+function ladder(file, data) {
+  const proc = spawn(ARENA, ['ladder', file, '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--data', data], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(proc);
@@ -309,7 +309,23 @@ function ladder(data) {
 }
 
 test("the front page follows a ladder's standings as games are rated", async () => {
-  const { proc, url } = await ladder(path.join(scratch, 'ladder'));
+  // Quick anchors, so that the rating history has points within seconds.
+  const file = path.join(scratch, 'ladder.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'name: quick',
+      'games:',
+      '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
+      'anchors:',
+      '  - { name: random, bot: random }',
+      '  - { name: greedy, bot: greedy }',
+      '  - { name: rules, bot: rules }',
+      'refit_ms: 300',
+      '',
+    ].join('\n'),
+  );
+  const { proc, url } = await ladder(file, path.join(scratch, 'ladder'));
   const b = await browser();
   const problems = [];
   try {
@@ -330,10 +346,14 @@ test("the front page follows a ladder's standings as games are rated", async () 
       timeout: 60000,
     });
     const agents = await page.$$eval('table.standings:first-of-type tr td:nth-child(2)', tds => tds.map(t => t.textContent));
-    assert.deepEqual([...agents].sort(), ['greedy (anchor)', 'mcts (anchor)', 'random (anchor)']);
+    assert.deepEqual([...agents].sort(), ['greedy (anchor)', 'random (anchor)', 'rules (anchor)']);
     const interval = await page.textContent('table.standings td:nth-child(4)');
     assert.match(interval, /^-?\d+ … -?\d+$/);
-    assert.equal(await page.textContent('#ladder-name'), 'Ladder default');
+    assert.equal(await page.textContent('#ladder-name'), 'Ladder quick');
+    // The progression: a line per leader once the history has points.
+    await page.waitForSelector('#progression-figure:not([hidden]) svg polyline', { timeout: 60000 });
+    const keyed = await page.$$eval('#progression-key span', spans => spans.map(s => s.textContent));
+    assert.ok(keyed.length >= 1 && keyed.every(k => ['greedy', 'random', 'rules'].includes(k)), keyed.join(', '));
   } finally {
     await b.close();
     await stopped(proc);

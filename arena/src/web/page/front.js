@@ -34,12 +34,64 @@ function showStandings(s) {
   document.getElementById('standings').hidden = false;
 }
 
+const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f'];
+let drawnAt = 0;
+
+function svg(tag, attrs) {
+  const e = document.createElementNS('http://www.w3.org/2000/svg', tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+
+// The ladder's leaders' ratings over the rated results, one line each (drawn here: no library).
+async function drawProgression() {
+  drawnAt = Date.now();
+  let agents;
+  try {
+    ({ agents } = await arena.call('/api/progression'));
+  } catch (e) {
+    return;
+  }
+  agents = agents.filter(a => a.points.length > 0);
+  const figure = document.getElementById('progression-figure');
+  figure.hidden = agents.length === 0;
+  if (!agents.length) return;
+  const all = agents.flatMap(a => a.points);
+  const [x0, x1] = [Math.min(...all.map(p => p[0])), Math.max(...all.map(p => p[0]))];
+  const [y0, y1] = [Math.min(...all.map(p => p[1])) - 20, Math.max(...all.map(p => p[1])) + 20];
+  const [left, right, top, bottom] = [50, 710, 10, 270];
+  const x = v => left + (x1 === x0 ? 0 : ((v - x0) / (x1 - x0)) * (right - left));
+  const y = v => bottom - ((v - y0) / (y1 - y0)) * (bottom - top);
+  const chart = document.getElementById('progression');
+  chart.replaceChildren();
+  chart.append(svg('line', { x1: left, y1: bottom, x2: right, y2: bottom, stroke: '#999' }));
+  chart.append(svg('line', { x1: left, y1: top, x2: left, y2: bottom, stroke: '#999' }));
+  for (const v of [y0 + 20, (y0 + y1) / 2, y1 - 20]) {
+    const label = svg('text', { x: 4, y: y(v) + 4 });
+    label.textContent = v.toFixed(0);
+    chart.append(label);
+  }
+  const games = svg('text', { x: right - 140, y: 290 });
+  games.textContent = x0 + ' … ' + x1 + ' rated results';
+  chart.append(games);
+  const key = document.getElementById('progression-key');
+  key.replaceChildren();
+  agents.forEach((a, i) => {
+    const points = a.points.map(p => x(p[0]).toFixed(1) + ',' + y(p[1]).toFixed(1)).join(' ');
+    chart.append(svg('polyline', { points, fill: 'none', stroke: COLOURS[i % COLOURS.length], 'stroke-width': 2 }));
+    key.append(arena.el('span', a.name, 'c' + (i % COLOURS.length)));
+  });
+}
+
 async function followStandings() {
   const face = await arena.call('/api/face');
   if (!face.name) return;
   kind = face.kind;
   const source = new EventSource('/api/standings');
-  source.addEventListener('standings', e => showStandings(JSON.parse(e.data)));
+  source.addEventListener('standings', e => {
+    showStandings(JSON.parse(e.data));
+    if (kind === 'ladder' && Date.now() - drawnAt > 5000) drawProgression();
+  });
 }
 
 async function listMatches() {
