@@ -5,6 +5,7 @@
 
 use super::run::Live;
 use crate::ladder::service::rating_table;
+use crate::ladder::store::HistoryPoint;
 use proto::v1;
 use reports::ratings::{RatedGame, RatingOptions, rate};
 use std::sync::Arc;
@@ -38,20 +39,49 @@ impl Tournament {
     }
 }
 
-/// The standings as they change, and what the run tells (give it to `RunOptions::live`).
-pub fn standings(t: Tournament) -> Result<(watch::Receiver<Arc<v1::LadderStandings>>, Live), String> {
+/// A tournament's standings as they change, and its participants' ratings over time.
+#[derive(Clone)]
+pub struct Feed {
+    pub standings: watch::Receiver<Arc<v1::LadderStandings>>,
+    /// The participants' names, by index.
+    pub names: Vec<String>,
+    /// Each participant's rating over time (by index, oldest first): a point each time the
+    /// rated results have grown by 2% (at least 20), as a ladder keeps them.
+    pub history: Arc<std::sync::Mutex<Vec<Vec<HistoryPoint>>>>,
+}
+
+/// The feed, and what the run tells (give it to `RunOptions::live`).
+pub fn standings(t: Tournament) -> Result<(Feed, Live), String> {
     let empty = v1::LadderStandings { ladder: t.name.clone(), scheduled: t.scheduled, ..Default::default() };
-    let (publish, feed) = watch::channel(Arc::new(empty));
+    let (publish, standings) = watch::channel(Arc::new(empty));
+    let history = Arc::new(std::sync::Mutex::new(vec![Vec::new(); t.names.len()]));
+    let feed = Feed { standings, names: t.names.clone(), history: history.clone() };
     let (tell, told) = std::sync::mpsc::channel::<(Vec<RatedGame>, usize)>();
     std::thread::Builder::new()
         .name("live-standings".into())
         .spawn(move || {
             // Ends when the run is done telling (its sender dropped).
+            let mut noted = 0u64;
             while let Ok(mut latest) = told.recv() {
                 while let Ok(newer) = told.try_recv() {
                     latest = newer;
                 }
-                publish.send_replace(Arc::new(fit(&t, &latest.0, latest.1)));
+                let now = fit(&t, &latest.0, latest.1);
+                if now.rated_games >= noted + (noted / 50).max(20) {
+                    noted = now.rated_games;
+                    let mut h = history.lock().unwrap_or_else(|p| p.into_inner());
+                    for row in now.lists.first().map(|l| l.rows.as_slice()).unwrap_or_default() {
+                        if let Some(p) = t.names.iter().position(|n| *n == row.agent) {
+                            h[p].push(HistoryPoint {
+                                rated_games: noted,
+                                rating: row.rating,
+                                lower: row.lower,
+                                upper: row.upper,
+                            });
+                        }
+                    }
+                }
+                publish.send_replace(Arc::new(now));
             }
         })
         .map_err(|e| format!("cannot start the live standings' thread: {e}"))?;
@@ -96,8 +126,9 @@ mod tests {
             scheduled: 4,
             options: RatingOptions { anchor: None, bootstrap: 20, seed: 0 },
         };
-        let (mut feed, live) = standings(t).unwrap();
-        assert_eq!(feed.borrow().scheduled, 4);
+        let (feed, live) = standings(t).unwrap();
+        let mut changes = feed.standings.clone();
+        assert_eq!(changes.borrow().scheduled, 4);
         let game = |unit: u64, a_wins: bool| RatedGame {
             group: 0,
             unit,
@@ -106,11 +137,19 @@ mod tests {
         };
         live(vec![game(0, true), game(1, true), game(2, false)], 3);
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(feed.wait_for(|s| s.games == 3)).unwrap();
-        let s = feed.borrow().clone();
+        rt.block_on(changes.wait_for(|s| s.games == 3)).unwrap();
+        let s = changes.borrow().clone();
         assert_eq!((s.rated_games, s.lists.len()), (3, 1));
         let rows = &s.lists[0].rows;
         assert_eq!(rows[0].agent, "a", "two wins in three: first");
         assert!(rows[0].lower < rows[0].rating && rows[0].rating < rows[0].upper);
+        // Three results are fewer than a history point needs; twenty-four make one each.
+        assert!(feed.history.lock().unwrap().iter().all(Vec::is_empty));
+        live((0..24).map(|u| game(u, u % 3 != 0)).collect(), 24);
+        rt.block_on(changes.wait_for(|s| s.games == 24)).unwrap();
+        let history = feed.history.lock().unwrap().clone();
+        assert_eq!(history.iter().map(Vec::len).collect::<Vec<_>>(), vec![1, 1]);
+        assert_eq!(history[0][0].rated_games, 24);
+        assert!(history[0][0].rating > history[1][0].rating);
     }
 }

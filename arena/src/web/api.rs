@@ -16,7 +16,7 @@
 //! | `GET /api/matches/ID/seat` | `Matches.Watch`: the seat's state at each change (its token in `Authorization: Bearer`) |
 //! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
-//! | `GET /api/progression` | a ladder's 8 leaders, each with its rating over time |
+//! | `GET /api/progression` | a ladder's or a tournament's 8 leaders, each with its rating over time |
 //! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face), or a tournament's standings as it plays |
 
 use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, json};
@@ -39,6 +39,8 @@ use tonic::{Code, Status};
 const MAX_BODY: usize = 16 * 1024;
 /// Matches listed at most.
 const LISTED: usize = 200;
+/// Agents in the progression chart.
+const LEADERS: usize = 8;
 
 pub fn router(face: Face) -> axum::Router {
     axum::Router::new()
@@ -205,7 +207,7 @@ async fn finished_game(
 async fn about(State(face): State<Face>) -> Response {
     let (kind, name) = match &face.standings {
         Some(Standings::Ladder(l)) => ("ladder", Some(l.ladder.config.name.clone())),
-        Some(Standings::Tournament(feed)) => ("tournament", Some(feed.borrow().ladder.clone())),
+        Some(Standings::Tournament(feed)) => ("tournament", Some(feed.standings.borrow().ladder.clone())),
         None => ("server", None),
     };
     Json(serde_json::json!({ "kind": kind, "name": name })).into_response()
@@ -413,29 +415,45 @@ async fn resign(
 }
 
 async fn progression(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
-    let Some(ladder) = face.ladder().cloned() else {
-        return error(StatusCode::NOT_FOUND, "this server runs no ladder: it has no rating history");
+    let read = match face.standings.clone() {
+        Some(Standings::Ladder(ladder)) => {
+            // A read of the store: one of the browser's calls, off the async threads.
+            let call = match a_call(&face, peer) {
+                Ok(c) => c,
+                Err(s) => return refused(s),
+            };
+            tokio::task::spawn_blocking(move || {
+                let _call = call;
+                ladder.progression(LEADERS)
+            })
+            .await
+            .unwrap_or_else(|e| Err(Status::internal(e.to_string())))
+        }
+        Some(Standings::Tournament(feed)) => {
+            let now = feed.standings.borrow().clone();
+            let history = feed.history.lock().unwrap_or_else(|p| p.into_inner());
+            Ok(now
+                .lists
+                .first()
+                .map(|l| l.rows.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .take(LEADERS)
+                .filter_map(|r| feed.names.iter().position(|n| *n == r.agent))
+                .map(|p| (feed.names[p].clone(), history[p].clone()))
+                .collect())
+        }
+        None => return error(StatusCode::NOT_FOUND, "no ladder and no tournament here: no rating history"),
     };
-    // A read of the store: one of the browser's calls, off the async threads.
-    let call = match a_call(&face, peer) {
-        Ok(c) => c,
-        Err(s) => return refused(s),
-    };
-    let read = tokio::task::spawn_blocking(move || {
-        let _call = call;
-        ladder.progression(8)
-    })
-    .await;
     match read {
-        Ok(Ok(agents)) => Json(serde_json::json!({
+        Ok(agents) => Json(serde_json::json!({
             "agents": agents.iter().map(|(name, points)| serde_json::json!({
                 "name": name,
                 "points": points.iter().map(|p| [p.rated_games as f64, p.rating, p.lower, p.upper]).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
         }))
         .into_response(),
-        Ok(Err(s)) => refused(s),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Err(s) => refused(s),
     }
 }
 
@@ -452,12 +470,12 @@ async fn standings(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<Sock
                 Ok(p) => p,
                 Err(s) => return refused(s),
             };
-            let changes = tokio_stream::wrappers::WatchStream::new(feed.clone()).take_until(hub.stopped()).map(
-                move |s: std::sync::Arc<v1::LadderStandings>| {
+            let changes = tokio_stream::wrappers::WatchStream::new(feed.standings.clone())
+                .take_until(hub.stopped())
+                .map(move |s: std::sync::Arc<v1::LadderStandings>| {
                     let _held = &place;
                     Ok::<_, Status>(s)
-                },
-            );
+                });
             events_of(changes, "standings", |s: &std::sync::Arc<v1::LadderStandings>| json::standings(s))
         }
         None => error(StatusCode::NOT_FOUND, "this server runs no ladder and no tournament: it has no standings"),

@@ -50,7 +50,7 @@ pub enum Standings {
     /// A ladder's (its Ladder service: the standings, and its stored games to step through).
     Ladder(LadderService),
     /// A tournament's, as it plays ([`crate::tournament::live`]).
-    Tournament(tokio::sync::watch::Receiver<std::sync::Arc<proto::v1::LadderStandings>>),
+    Tournament(crate::tournament::live::Feed),
 }
 
 impl Face {

@@ -368,11 +368,11 @@ test("the front page follows a tournament's standings to its last game", async (
     [
       'name: watched',
       'seed: 3',
-      'games_per_pairing: 20',
+      'games_per_pairing: 15',
       'participants:',
       '  - { name: random, bot: random }',
       '  - { name: greedy, bot: greedy }',
-      '  - { name: mcts, bot: "mcts:iterations=100" }',
+      '  - { name: rules, bot: rules }',
       'games:',
       '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
       '',
@@ -413,8 +413,12 @@ test("the front page follows a tournament's standings to its last game", async (
     await page.waitForFunction(
       () => /^(\d+) of \1 games played \(the tournament is over\)/.test(document.getElementById('standings-summary').textContent),
       null,
-      { timeout: 60000 },
+      { timeout: 120000 },
     );
+    // The progression chart: a line per participant.
+    await page.waitForFunction(() => document.querySelectorAll('#progression polyline').length === 3, null, {
+      timeout: 10000,
+    });
     const seen = await page.evaluate(() => window.seen);
     const counts = [...new Set(seen.map(s => Number(s.split(' ')[0])))];
     assert.ok(counts.length >= 2, `the standings moved while the page was open: ${seen.join(' | ')}`);

@@ -89,8 +89,11 @@ async function followStandings() {
   kind = face.kind;
   const source = new EventSource('/api/standings');
   source.addEventListener('standings', e => {
-    showStandings(JSON.parse(e.data));
-    if (kind === 'ladder' && Date.now() - drawnAt > 5000) drawProgression();
+    const s = JSON.parse(e.data);
+    showStandings(s);
+    // Redrawn at most every 5 s, and at a tournament's end.
+    const over = kind === 'tournament' && s.games === s.scheduled;
+    if (over || Date.now() - drawnAt > 5000) drawProgression();
   });
 }
 
