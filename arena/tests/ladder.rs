@@ -220,7 +220,17 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
     let (server, url) = ladder(&file, &data);
     let erin = client(&url, "erin", "");
     until(&url, Duration::from_secs(30), "erin rated", |s| row(s, "erin").is_some_and(|r| r.results >= 2));
-    let games = agent_games(&url, "erin").unwrap();
+    // Rated results may all be of pairings still in play (their records held back): wait for a
+    // game whose pairing is over.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let games = loop {
+        let games = agent_games(&url, "erin").unwrap();
+        if !games.games.is_empty() {
+            break games;
+        }
+        assert!(std::time::Instant::now() < deadline, "no game of erin's pairings over within 30 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
     let id = games.games.last().unwrap().game_id;
     let record = runtime().block_on(async {
         let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(&url).await.unwrap());
