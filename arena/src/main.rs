@@ -23,11 +23,6 @@ mod setup;
 mod tournament_cmd;
 mod webbench;
 
-/// Games allocate many small, short-lived values (observations, messages, labels): mimalloc
-/// serves them faster than the system allocator (see the commit that chose it for figures).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
