@@ -471,9 +471,7 @@ impl Ladder {
             let me = self.clone();
             let Ok(standings) = tokio::task::spawn_blocking(move || me.fit()).await else { continue };
             last = standings.rated_games as usize;
-            // The history keeps a point each time the results have grown by 2% (at least 20):
-            // enough to draw, bounded over a ladder's life (some 500 points per million results).
-            if (last as u64) < noted + (noted / 50).max(20) {
+            if !history_due(noted, last as u64) {
                 self.publish(standings);
                 continue;
             }
@@ -566,6 +564,13 @@ pub fn write_report(data: &Path, out: &Path, bootstrap: u32) -> Result<(RatingLi
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((written.overall, notes))
+}
+
+/// Is a rating history point due, `rated` results in, the last noted at `noted`? One each time
+/// the results have grown by 2% (at least 20): enough to draw, bounded over a ladder's life
+/// (some 500 points per million results).
+pub fn history_due(noted: u64, rated: u64) -> bool {
+    rated >= noted + (noted / 50).max(20)
 }
 
 #[cfg(test)]

@@ -48,9 +48,7 @@ where
             let key = req.headers().get(KEY_HEADER).map(|v| v.as_bytes());
             let addr = req.extensions().get::<tonic::transport::server::TcpConnectInfo>().and_then(|i| i.remote_addr());
             let creates = req.uri().path().ends_with("/CreateMatch");
-            let admitted =
-                self.hub.clients.identify(key, addr, creates).and_then(|client| self.hub.call_rate.admit(&client));
-            if let Err(status) = admitted {
+            if let Err(status) = self.hub.admit_call(key, addr, creates) {
                 return Box::pin(std::future::ready(Ok(status.into_http())));
             }
         }

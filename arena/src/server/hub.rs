@@ -404,6 +404,17 @@ impl Hub {
         Ok(table)
     }
 
+    /// A call that is read and built (CreateMatch, DescribeGame; the web face's new match) from
+    /// the holder of `key` or the peer at `addr`: admitted at its client's rate, or refused.
+    pub fn admit_call(
+        &self,
+        key: Option<&[u8]>,
+        addr: Option<std::net::SocketAddr>,
+        creates: bool,
+    ) -> Result<(), Status> {
+        self.clients.identify(key, addr, creates).and_then(|client| self.call_rate.admit(&client))
+    }
+
     /// Matches not over yet.
     pub fn active(&self) -> usize {
         self.matches.total()

@@ -33,7 +33,7 @@ impl Services {
     /// Run `work` on a blocking thread as one of the client's calls being read (admitted at the
     /// client's rate by [`super::admission`]): refused past its share, never on the threads that
     /// answer everyone else.
-    async fn off_the_async_threads<T: Send + 'static>(
+    pub async fn off_the_async_threads<T: Send + 'static>(
         &self,
         client: &ClientId,
         work: impl FnOnce(Arc<Hub>) -> Result<T, Status> + Send + 'static,

@@ -498,15 +498,20 @@ impl Table {
         })
     }
 
+    /// Is its record held back (another match on its deal still in play)?
+    fn held_back(&self) -> bool {
+        self.setup.released.as_ref().is_some_and(|r| !r.load(std::sync::atomic::Ordering::Acquire))
+    }
+
     /// Is its record given (over, and no other match on its deal in play)?
     pub fn is_published(&self) -> bool {
-        self.setup.released.as_ref().is_none_or(|r| r.load(std::sync::atomic::Ordering::Acquire)) && self.is_over()
+        !self.held_back() && self.is_over()
     }
 
     /// The record of a finished match, as a client may have it: held back while another match
     /// on its deal is in play.
     pub fn published_record(&self) -> Result<MatchRecord, Status> {
-        if self.setup.released.as_ref().is_some_and(|r| !r.load(std::sync::atomic::Ordering::Acquire)) {
+        if self.held_back() {
             return Err(Status::failed_precondition(format!(
                 "match {} is over, but its deal is still in play in another match: its record (and seed) is \
                  given once that is over",

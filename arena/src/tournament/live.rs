@@ -67,7 +67,7 @@ pub fn standings(t: Tournament) -> Result<(Feed, Live), String> {
                     latest = newer;
                 }
                 let now = fit(&t, &latest.0, latest.1);
-                if now.rated_games >= noted + (noted / 50).max(20) {
+                if crate::ladder::history_due(noted, now.rated_games) {
                     noted = now.rated_games;
                     let mut h = history.lock().unwrap_or_else(|p| p.into_inner());
                     for row in now.lists.first().map(|l| l.rows.as_slice()).unwrap_or_default() {

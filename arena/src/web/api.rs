@@ -120,13 +120,6 @@ fn call<T>(message: T, peer: SocketAddr) -> tonic::Request<T> {
     r
 }
 
-/// A place among the calls being read, for the browser at `peer` (refused past its share): work
-/// done for it on a blocking thread holds one, as a gRPC call read and built there does.
-fn a_call(face: &Face, peer: SocketAddr) -> Result<crate::server::shares::Held, Status> {
-    let hub = &face.services.hub;
-    hub.clients.identify(None, Some(peer), false).and_then(|c| hub.calls.take(&c))
-}
-
 /// The seat token a request carries (`Authorization: Bearer TOKEN`).
 fn token(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).unwrap_or_default();
@@ -169,38 +162,44 @@ async fn finished_game(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     axum::extract::Query(which): axum::extract::Query<WhichGame>,
 ) -> Response {
-    let record = match (&which.id, which.ladder, face.ladder()) {
-        (Some(id), None, _) => face.services.hub.table(id).and_then(|t| t.published_record()),
-        (None, Some(n), Some(ladder)) => ladder.published(n),
-        (None, Some(_), None) => Err(Status::not_found("this server runs no ladder")),
-        _ => Err(Status::invalid_argument("/game?id=MATCH (a finished match) or /game?ladder=N (a ladder's game N)")),
-    };
-    let record = match record {
-        Ok(r) => r,
-        Err(s) => return refused(s),
-    };
-    // Replaying a game and writing every seat's view at every position takes a moment: one of
-    // the browser's calls being read, off the async threads.
-    let call = match a_call(&face, peer) {
+    let client = match face.services.client(&call((), peer), false) {
         Ok(c) => c,
         Err(s) => return refused(s),
     };
-    let title = match (&which.id, which.ladder) {
-        (Some(id), _) => format!("{} — match {id}", record.game.game),
-        (_, n) => format!("{} — ladder game {}", record.game.game, n.unwrap_or_default()),
-    };
-    let built = tokio::task::spawn_blocking(move || {
-        let _call = call;
-        crate::record::game_view(&record, &title).map(|view| {
+    let ladder = face.ladder().cloned();
+    // Reading the record (a ladder's from its store), replaying the game and writing every
+    // seat's view at every position take a moment: one of the browser's calls, off the async
+    // threads.
+    let built = face
+        .services
+        .off_the_async_threads(&client, move |hub| {
+            let (record, title) = match (which.id, which.ladder, ladder) {
+                (Some(id), None, _) => {
+                    let record = hub.table(&id)?.published_record()?;
+                    let title = format!("{} — match {id}", record.game.game);
+                    (record, title)
+                }
+                (None, Some(n), Some(ladder)) => {
+                    let record = ladder.published(n)?;
+                    let title = format!("{} — ladder game {n}", record.game.game);
+                    (record, title)
+                }
+                (None, Some(_), None) => return Err(Status::not_found("this server runs no ladder")),
+                _ => {
+                    return Err(Status::invalid_argument(
+                        "/game?id=MATCH (a finished match) or /game?ladder=N (a ladder's game N)",
+                    ));
+                }
+            };
+            let view = crate::record::game_view(&record, &title)
+                .map_err(|e| Status::internal(format!("the game does not replay: {e}")))?;
             let linked = reports::viewer::Assets::Linked { style: "/static/viewer.css", script: "/static/viewer.js" };
-            reports::viewer::viewer_page(&view, linked)
+            Ok(reports::viewer::viewer_page(&view, linked))
         })
-    })
-    .await;
+        .await;
     match built {
-        Ok(Ok(html)) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response(),
-        Ok(Err(e)) => error(StatusCode::INTERNAL_SERVER_ERROR, &format!("the game does not replay: {e}")),
-        Err(e) => error(StatusCode::INTERNAL_SERVER_ERROR, &e.to_string()),
+        Ok(html) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], html).into_response(),
+        Err(s) => refused(s),
     }
 }
 
@@ -295,7 +294,7 @@ async fn create(
     };
     let hub = &face.services.hub;
     // Admitted at the browser's call rate, as the gRPC door admits CreateMatch.
-    if let Err(s) = hub.clients.identify(None, Some(peer), true).and_then(|c| hub.call_rate.admit(&c)) {
+    if let Err(s) = hub.admit_call(None, Some(peer), true) {
         return refused(s);
     }
     let Some(info) = engine::games().iter().find(|g| g.name == new.game) else {
@@ -418,16 +417,10 @@ async fn progression(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<So
     let read = match face.standings.clone() {
         Some(Standings::Ladder(ladder)) => {
             // A read of the store: one of the browser's calls, off the async threads.
-            let call = match a_call(&face, peer) {
-                Ok(c) => c,
-                Err(s) => return refused(s),
-            };
-            tokio::task::spawn_blocking(move || {
-                let _call = call;
-                ladder.progression(LEADERS)
-            })
-            .await
-            .unwrap_or_else(|e| Err(Status::internal(e.to_string())))
+            match face.services.client(&call((), peer), false) {
+                Ok(client) => face.services.off_the_async_threads(&client, move |_| ladder.progression(LEADERS)).await,
+                Err(s) => Err(s),
+            }
         }
         Some(Standings::Tournament(feed)) => {
             let now = feed.standings.borrow().clone();
@@ -465,13 +458,12 @@ async fn standings(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<Sock
         },
         Some(Standings::Tournament(feed)) => {
             // A place among the spectators, as the Ladder's WatchStandings takes one.
-            let hub = &face.services.hub;
-            let place = match hub.clients.identify(None, Some(peer), false).and_then(|c| hub.spectators.take(&c)) {
+            let place = match face.services.spectator(&call((), peer)) {
                 Ok(p) => p,
                 Err(s) => return refused(s),
             };
             let changes = tokio_stream::wrappers::WatchStream::new(feed.standings.clone())
-                .take_until(hub.stopped())
+                .take_until(face.services.hub.stopped())
                 .map(move |s: std::sync::Arc<v1::LadderStandings>| {
                     let _held = &place;
                     Ok::<_, Status>(s)

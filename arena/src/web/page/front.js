@@ -97,35 +97,29 @@ async function followStandings() {
   });
 }
 
+// Fill table `id` with a row per match (its id linked to `page`, then `cells`), or show the
+// `none` line instead.
+function fillMatches(id, none, matches, page, cells) {
+  const body = document.querySelector('#' + id + ' tbody');
+  body.replaceChildren();
+  for (const m of matches) {
+    const tr = arena.el('tr');
+    const link = arena.el('a', m.id);
+    link.href = page + '?id=' + encodeURIComponent(m.id);
+    const td = arena.el('td');
+    td.append(link);
+    tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), cells(m));
+    body.append(tr);
+  }
+  document.getElementById(id).hidden = matches.length === 0;
+  document.getElementById(none).hidden = matches.length > 0;
+}
+
 async function listMatches() {
   try {
     const { matches, finished } = await arena.call('/api/matches');
-    const body = document.querySelector('#matches tbody');
-    body.replaceChildren();
-    for (const m of matches) {
-      const tr = arena.el('tr');
-      const link = arena.el('a', m.id);
-      link.href = '/match?id=' + encodeURIComponent(m.id);
-      const td = arena.el('td');
-      td.append(link);
-      tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), arena.el('td', m.version, 'num'));
-      body.append(tr);
-    }
-    document.getElementById('matches').hidden = matches.length === 0;
-    document.getElementById('no-matches').hidden = matches.length > 0;
-    const done = document.querySelector('#finished tbody');
-    done.replaceChildren();
-    for (const m of finished) {
-      const tr = arena.el('tr');
-      const link = arena.el('a', m.id);
-      link.href = '/game?id=' + encodeURIComponent(m.id);
-      const td = arena.el('td');
-      td.append(link);
-      tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), arena.el('td', arena.outcome(m.outcome, m.players)));
-      done.append(tr);
-    }
-    document.getElementById('finished').hidden = finished.length === 0;
-    document.getElementById('no-finished').hidden = finished.length > 0;
+    fillMatches('matches', 'no-matches', matches, '/match', m => arena.el('td', m.version, 'num'));
+    fillMatches('finished', 'no-finished', finished, '/game', m => arena.el('td', arena.outcome(m.outcome, m.players)));
   } catch (e) {
     document.getElementById('no-matches').textContent = 'The matches cannot be listed: ' + e.message;
   }
