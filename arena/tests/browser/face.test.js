@@ -23,21 +23,38 @@ after(() => {
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
-// `arena serve` on free ports, with its web face; resolves once the face's address is printed.
-function serve(records) {
-  const proc = spawn(ARENA, ['serve', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--records', records], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+// An arena command with a web face (`--http 127.0.0.1:0` among `args`); resolves once the
+// face's address is printed, with the process, the address, its output lines as they come and
+// every line so far.
+function withFace(args) {
+  const proc = spawn(ARENA, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   running.push(proc);
-  proc.stderr.resume();
+  const lines = readline.createInterface({ input: proc.stdout });
+  const said = [];
+  const warned = [];
+  readline.createInterface({ input: proc.stderr }).on('line', line => warned.push(line));
   return new Promise((resolve, reject) => {
-    const lines = readline.createInterface({ input: proc.stdout });
     lines.on('line', line => {
+      said.push(line);
       const m = /^the web face: (http:\/\/\S+)$/.exec(line);
-      if (m) resolve({ proc, url: m[1] });
+      if (m) resolve({ proc, url: m[1], lines, said, warned });
     });
-    proc.on('exit', code => reject(new Error(`arena serve exited (${code}) before its web face was up`)));
+    proc.on('exit', code => reject(new Error(`arena ${args[0]} exited (${code}) before its web face was up: ${said.join('\n')}`)));
   });
+}
+
+// The first truthy value of `f`, polled (what a process printed, say), within `ms`.
+async function until(f, ms = 30000) {
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise(r => setTimeout(r, 50))) {
+    const v = f();
+    if (v) return v;
+  }
+  throw new Error(`not within ${ms} ms: ${f}`);
+}
+
+// `arena serve` on free ports, with its web face.
+function serve(records) {
+  return withFace(['serve', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--records', records]);
 }
 
 function stopped(proc) {
@@ -142,7 +159,8 @@ function cardsNamed(label) {
 
 // A spectator's move list shows exactly the record's labels, and no label names a card some
 // seat could not see: every card named was in every seat's view before the move, or is after
-// it (the move showed it to all). Checked against every seat's view at every position.
+// it (the move showed it to all), or is the card the mover plays from their own hand (playing
+// it shows it: "discard a Dice card: …"). Checked against every seat's view at every position.
 function checkPublic(shown, records, seats) {
   const { views, labels } = viewsOf(records, seats);
   return checkLabels(shown, views, labels);
@@ -152,15 +170,23 @@ function checkLabels(shown, views, labels) {
   assert.deepEqual(shown.map(l => l.replace(/^seat \d+ \(.*?\): /, '')), labels, 'the spectator page lists the moves made');
   let named = 0;
   labels.forEach((label, k) => {
+    const mover = Number(/^seat (\d+) /.exec(shown[k])[1]);
     for (const card of cardsNamed(label)) {
       named += 1;
       const seen = view => view.includes(card);
       const before = views.every(v => seen(v[k]));
       const after = views.every(v => v[k + 1] !== undefined && seen(v[k + 1]));
-      assert.ok(before || after, `move ${k + 1} (${label}) names ${card}, which not every seat could see`);
+      const played = playedCard(label) === card && seen(views[mover][k]);
+      assert.ok(before || after || played, `move ${k + 1} (${label}) names ${card}, which not every seat could see`);
     }
   });
   return named;
+}
+
+// The card a move plays from its mover's hand: the one named right after "play" or "discard".
+function playedCard(label) {
+  const m = /^(?:play|discard)(?: a)? ("[^"]+"|Dice card|\S+)/.exec(label);
+  return m ? cardsNamed(m[1])[0] : undefined;
 }
 
 test('the hidden-card check catches a label that names a card only its mover saw', () => {
@@ -168,10 +194,16 @@ test('the hidden-card check catches a label that names a card only its mover saw
     ['hand: "Secret Map"\n', 'hand: none\n'],
     ['cards: 1 (hidden)\n', 'cards: 0 (hidden)\n'],
   ];
-  assert.throws(() => checkLabels(['seat 0 (x): discard "Secret Map"'], views, ['discard "Secret Map"']), /Secret Map/);
+  // Naming a card that was drawn unseen is a leak; playing it from one's hand shows it.
+  assert.throws(() => checkLabels(['seat 0 (x): draw "Secret Map"'], views, ['draw "Secret Map"']), /Secret Map/);
+  assert.equal(checkLabels(['seat 0 (x): discard "Secret Map"'], views, ['discard "Secret Map"']), 1);
+  // Only by its holder.
+  assert.throws(() => checkLabels(['seat 1 (x): discard "Secret Map"'], views, ['discard "Secret Map"']), /Secret Map/);
   const shown = [['face-up: "Open Map"\n', 'hand: "Open Map"\n'], ['face-up: "Open Map"\n', 'seen taken: "Open Map"\n']];
   assert.equal(checkLabels(['seat 0 (x): take "Open Map"'], shown, ['take "Open Map"']), 1);
   assert.deepEqual(cardsNamed('strike 10♦, then J♣ and the Joker'), ['10♦', 'J♣', 'Joker']);
+  assert.equal(playedCard('discard a Dice card: draw two tools'), 'Dice card');
+  assert.equal(playedCard('play 10♦ on the fight'), '10♦');
 });
 
 // The records file's games, as `arena replay` checks them.
@@ -293,19 +325,7 @@ test('the face refuses what a stranger may not do, with a message that names it'
 
 // `arena ladder FILE` with its web face (its anchors play at once).
 function ladder(file, data) {
-  const proc = spawn(ARENA, ['ladder', file, '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--data', data], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(proc);
-  proc.stderr.resume();
-  return new Promise((resolve, reject) => {
-    const lines = readline.createInterface({ input: proc.stdout });
-    lines.on('line', line => {
-      const m = /^the web face: (http:\/\/\S+)$/.exec(line);
-      if (m) resolve({ proc, url: m[1] });
-    });
-    proc.on('exit', code => reject(new Error(`arena ladder exited (${code}) before its web face was up`)));
-  });
+  return withFace(['ladder', file, '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--data', data]);
 }
 
 test("the front page follows a ladder's standings as games are rated", async () => {
@@ -322,6 +342,9 @@ test("the front page follows a ladder's standings as games are rated", async () 
       '  - { name: greedy, bot: greedy }',
       '  - { name: rules, bot: rules }',
       'refit_ms: 300',
+      // The anchors keep meeting while the page is open (by default they stop once their
+      // intervals are 100 Elo wide, which a fast machine reaches before the page loads).
+      'anchor_interval: 1',
       '',
     ].join('\n'),
   );
@@ -371,8 +394,9 @@ test("the front page follows a tournament's standings to its last game", async (
       'games_per_pairing: 15',
       'participants:',
       '  - { name: random, bot: random }',
-      '  - { name: greedy, bot: greedy }',
       '  - { name: rules, bot: rules }',
+      // The tournament waits for this one: the page is open before any game is played.
+      '  - { name: visitor, connect: true }',
       'games:',
       '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
       '',
@@ -381,22 +405,17 @@ test("the front page follows a tournament's standings to its last game", async (
   const out = path.join(scratch, 'watched');
   // The browser first: the page must be open while the games are played.
   const b = await browser();
-  const proc = spawn(ARENA, ['tournament', file, '--out', out, '--quiet', '--http', '127.0.0.1:0'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.push(proc);
-  proc.stderr.resume();
-  const lines = readline.createInterface({ input: proc.stdout });
-  const said = [];
-  const url = await new Promise((resolve, reject) => {
-    lines.on('line', line => {
-      said.push(line);
-      const m = /^the web face: (http:\/\/\S+)$/.exec(line);
-      if (m) resolve(m[1]);
-    });
-    proc.on('exit', code => reject(new Error(`arena tournament exited (${code}): ${said.join('\n')}`)));
-  });
+  const { proc, url, lines, said, warned } = await withFace([
+    'tournament',
+    file,
+    '--out',
+    out,
+    '--quiet',
+    '--http',
+    '127.0.0.1:0',
+  ]);
   const problems = [];
+  let visitor;
   try {
     const page = await b.newPage();
     watchConsole(page, problems);
@@ -410,6 +429,10 @@ test("the front page follows a tournament's standings to its last game", async (
       note();
       new MutationObserver(note).observe(summary, { childList: true, characterData: true, subtree: true });
     });
+    // Now the visitor: the games begin.
+    const server = await until(() => warned.map(l => / connect to (\S+)$/.exec(l)).find(Boolean)?.[1]);
+    visitor = spawn(ARENA, ['bot', 'greedy', '--server', server, '--name', 'visitor'], { stdio: 'ignore' });
+    running.push(visitor);
     await page.waitForFunction(
       () => /^(\d+) of \1 games played \(the tournament is over\)/.test(document.getElementById('standings-summary').textContent),
       null,
@@ -441,6 +464,7 @@ test("the front page follows a tournament's standings to its last game", async (
   } finally {
     await b.close();
     await stopped(proc);
+    visitor?.kill();
   }
   assert.deepEqual(problems, [], 'console messages or page errors');
 });
