@@ -86,6 +86,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start tokio: {e}"))?;
     rt.block_on(async {
+        let stop = server::stop_signal();
         let mut opened: Option<Result<std::sync::Arc<Ladder>, String>> = None;
         let file = args.file.clone();
         let running = server::start_with(args.addr, server_config, |hub| {
@@ -122,7 +123,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
             let web = arena::web::start(http, face).await?;
             outln!("the web face: {}", web.url());
         }
-        server::stop_signal().await;
+        stop.await;
         tracing::info!("stopping: finishing the calls in flight");
         running.stop().await?;
         outln!("stopped");

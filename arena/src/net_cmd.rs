@@ -221,13 +221,14 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
     };
     let rt = runtime()?;
     let served = rt.block_on(async {
+        let stop = server::stop_signal();
         let running = server::start(args.addr, config).await?;
         outln!("serving tabletop.arena.v1 on {}", running.addr);
         if let Some(http) = args.http {
             let web = arena::web::start(http, arena::web::of_hub(running.hub.clone())).await?;
             outln!("the web face: {}", web.url());
         }
-        server::stop_signal().await;
+        stop.await;
         tracing::info!("stopping: finishing the calls in flight");
         running.stop().await?;
         outln!("stopped");

@@ -112,8 +112,12 @@ impl Face {
 
     /// The run is over: keep the standings up until Ctrl-C or SIGTERM.
     fn linger(self) {
+        let stop = {
+            let _inside = self.runtime.enter();
+            arena::server::stop_signal()
+        };
         outln!("the tournament is over: its web face stays up until Ctrl-C");
-        self.runtime.block_on(arena::server::stop_signal());
+        self.runtime.block_on(stop);
         self.hub.stop();
         self.runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     }

@@ -127,24 +127,37 @@ where
     Ok(Running { addr, hub, stop: Some(stop), task })
 }
 
-/// Wait for Ctrl-C or SIGTERM.
-pub async fn stop_signal() {
+/// Ctrl-C or SIGTERM. The handlers are installed when this is called, not when it is first
+/// awaited: call it (inside the runtime) before saying the server is up, or a signal sent
+/// at once still kills the process.
+pub fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(t) => t,
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                return;
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate()).ok();
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        async move {
+            match (term, interrupt) {
+                (Some(mut t), Some(mut i)) => {
+                    tokio::select! {
+                        _ = t.recv() => {}
+                        _ = i.recv() => {}
+                    }
+                }
+                (Some(mut t), None) => {
+                    t.recv().await;
+                }
+                (None, Some(mut i)) => {
+                    i.recv().await;
+                }
+                (None, None) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                }
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
         }
     }
     #[cfg(not(unix))]
-    {
+    async {
         let _ = tokio::signal::ctrl_c().await;
     }
 }
