@@ -11,6 +11,8 @@ use pyo3::types::{PyByteArray, PyDict};
 use rand::SeedableRng;
 use std::sync::Arc;
 
+mod batch;
+
 /// The contract's text (`proto/.../arena.proto`), from which the Python stubs are generated.
 const CONTRACT: &str = include_str!("../../../proto/proto/tabletop/arena/v1/arena.proto");
 
@@ -135,9 +137,22 @@ impl Game {
     /// A full state consistent with `seat`'s observation (a dict, as `State.observation`
     /// gives it), built from the observation alone, every fact hidden from the seat (and the
     /// generator of future chance) drawn from `seed`: the honest forward model for search.
-    #[pyo3(name = "from_observation")]
-    fn rebuild(&self, observation: &Bound<'_, PyAny>, seat: usize, seed: u64) -> PyResult<State> {
-        let base = self.spec.state_from_observation(&to_json(observation)?).map_err(value_error)?;
+    /// `seat` (default: the observation's own) must be the seat whose observation it is:
+    /// another seat's is refused (`ValueError`).
+    #[pyo3(name = "from_observation", signature = (observation, seat=None, seed=0))]
+    fn rebuild(&self, observation: &Bound<'_, PyAny>, seat: Option<usize>, seed: u64) -> PyResult<State> {
+        let json = to_json(observation)?;
+        let whose = json.get("seat").and_then(|s| s.as_u64()).map(|s| s as usize);
+        let seat = match (seat, whose) {
+            (Some(asked), Some(whose)) if asked != whose => {
+                return Err(value_error(format!(
+                    "seat {asked}: this is seat {whose}'s observation (a state for seat {asked} is built from seat {asked}'s)"
+                )));
+            }
+            (Some(s), _) | (None, Some(s)) => s,
+            (None, None) => return Err(value_error("the observation names no seat: pass `seat`")),
+        };
+        let base = self.spec.state_from_observation(&json).map_err(value_error)?;
         let seat = seat_of(base.as_ref(), seat)?;
         Ok(self.state(base.redraw_hidden(seat, &mut rng(seed))))
     }
@@ -203,11 +218,16 @@ impl State {
         array(py, mask, "int8")
     }
 
-    /// A readable label for an action id, e.g. `strike 7♦`.
-    fn action_label(&self, id: i64) -> String {
-        match ActionId::try_from(id) {
-            Ok(id) => self.game.action_label(id),
-            Err(_) => format!("unknown action {id}"),
+    /// A readable label for an action id, e.g. `strike 7♦`; `ValueError` for an id that names
+    /// no action of the game.
+    fn action_label(&self, id: i64) -> PyResult<String> {
+        match ActionId::try_from(id).ok().filter(|&a| self.spec.action_name(a).is_some()) {
+            Some(id) => Ok(self.game.action_label(id)),
+            None => Err(value_error(format!(
+                "action id {id} names no action of {} (ids run from 0 to {})",
+                self.spec.game(),
+                self.spec.action_count() - 1
+            ))),
         }
     }
 
@@ -317,8 +337,11 @@ fn observation_from_wire(message: &[u8]) -> PyResult<(&'static str, String)> {
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Game>()?;
     m.add_class::<State>()?;
+    m.add_class::<batch::Batch>()?;
+    m.add_class::<batch::Bot>()?;
     m.add_function(wrap_pyfunction!(load, m)?)?;
     m.add_function(wrap_pyfunction!(games, m)?)?;
+    m.add_function(wrap_pyfunction!(batch::batch_seeds, m)?)?;
     m.add_function(wrap_pyfunction!(observation_from_wire, m)?)?;
     m.add("CONTRACT", CONTRACT)?;
     Ok(())

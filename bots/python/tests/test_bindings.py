@@ -109,3 +109,8 @@ def test_every_action_id_in_range_is_named_or_not_an_action():
     state = game.new_game(2)
     for a in state.legal_actions():
         assert state.action_label(a)
+    # An id the game does not have is an error, not a label.
+    unnamed = next(a for a in range(game.action_count) if game.action_name(a) is None)
+    for bad in (unnamed, game.action_count, 10**6, -1):
+        with pytest.raises(ValueError, match=f"action id {bad} names no action of journey"):
+            state.action_label(bad)

@@ -93,3 +93,14 @@ def test_an_observation_of_another_game_is_refused():
         journey.from_observation(seen, 0, 1)
     with pytest.raises(ValueError):
         expedition.from_observation({"nonsense": True}, 0, 1)
+
+
+def test_an_observation_of_another_seat_is_refused():
+    game = ta.load("expedition", preset="no-dice", players=3)
+    state = game.new_game(5)
+    seen = state.observation(0)
+    with pytest.raises(ValueError, match="seat 1: this is seat 0's observation"):
+        game.from_observation(seen, 1, 7)
+    # The seat defaults to the observation's own.
+    rebuilt = game.from_observation(seen, seed=7)
+    assert rebuilt.observation(0) == seen

@@ -86,7 +86,8 @@ def test_the_play_client_plays_complete_games(server, tensors, text):
 def test_a_token_seat_plays_woken_by_watch(server):
     with ta.Client(server) as client:
         match = client.create_match(game="expedition", preset="dice", seats=["token", {"bot": "random"}], seed=9)
-        token = next(t.token for t in match.tokens if t.seat == 0)
+        token = match.tokens[0]
+        assert isinstance(token, str) and match.tokens[1] is None
         seen = []
 
         def agent(request):
@@ -144,7 +145,7 @@ def test_an_agent_resigns_its_seat_over_the_play_stream(server, returns):
 def test_a_token_seat_resigns(server):
     with ta.Client(server) as client:
         match = client.create_match(game="expedition", preset="no-dice", seats=["token", {"bot": "random"}], seed=9)
-        token = next(t.token for t in match.tokens if t.seat == 0)
+        token = match.tokens[0]
         outcome = client.play_seat(Resigning(moves=1), match.match_id, token)
         assert [(v.seat, v.kind) for v in outcome.verdicts] == [(0, "resigned")]
         assert outcome.forfeited_by == 0
@@ -197,3 +198,45 @@ def test_a_client_key_travels_with_every_call(arena, tmp_path):
     finally:
         child.terminate()
         child.wait(timeout=30)
+
+
+def test_wait_returns_a_match_s_outcome_or_times_out(server):
+    with ta.Client(server) as client:
+        bots = client.create_match(game="expedition", preset="no-dice", seats=[{"bot": "random"}] * 2, seed=2)
+        outcome = client.wait(bots)
+        assert len(outcome.scores) == 2 and list(outcome.scores) == list(client.record(bots.match_id).outcome.scores)
+        # Once over, the same outcome at once.
+        assert client.wait(bots.match_id) == outcome
+        waiting = client.create_match(game="expedition", preset="no-dice", seats=["token", {"bot": "random"}], seed=2)
+        with pytest.raises(TimeoutError, match=f"match {waiting.match_id} did not end within 0.5 s"):
+            client.wait(waiting, timeout=0.5)
+        client.resign(waiting, waiting.tokens[0])
+        assert client.wait(waiting).forfeited_by == 0
+
+
+def test_play_returns_after_max_games_or_when_stopped_and_frees_its_name(server):
+    name = "py-returns"
+    with ta.Client(server) as client:
+        results = {}
+        thread = threading.Thread(
+            target=lambda: results.update(ta.play(lambda r: r.legal[0], server=server, name=name, max_games=2)), daemon=True
+        )
+        thread.start()
+        for seed in (1, 2):
+            match = create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}, {"bot": "random"}], seed=seed)
+            client.wait(match)
+        thread.join(timeout=60)
+        assert not thread.is_alive() and results["ended"] == 2
+        # The name is free: another client takes it, and is stopped while it waits.
+        stop = threading.Event()
+        thread = threading.Thread(
+            target=lambda: results.update(ta.play(lambda r: r.legal[0], server=server, name=name, stop=stop)), daemon=True
+        )
+        thread.start()
+        match = create_when_connected(client, name, game="journey", preset="classic", seats=[{"play": name}], seed=3)
+        client.wait(match)
+        stop.set()
+        thread.join(timeout=30)
+        assert not thread.is_alive() and results["ended"] == 1
+    with pytest.raises(ValueError, match="max_games: 0"):
+        ta.play(lambda r: r.legal[0], server=server, name=name, max_games=0)

@@ -11,12 +11,12 @@ Every rule is the Rust engine's (`tabletop_arena._native`); nothing here copies 
 
 import json
 
-from ._native import Game, State, observation_from_wire
+from ._native import Bot, Game, State, observation_from_wire
 from ._native import games as _games
 from ._native import load as _load
-from .client import Client, Request, Resign, play
+from .client import Client, Match, Request, Resign, play
 
-__all__ = ["Client", "Game", "Request", "Resign", "State", "games", "load", "observation_from_wire", "play"]
+__all__ = ["Bot", "Client", "Game", "Match", "Request", "Resign", "State", "games", "load", "observation_from_wire", "play"]
 
 
 def load(game, preset=None, *, yaml=None, **params):

@@ -10,6 +10,7 @@ import json
 import os
 import queue
 import sys
+import threading
 
 import grpc
 import numpy as np
@@ -152,9 +153,23 @@ def _decide(agent, request):
 
 
 def play(
-    agent, server=None, name=None, games=(), key=None, tensors=False, client_key=None, version="", max_games=0, text=True
+    agent,
+    server=None,
+    name=None,
+    games=(),
+    key=None,
+    tensors=False,
+    client_key=None,
+    version="",
+    at_once=0,
+    text=True,
+    max_games=None,
+    stop=None,
 ):
-    """Serve `agent` over the Play stream of `server` under `name` until the stream ends.
+    """Serve `agent` over the Play stream of `server` under `name` until the stream ends, or
+    `max_games` seats' games have ended, or `stop` (a `threading.Event`) is set: it then closes
+    the stream, which releases the name (a game still in play loses its seat by disconnection:
+    on a ladder, `at_once=1` with `max_games` leaves none).
 
     `games` lists the games it plays (empty: all). `server`, `name` and `key` (the name's key)
     default to `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a
@@ -166,7 +181,7 @@ def play(
 
     On a ladder (`arena ladder`), saying Hello is joining: the agent is matched game after game
     until it returns. `version` plays it as `name@version`, rated apart from other versions;
-    `max_games` is how many games it takes at once (0: the ladder's default).
+    `at_once` is how many games it takes at once (`Hello.max_games`; 0: the ladder's default).
 
     `text=False` leaves each request's observation text out (`request.text` is then empty):
     an agent that reads the typed observation or the tensor spares the server its writing.
@@ -182,14 +197,20 @@ def play(
         key=key,
         tensors=tensors,
         version=version,
-        max_games=max_games,
+        max_games=at_once,
         omit_text=not text,
     )
     outbox.put(pb.BotMessage(hello=hello))
     known = _Games()
     counts = {"decisions": 0, "resigned": 0, "ended": 0}
+    if max_games is not None and max_games < 1:
+        raise ValueError(f"max_games: {max_games}: at least one game (None: no limit)")
     with _channel(server, client_key) as channel:
         stream = rpc.PlayStub(channel).Play(iter(outbox.get, None))
+        done = threading.Event()
+        if stop is not None:
+            # Told to stop while the stream waits: cancel it from here.
+            threading.Thread(target=lambda: (_first(stop, done), stream.cancel()), daemon=True).start()
         try:
             for message in stream:
                 kind = message.WhichOneof("message")
@@ -207,21 +228,55 @@ def play(
                     counts["ended"] += 1
                     if hasattr(agent, "ended"):
                         agent.ended(message.ended)
+                    if max_games is not None and counts["ended"] >= max_games:
+                        break
                 elif kind == "error":
                     # Something sent was refused (a decision past its limit, say); the stream goes on.
                     print(f"server: {message.error.code}: {message.error.message}", file=sys.stderr)
         except grpc.RpcError as e:
-            # The server going away ends the session; anything else is an error.
+            # The server going away (or `stop`) ends the session; anything else is an error.
             if e.code() not in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE):
                 raise
         finally:
+            done.set()
+            stream.cancel()
             outbox.put(None)
     return counts
 
 
+def _match_id(match):
+    """A match's id, from a `Match` or the id itself."""
+    return match.match_id if isinstance(match, Match) else match
+
+
+def _first(*events):
+    """Wait until any of `events` is set."""
+    while not any(e.wait(0.05) for e in events):
+        pass
+
+
+class Match:
+    """A match `Client.create_match` made: `match_id`; `tokens`, one entry per seat (the
+    seat's token, a string, for a token seat; None for the others); `creator_token` (it
+    cancels the match); `response`, the `CreateMatchResponse` itself."""
+
+    def __init__(self, response):
+        self.response = response
+        self.match_id = response.match_id
+        self.seats = response.seats
+        self.tokens = [None] * response.seats
+        for t in response.tokens:
+            self.tokens[t.seat] = t.token
+        self.creator_token = response.creator_token
+
+    def __repr__(self):
+        return f"<Match {self.match_id}: {self.seats} seats, token seats {[i for i, t in enumerate(self.tokens) if t]}>"
+
+
 class Client:
     """The server's unary and streaming calls, for seats played by token and for creating
-    matches. Messages are the contract's (`Client.pb` is its module of messages)."""
+    matches. Messages are the contract's (`Client.pb` is its module of messages). Every call
+    that takes a match id also takes the `Match` `create_match` returned."""
 
     def __init__(self, server="http://127.0.0.1:50051", client_key=None):
         self.pb, rpc = stubs()
@@ -243,11 +298,30 @@ class Client:
     def create_match(self, game, preset="", params=None, seats=(), seed=None, **fields):
         """`CreateMatch`. `seats`: one entry per seat, `"token"`, `{"bot": "mcts"}` or
         `{"play": "name"}` (empty: every seat by token); `params` values as on the command
-        line. Returns the `CreateMatchResponse` (its `tokens`, one per token seat)."""
+        line. Returns a `Match`: its `match_id` and `tokens[seat]` (strings) are what the
+        next calls take."""
         specs = [self.pb.SeatSpec(token=True) if s == "token" else self.pb.SeatSpec(**s) for s in seats]
         params = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (params or {}).items()}
         request = self.pb.CreateMatchRequest(game=game, preset=preset, params=params, seats=specs, seed=seed, **fields)
-        return self.matches.CreateMatch(request)
+        return Match(self.matches.CreateMatch(request))
+
+    def wait(self, match, timeout=None):
+        """Wait for the match (a `Match` or its id) to end; returns its `MatchOutcome`. Raises
+        `TimeoutError` past `timeout` seconds (None: no limit)."""
+        match_id = _match_id(match)
+        events = self.matches.Spectate(self.pb.SpectateRequest(match_id=match_id), timeout=timeout)
+        try:
+            for event in events:
+                if event.HasField("ended"):
+                    return event.ended.outcome
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise TimeoutError(f"match {match_id} did not end within {timeout} s") from None
+            raise
+        finally:
+            events.cancel()
+        # The stream ended without an end: the match ended before it was spectated.
+        return self.record(match_id).outcome
 
     def standings(self):
         """A ladder's `Standings`: `lists[0]` overall, then one per game entry; each row an
@@ -264,26 +338,32 @@ class Client:
         return self.ladder.GetLadderRecord(self.pb.LadderRecordRequest(game_id=game_id))
 
     def observe(self, match_id, token, tensors=False):
+        match_id = _match_id(match_id)
         return self.matches.Observe(self.pb.ObserveRequest(match_id=match_id, token=token, tensors=tensors))
 
     def watch(self, match_id, token, tensors=False):
         """The seat's state now and at every change, to the end (`Watch`)."""
+        match_id = _match_id(match_id)
         return self.matches.Watch(self.pb.ObserveRequest(match_id=match_id, token=token, tensors=tensors))
 
     def act(self, match_id, token, action, version=None):
         """Play `action` for the seat; returns its new `SeatState`."""
+        match_id = _match_id(match_id)
         request = self.pb.ActRequest(match_id=match_id, token=token, action=action, version=version)
         return self.matches.Act(request).state
 
     def resign(self, match_id, token):
         """Give up the seat (`Resign`): it loses and the match ends. Returns its `SeatState`."""
+        match_id = _match_id(match_id)
         return self.matches.Resign(self.pb.ResignRequest(match_id=match_id, token=token))
 
     def record(self, match_id):
+        match_id = _match_id(match_id)
         return self.matches.GetRecord(self.pb.GetRecordRequest(match_id=match_id))
 
     def game_of(self, match_id):
         """The match's game with its parameters (from the first public event, `Started`)."""
+        match_id = _match_id(match_id)
         events = self.matches.Spectate(self.pb.SpectateRequest(match_id=match_id))
         try:
             started = next(iter(events)).started
@@ -295,6 +375,7 @@ class Client:
         """Play one token seat with `agent` to the end of the match, woken by `Watch` (no
         polling); returns the `MatchOutcome`. An agent that raises (or returns) `Resign`
         resigns the seat."""
+        match_id = _match_id(match_id)
         game = self.game_of(match_id)
         for state in self.watch(match_id, token, tensors):
             if state.HasField("to_move") and state.to_move == state.seat and state.legal:

@@ -1,0 +1,73 @@
+"""Learner steps per second: the batched environment (`tabletop_arena.vector`, n games stepped
+in Rust per call) against a Python loop over n single environments (`tabletop_arena.gym`),
+both driven by one policy, in interleaved rounds on the same interpreter.
+
+    pip install "./bots/python[pettingzoo]"
+    python bots/python/bench_vector.py --games 256 --seconds 2 --rounds 5
+
+A step is one learner decision (the opponents' moves between two of them are inside it). The
+policy is the same for both: a uniformly random legal action, drawn for every game at once
+with numpy (argmax of noise over the mask). Rounds alternate the order (A B, B A, ...); each
+figure is the median over the rounds, and the ratio is the ratio of the medians.
+"""
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from tabletop_arena import gym, vector
+
+
+def pick(masks, rng):
+    """A uniformly random legal action per row of `masks`."""
+    return np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1)
+
+
+def batched(game, preset, params, n, opponent, seconds, rng):
+    envs = vector.make(game, n, preset, opponent=opponent, **params)
+    _, info = envs.reset(seed=int(rng.integers(2**62)))
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        _, _, _, _, info = envs.step(pick(info["action_mask"], rng))
+        steps += n
+    return steps / (time.perf_counter() - start)
+
+
+def singles(game, preset, params, n, opponent, seconds, rng):
+    envs = [gym.make(game, preset, opponent=opponent, **params) for _ in range(n)]
+    infos = [env.reset(seed=int(rng.integers(2**62)))[1] for env in envs]
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        actions = pick(np.stack([i["action_mask"] for i in infos]), rng)
+        for k, env in enumerate(envs):
+            _, _, terminated, _, info = env.step(actions[k])
+            infos[k] = env.reset()[1] if terminated else info
+        steps += n
+    return steps / (time.perf_counter() - start)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=256)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--opponent", default="random")
+    args = parser.parse_args()
+    cases = [("expedition", "no-dice", {"players": 2}), ("journey", "classic", {"travellers": 2})]
+    rng = np.random.default_rng(1)
+    print(f"{args.games} games, opponent {args.opponent}, {args.rounds} rounds of {args.seconds} s")
+    print(f"{'game':<28}{'batched steps/s':>18}{'single envs steps/s':>22}{'ratio':>8}")
+    for game, preset, params in cases:
+        a, b = [], []
+        for r in range(args.rounds):
+            order = [(a, batched), (b, singles)]
+            for rates, run in order if r % 2 == 0 else reversed(order):
+                rates.append(run(game, preset, params, args.games, args.opponent, args.seconds, rng))
+        ma, mb = statistics.median(a), statistics.median(b)
+        print(f"{game + ' ' + preset:<28}{ma:>18,.0f}{mb:>22,.0f}{ma / mb:>7.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""One game against a fixed opponent, as a Gymnasium environment: how most reinforcement
+learning libraries train.
+
+    from tabletop_arena import gym
+    env = gym.make("expedition", preset="no-dice", opponent="greedy")
+    obs, info = env.reset(seed=1)
+    while True:
+        action = env.action_space.sample(info["action_mask"].astype("int8"))
+        obs, reward, terminated, truncated, info = env.step(action)
+        if terminated:
+            break
+
+The learner plays one seat (`seat`; default: a seat in turn from deal to deal), the other
+seats are played inside Rust by the built-in agent `opponent`. The observation is the seat's
+tensor (float32); the legal actions are `info["action_mask"]` (bool) and `env.action_masks()`
+(what sb3-contrib's `MaskablePPO` asks for). The reward comes at the end (competitive: 1 for a
+lone winner of two, -1 for its loser, 0 for a tie; cooperative: the team's score). An action
+that is not legal loses the game for the learner (reward -1, or 0 in a cooperative game;
+`info["illegal"]`), as a tournament's referee rules it; with `strict=True` it raises
+`ValueError` naming it, and nothing is played.
+"""
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from . import _native, load
+
+
+def make(game, preset=None, *, opponent="greedy", seat=None, strict=False, render_mode=None, **params):
+    """`game` (parameters as `tabletop_arena.load`) against `opponent`."""
+    return ArenaEnv(load(game, preset, **params), opponent=opponent, seat=seat, strict=strict, render_mode=render_mode)
+
+
+class ArenaEnv(gymnasium.Env):
+    """A Gymnasium `Env` over a one-game `tabletop_arena._native.Batch`: see the module."""
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(self, game, *, opponent="greedy", seat=None, strict=False, render_mode=None):
+        if opponent == "self":
+            raise ValueError("opponent: a single-agent environment plays against an agent; for self-play use tabletop_arena.vector")
+        self.game = game
+        self.strict = strict
+        self.render_mode = render_mode
+        self._batch = _native.Batch(game, 1, opponent, seat, 0, 1)
+        self.observation_space = spaces.Box(-np.inf, np.inf, shape=game.tensor_shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(game.action_count)
+        self._info = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        # The deal flows from Gymnasium's generator (seeded by `seed`, or by the last seed given).
+        obs, info = self._batch.reset(int(self.np_random.integers(0, 2**63)))
+        self._info = self._one(info)
+        return obs[0], self._info
+
+    def step(self, action):
+        obs, rewards, terminations, info = self._batch.step([int(action)], self.strict)
+        terminated = bool(terminations[0])
+        self._info = self._one(info)
+        if terminated:
+            # The game over is what the learner sees; the next deal waits for `reset`.
+            obs = info["final_obs"]
+            self._info["final_rewards"] = info["final_rewards"][0]
+            self._info["illegal"] = bool(info["illegal"][0])
+            self._info["action_mask"] = np.zeros(self.game.action_count, dtype=np.bool_)
+        if self.render_mode == "human":
+            self.render()
+        return obs[0], float(rewards[0]), terminated, False, self._info
+
+    def action_masks(self):
+        """The legal actions now (bool), for maskable algorithms."""
+        return self._info["action_mask"]
+
+    def render(self):
+        """The learner's observation as text (`ansi`), or printed (`human`)."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: set render_mode='ansi' or 'human'")
+            return None
+        state = self._batch.state(0)
+        text = state.observation_text(int(self._info["seat"]))
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    @staticmethod
+    def _one(info):
+        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": int(info["deal"][0])}

@@ -1,0 +1,442 @@
+//! Games stepped in batches for learners (`tabletop_arena.vector`, `tabletop_arena.gym`): n
+//! games of one game, each step one action of the learner in every game, the other seats played
+//! by a built-in agent (or by the learner: self-play) inside Rust, across threads, games that
+//! end dealt again at once (Gymnasium's "same step" autoreset). And the built-in agents on
+//! their own ([`Bot`]), to play a seat of a `State` from Python.
+//!
+//! Every deal and every agent's seed flows from the batch's seed: game `i`'s `k`-th deal is
+//! [`deal_seed`]`(seed, i, k)`, and a seat's agent in it is seeded by [`agent_seed`], so any
+//! game of a batch can be played again move for move from `State`s and [`Bot`]s.
+
+use super::{State, seat_of, value_error};
+use bots::{Agent, BotSpec, Budget, SeatView};
+use engine::core::{ActionId, AnyGame, AnySpec, Outcome, Seat};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// SplitMix64's finaliser: a well-mixed 64-bit value of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+/// The seed of game `index`'s `episode`-th deal in a batch seeded `seed`.
+pub fn deal_seed(seed: u64, index: u64, episode: u64) -> u64 {
+    mix(mix(mix(seed) ^ index) ^ episode)
+}
+
+/// The seed of the built-in agent at `seat` of the deal `deal`.
+pub fn agent_seed(deal: u64, seat: u8) -> u64 {
+    mix(deal ^ (0xA6E7 + seat as u64))
+}
+
+/// A learner's reward from an outcome: in a competitive game the seats ranked below minus the
+/// seats ranked above, over the seats less one (1 for a lone winner of two, -1 for its loser,
+/// 0 for a tie); in a cooperative game the team's score (as the PettingZoo environment).
+fn reward(outcome: &Outcome, seat: Seat, cooperative: bool) -> f32 {
+    let s = seat.0 as usize;
+    if cooperative {
+        return outcome.scores[s] as f32;
+    }
+    let me = outcome.ranks[s];
+    let below = outcome.ranks.iter().filter(|&&r| r > me).count() as f32;
+    let above = outcome.ranks.iter().filter(|&&r| r < me).count() as f32;
+    (below - above) / (outcome.ranks.len().max(2) - 1) as f32
+}
+
+/// The reward of a learner that played an illegal action: it loses (as a tournament's verdict
+/// has it): -1 in a competitive game, 0 in a cooperative one.
+fn forfeit(cooperative: bool) -> f32 {
+    if cooperative { 0.0 } else { -1.0 }
+}
+
+/// Who plays the seats the learner does not.
+#[derive(Clone)]
+enum Others {
+    /// A built-in agent at each of them.
+    Agent(BotSpec),
+    /// The learner plays every seat: each step is for the seat to move.
+    SelfPlay,
+}
+
+/// One game of a batch.
+struct Slot {
+    game: Box<dyn AnyGame>,
+    /// The built-in agents, by seat (`None` at the learner's seats).
+    agents: Vec<Option<Box<dyn Agent>>>,
+    /// The learner's seat in this deal (`None`: self-play, every seat).
+    learner: Option<Seat>,
+    index: u64,
+    episode: u64,
+    deal: u64,
+    legal: Vec<ActionId>,
+}
+
+/// What one game's step gives back.
+#[derive(Default)]
+struct Stepped {
+    reward: f32,
+    terminated: bool,
+    illegal: bool,
+    /// At the end: the learner's last observation and every seat's reward.
+    final_obs: Vec<f32>,
+    final_rewards: Vec<f32>,
+}
+
+/// The batch's fixed settings, shared by its games.
+struct Setup {
+    spec: Arc<dyn AnySpec>,
+    cooperative: bool,
+    others: Others,
+    seat: Option<Seat>,
+    seed: u64,
+}
+
+impl Setup {
+    /// Deal game `index`'s `episode`-th game and play the others' seats up to the learner's
+    /// first decision (dealing again, rarely, if a game ends before the learner is asked).
+    fn deal(&self, index: u64, mut episode: u64) -> Result<Slot, String> {
+        loop {
+            let deal = deal_seed(self.seed, index, episode);
+            let game = self.spec.new_game(deal);
+            let seats = game.seats();
+            let learner = match self.others {
+                Others::SelfPlay => None,
+                Others::Agent(_) => Some(self.seat.unwrap_or(Seat(((index + episode) % seats as u64) as u8))),
+            };
+            let agents = (0..seats as u8)
+                .map(|s| match &self.others {
+                    Others::Agent(spec) if learner != Some(Seat(s)) => {
+                        bots::make_agent(spec, self.spec.as_ref(), agent_seed(deal, s)).map(Some)
+                    }
+                    _ => Ok(None),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let mut slot = Slot { game, agents, learner, index, episode, deal, legal: Vec::new() };
+            slot.play_others()?;
+            if !slot.game.is_terminal() {
+                return Ok(slot);
+            }
+            episode += 1;
+        }
+    }
+}
+
+impl Slot {
+    /// The seat the learner decides for now.
+    fn seat(&self) -> Seat {
+        self.learner.or(self.game.to_move()).unwrap_or(Seat(0))
+    }
+
+    /// Play the built-in agents' seats until the learner is to move or the game is over; the
+    /// legal actions then listed.
+    fn play_others(&mut self) -> Result<(), String> {
+        let mut legal = Vec::new();
+        while let Some(seat) = self.game.to_move() {
+            legal.clear();
+            self.game.legal_actions(&mut legal);
+            let Some(agent) = self.agents[seat.0 as usize].as_mut() else { break };
+            let view = SeatView::local(self.game.as_ref(), seat, &legal, Budget::default());
+            let action = agent.act(&view).map_err(|e| format!("the agent at seat {}: {e}", seat.0))?;
+            self.game.apply(action).map_err(|e| format!("the agent at seat {}: {e}", seat.0))?;
+        }
+        self.legal.clear();
+        self.game.legal_actions(&mut self.legal);
+        Ok(())
+    }
+
+    /// One learner action; the others' seats played; at the end, the next deal.
+    fn step(&mut self, setup: &Setup, action: ActionId) -> Result<Stepped, String> {
+        let mover = self.seat();
+        let mut out = Stepped::default();
+        if self.legal.contains(&action) {
+            self.game.apply(action).map_err(|e| e.to_string())?;
+            self.play_others()?;
+            if let Some(outcome) = self.game.outcome() {
+                out.terminated = true;
+                out.reward = reward(&outcome, mover, setup.cooperative);
+                out.final_rewards =
+                    (0..self.game.seats() as u8).map(|s| reward(&outcome, Seat(s), setup.cooperative)).collect();
+                for (s, agent) in self.agents.iter_mut().enumerate() {
+                    if let Some(agent) = agent {
+                        agent.game_over(Seat(s as u8), &outcome);
+                    }
+                }
+            }
+        } else {
+            out.terminated = true;
+            out.illegal = true;
+            out.reward = forfeit(setup.cooperative);
+            out.final_rewards = vec![0.0; self.game.seats()];
+            out.final_rewards[mover.0 as usize] = out.reward;
+        }
+        if out.terminated {
+            out.final_obs = self.game.observation_tensor(mover);
+            *self = setup.deal(self.index, self.episode + 1)?;
+        }
+        Ok(out)
+    }
+}
+
+/// What a step gives Python: the observations, the rewards, the terminations and the info.
+type Steps<'py> = (Bound<'py, PyAny>, Vec<f32>, Vec<bool>, Bound<'py, PyDict>);
+
+/// n games of one game, stepped together: see the module's documentation.
+#[pyclass(module = "tabletop_arena")]
+pub struct Batch {
+    setup: Arc<Setup>,
+    /// A Python class must be shareable between threads: the games are behind a lock (held
+    /// by one call at a time; a step runs outside the GIL).
+    slots: Mutex<Vec<Slot>>,
+    pool: Option<rayon::ThreadPool>,
+}
+
+impl Batch {
+    /// Run `f` on every game, across the batch's threads (if it has them) and outside the GIL.
+    fn each<T: Send>(
+        &mut self,
+        py: Python<'_>,
+        f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
+    ) -> PyResult<Vec<T>> {
+        let setup = self.setup.clone();
+        let mut slots = self.slots();
+        let slots = &mut *slots;
+        let pool = self.pool.as_ref();
+        py.detach(|| match pool {
+            Some(pool) => pool.install(|| {
+                slots
+                    .par_iter_mut()
+                    .enumerate()
+                    .with_min_len(4)
+                    .map(|(i, s)| f(&setup, i, s))
+                    .collect::<Result<Vec<T>, String>>()
+            }),
+            None => slots.iter_mut().enumerate().map(|(i, s)| f(&setup, i, s)).collect(),
+        })
+        .map_err(PyRuntimeError::new_err)
+    }
+
+    fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The learners' observations (n × tensor, float32) and the batch's info: the legal masks
+    /// (n × actions, bool), the seats, the deals.
+    fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let slots = self.slots();
+        let n = slots.len();
+        let actions = self.setup.spec.action_count() as usize;
+        let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
+        let mut obs = Vec::with_capacity(n * size * 4);
+        let mut mask = vec![0u8; n * actions];
+        for (i, slot) in slots.iter().enumerate() {
+            obs.extend(slot.game.observation_tensor(slot.seat()).into_iter().flat_map(f32::to_le_bytes));
+            for &a in &slot.legal {
+                mask[i * actions + a as usize] = 1;
+            }
+        }
+        let info = PyDict::new(py);
+        info.set_item("action_mask", super::array(py, mask, "bool")?.call_method1("reshape", (n, actions))?)?;
+        info.set_item("seat", slots.iter().map(|s| u32::from(s.seat().0)).collect::<Vec<_>>())?;
+        info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>())?;
+        let obs = super::array(py, obs, "<f4")?.call_method1("reshape", (n, size))?;
+        Ok((obs, info))
+    }
+}
+
+#[pymethods]
+impl Batch {
+    /// `n` games of `game` (a `Game`); the others' seats played by the built-in agent `others`
+    /// (a spec as on the command line: `random`, `greedy`, `mcts:iterations=200`) or, with
+    /// `"self"`, by the learner; the learner at `seat` (`None`: each deal at a seat in turn);
+    /// `threads` (0: one per core; 1: none besides the caller's).
+    #[new]
+    #[pyo3(signature = (game, n, others="random", seat=None, seed=0, threads=0))]
+    fn new(
+        py: Python<'_>,
+        game: &super::Game,
+        n: usize,
+        others: &str,
+        seat: Option<usize>,
+        seed: u64,
+        threads: usize,
+    ) -> PyResult<Batch> {
+        if n == 0 {
+            return Err(value_error("n: a batch holds at least one game"));
+        }
+        let spec = game.spec.clone();
+        let others = match others {
+            "self" => Others::SelfPlay,
+            text => Others::Agent(BotSpec::parse(text).map_err(|e| value_error(format!("others: `{text}`: {e}")))?),
+        };
+        let seats = spec.seats();
+        let seat = seat
+            .map(|s| {
+                if s < seats {
+                    Ok(Seat(s as u8))
+                } else {
+                    Err(value_error(format!("seat {s}: this game has seats 0 to {}", seats - 1)))
+                }
+            })
+            .transpose()?;
+        if seat.is_some() && matches!(others, Others::SelfPlay) {
+            return Err(value_error("seat: in self-play the learner plays every seat"));
+        }
+        let cooperative = engine::find_game(spec.game()).map_err(value_error)?.cooperative;
+        let pool = match threads {
+            1 => None,
+            k => Some(rayon::ThreadPoolBuilder::new().num_threads(k).build().map_err(value_error)?),
+        };
+        let mut batch = Batch {
+            setup: Arc::new(Setup { spec, cooperative, others, seat, seed }),
+            slots: Mutex::new(Vec::new()),
+            pool,
+        };
+        batch.deal_all(py, seed, n)?;
+        Ok(batch)
+    }
+
+    /// The number of games.
+    #[getter]
+    fn n(&self) -> usize {
+        self.slots().len()
+    }
+
+    /// Deal every game again from `seed`: `(observations, info)`.
+    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let n = self.slots().len();
+        self.deal_all(py, seed, n)?;
+        self.observe(py)
+    }
+
+    /// The observations and info now.
+    fn current<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        self.observe(py)
+    }
+
+    /// One action per game (a sequence of ints): `(observations, rewards, terminations,
+    /// info)`. A game that ends is dealt again in the same step: its last observation is
+    /// `info["final_obs"]`, every seat's reward `info["final_rewards"]`. An action that is not
+    /// legal loses the game for the learner (`info["illegal"]`), unless `strict`: then nothing
+    /// is played and `ValueError` names the game and the action.
+    #[pyo3(signature = (actions, strict=false))]
+    fn step<'py>(&mut self, py: Python<'py>, actions: Vec<i64>, strict: bool) -> PyResult<Steps<'py>> {
+        let n = self.slots().len();
+        if actions.len() != n {
+            return Err(value_error(format!("{} actions for {n} games", actions.len())));
+        }
+        let mut ids = Vec::with_capacity(n);
+        for (i, (&a, slot)) in actions.iter().zip(self.slots().iter()).enumerate() {
+            let id = ActionId::try_from(a).ok().filter(|id| !strict || slot.legal.contains(id));
+            match id {
+                Some(id) => ids.push(id),
+                None if strict => {
+                    return Err(value_error(format!(
+                        "game {i}: action {a} is not legal now (the legal ones: {:?}); nothing was played",
+                        slot.legal
+                    )));
+                }
+                None => ids.push(ActionId::MAX),
+            }
+        }
+        let stepped = self.each(py, |setup, i, slot| slot.step(setup, ids[i]))?;
+        let (obs, info) = self.observe(py)?;
+        let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
+        let seats = self.setup.spec.seats();
+        let mut final_obs = vec![0u8; n * size * 4];
+        let mut final_rewards = vec![0f32; n * seats];
+        for (i, s) in stepped.iter().enumerate() {
+            if s.terminated {
+                let bytes: Vec<u8> = s.final_obs.iter().flat_map(|x| x.to_le_bytes()).collect();
+                final_obs[i * size * 4..(i + 1) * size * 4].copy_from_slice(&bytes);
+                final_rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
+            }
+        }
+        let final_rewards: Vec<u8> = final_rewards.into_iter().flat_map(f32::to_le_bytes).collect();
+        info.set_item("final_obs", super::array(py, final_obs, "<f4")?.call_method1("reshape", (n, size))?)?;
+        info.set_item("final_rewards", super::array(py, final_rewards, "<f4")?.call_method1("reshape", (n, seats))?)?;
+        info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>())?;
+        Ok((obs, stepped.iter().map(|s| s.reward).collect(), stepped.iter().map(|s| s.terminated).collect(), info))
+    }
+
+    /// Game `index` as a `State` (a copy).
+    fn state(&self, index: usize) -> PyResult<State> {
+        let slots = self.slots();
+        let slot =
+            slots.get(index).ok_or_else(|| value_error(format!("game {index}: the batch has {}", slots.len())))?;
+        Ok(State { game: slot.game.clone_box(), spec: self.setup.spec.clone() })
+    }
+}
+
+impl Batch {
+    /// Deal `n` games from `seed`.
+    fn deal_all(&mut self, py: Python<'_>, seed: u64, n: usize) -> PyResult<()> {
+        let old = &self.setup;
+        let setup = Setup {
+            spec: old.spec.clone(),
+            cooperative: old.cooperative,
+            others: old.others.clone(),
+            seat: old.seat,
+            seed,
+        };
+        self.setup = Arc::new(setup);
+        if self.slots().len() != n {
+            let dealt = (0..n as u64).map(|i| self.setup.deal(i, 0)).collect::<Result<_, _>>();
+            *self.slots() = dealt.map_err(PyRuntimeError::new_err)?;
+            return Ok(());
+        }
+        self.each(py, |setup, i, slot| {
+            *slot = setup.deal(i as u64, 0)?;
+            Ok(())
+        })?;
+        Ok(())
+    }
+}
+
+/// The seeds a batch plays from: `(deal, [agent seed of each seat])` of game `index`'s
+/// `episode`-th deal in a batch reset with `seed`.
+#[pyfunction]
+pub fn batch_seeds(seed: u64, index: u64, episode: u64, seats: u8) -> (u64, Vec<u64>) {
+    let deal = deal_seed(seed, index, episode);
+    (deal, (0..seats).map(|s| agent_seed(deal, s)).collect())
+}
+
+/// A built-in agent, to play seats of `State`s from Python.
+#[pyclass(module = "tabletop_arena")]
+pub struct Bot {
+    agent: Mutex<Box<dyn Agent>>,
+}
+
+#[pymethods]
+impl Bot {
+    /// The agent `spec` (`random`, `greedy`, `mcts:iterations=200`, ...) for `game`, seeded.
+    #[new]
+    #[pyo3(signature = (spec, game, seed=0))]
+    fn new(spec: &str, game: &super::Game, seed: u64) -> PyResult<Bot> {
+        let agent = bots::agent(spec, game.spec.as_ref(), seed).map_err(value_error)?;
+        Ok(Bot { agent: Mutex::new(agent) })
+    }
+
+    /// The agent's choice for the seat to move in `state` (from that seat's view alone).
+    fn act(&self, py: Python<'_>, state: &State) -> PyResult<ActionId> {
+        let seat = state.game.to_move().ok_or_else(|| value_error("the game is over: no seat is to move"))?;
+        let seat = seat_of(state.game.as_ref(), seat.0 as usize)?;
+        let mut legal = Vec::new();
+        state.game.legal_actions(&mut legal);
+        let game = state.game.as_ref();
+        let mut agent = self.agent.lock().unwrap_or_else(|p| p.into_inner());
+        let agent = &mut **agent;
+        py.detach(|| agent.act(&SeatView::local(game, seat, &legal, Budget::default())))
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))
+    }
+
+    #[getter]
+    fn name(&self) -> String {
+        self.agent.lock().unwrap_or_else(|p| p.into_inner()).name().to_string()
+    }
+}

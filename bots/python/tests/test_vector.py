@@ -1,0 +1,154 @@
+"""The batched environment and the single-agent Gymnasium environment: their games are the
+engine's games of the same seeds, move for move, whoever plays the other seats; an illegal
+action loses (or, strictly, raises and plays nothing); Gymnasium's own checker passes."""
+
+import numpy as np
+import pytest
+
+gymnasium = pytest.importorskip("gymnasium")
+
+import tabletop_arena as ta  # noqa: E402
+from tabletop_arena import _native, gym, vector  # noqa: E402
+
+CASES = [
+    ("expedition", "no-dice", {"players": 2}, "rules"),
+    ("expedition", "dice", {"players": 3}, "random"),
+    ("journey", "classic", {"travellers": 2}, "rules"),
+    ("expedition", "no-dice", {"players": 2}, "self"),
+]
+
+
+def replay(game, spec, seed, index, episode, learner_actions):
+    """Game `index`'s `episode`-th deal of a batch played again with `State`s and `Bot`s: the
+    learner's observations (tensor, mask, seat) before each of its actions, and the outcome."""
+    deal, seeds = _native.batch_seeds(seed, index, episode, game.seats)
+    state = game.new_game(deal)
+    learner = None if spec == "self" else (index + episode) % game.seats
+    bots = {s: ta.Bot(spec, game, seeds[s]) for s in range(game.seats) if spec != "self" and s != learner}
+    seen = []
+    actions = iter(learner_actions)
+    while not state.is_over():
+        seat = state.to_move()
+        if seat in bots:
+            state.apply(bots[seat].act(state))
+            continue
+        seen.append((state.observation_tensor(seat), state.legal_mask().astype(bool), seat))
+        action = next(actions, None)
+        if action is None:
+            break
+        state.apply(action)
+    return seen, state
+
+
+@pytest.mark.parametrize("name, preset, params, opponent", CASES)
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params, opponent, threads):
+    game = ta.load(name, preset, **params)
+    n, seed = 5, 11
+    envs = vector.make(name, n, preset, opponent=opponent, threads=threads, **params)
+    obs, info = envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    # Per game and deal: the learner's observations and actions, and how the deal ended.
+    played = {(i, 0): ([], []) for i in range(n)}
+    episode = [0] * n
+    ended = []
+    for _ in range(400):
+        for i in range(n):
+            played[(i, episode[i])][0].append((obs[i].copy(), info["action_mask"][i].copy(), int(info["seat"][i])))
+        actions = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
+        for i in range(n):
+            played[(i, episode[i])][1].append(actions[i])
+        obs, rewards, terminations, truncations, info = envs.step(actions)
+        assert not truncations.any()
+        for i in np.flatnonzero(terminations):
+            ended.append((i, episode[i], info["final_obs"][i].copy(), float(rewards[i]), info["final_rewards"][i].copy()))
+            episode[i] += 1
+            played[(i, episode[i])] = ([], [])
+    assert len(ended) >= 3, "games ended and were dealt again"
+    for (i, k), (seen, actions) in played.items():
+        again, state = replay(game, opponent, seed, i, k, actions)
+        assert len(again) >= len(seen)
+        for (o, m, s), (o2, m2, s2) in zip(seen, again):
+            assert s == s2 and (m == m2).all() and (o == o2).all(), f"game {i}, deal {k}"
+    for i, k, final_obs, reward, final_rewards in ended:
+        _, state = replay(game, opponent, seed, i, k, played[(i, k)][1])
+        assert state.is_over()
+        outcome = state.outcome()
+        mover = played[(i, k)][0][-1][2]
+        assert (final_obs == state.observation_tensor(mover)).all()
+        assert reward == pytest.approx(final_rewards[mover])
+        if game.cooperative:
+            assert list(final_rewards) == pytest.approx([float(x) for x in outcome["scores"]])
+        else:
+            ranks = outcome["ranks"]
+            expected = [(sum(r > me for r in ranks) - sum(r < me for r in ranks)) / (len(ranks) - 1) for me in ranks]
+            assert list(final_rewards) == pytest.approx(expected)
+
+
+def test_an_illegal_action_loses_the_game_and_strict_raises_playing_nothing():
+    envs = vector.make("expedition", 3, "no-dice", opponent="random", players=2)
+    obs, info = envs.reset(seed=5)
+    legal = [int(np.flatnonzero(m)[0]) for m in info["action_mask"]]
+    illegal = int(np.flatnonzero(~info["action_mask"][1])[0])
+    deals = info["deal"].copy()
+    obs, rewards, terminations, _, info = envs.step([legal[0], illegal, legal[2]])
+    assert list(info["illegal"]) == [False, True, False]
+    assert terminations[1] and rewards[1] == -1.0 and info["deal"][1] != deals[1]
+    # Strict: nothing is played in any game.
+    strict = vector.make("expedition", 3, "no-dice", opponent="random", strict=True, players=2)
+    obs, info = strict.reset(seed=5)
+    before = [strict.state(i).observation_tensor(int(info["seat"][i])) for i in range(3)]
+    legal = [int(np.flatnonzero(m)[0]) for m in info["action_mask"]]
+    bad = int(np.flatnonzero(~info["action_mask"][2])[0])
+    with pytest.raises(ValueError, match=rf"game 2: action {bad} is not legal now .*nothing was played"):
+        strict.step([legal[0], legal[1], bad])
+    after = [strict.state(i).observation_tensor(int(info["seat"][i])) for i in range(3)]
+    assert all((a == b).all() for a, b in zip(before, after))
+    with pytest.raises(ValueError, match="2 actions for 3 games"):
+        strict.step([0, 0])
+
+
+def test_bad_settings_name_what_is_wrong():
+    with pytest.raises(ValueError, match="others: `gredy`"):
+        vector.make("expedition", 2, "no-dice", opponent="gredy")
+    with pytest.raises(ValueError, match="seat 4: this game has seats 0 to 1"):
+        vector.make("expedition", 2, "no-dice", seat=4, players=2)
+    with pytest.raises(ValueError, match="at least one game"):
+        vector.make("expedition", 0, "no-dice")
+    with pytest.raises(ValueError, match="self-play"):
+        gym.make("expedition", "no-dice", opponent="self")
+
+
+@pytest.mark.parametrize("name, preset, params", [("expedition", "no-dice", {"players": 2}), ("journey", "classic", {"travellers": 2})])
+def test_the_gym_environment_passes_gymnasium_s_checker(name, preset, params):
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(name, preset, opponent="random", **params)
+    check_env(env, skip_render_check=False)
+    obs, info = env.reset(seed=3)
+    assert env.observation_space.contains(obs)
+    total, steps = 0.0, 0
+    while True:
+        action = env.action_space.sample(info["action_mask"].astype(np.int8))
+        obs, reward, terminated, truncated, info = env.step(action)
+        total += reward
+        steps += 1
+        if terminated:
+            break
+    assert steps > 5 and not info["illegal"]
+    # The same seed, the same game.
+    again, info2 = env.reset(seed=3)
+    assert (env.reset(seed=3)[0] == again).all()
+
+
+def test_built_in_agents_play_a_state_s_seat():
+    game = ta.load("expedition", "no-dice", players=2)
+    state = game.new_game(4)
+    bots = [ta.Bot("greedy", game, 1), ta.Bot("rules", game, 2)]
+    while not state.is_over():
+        state.apply(bots[state.to_move()].act(state))
+    assert bots[0].name == "greedy"
+    with pytest.raises(ValueError, match="the game is over"):
+        bots[0].act(state)
+    with pytest.raises(ValueError, match="gredy"):
+        ta.Bot("gredy", game)
