@@ -1260,3 +1260,62 @@ async fn tensors_and_legal_masks_on_request() {
     drop(tx);
     running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_leaving_client_takes_no_new_seats_and_its_stream_ends_after_its_last_match() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let url = running.url();
+    let (tx, mut inbound) = play_stream(&url, hello("leaver", "")).await.unwrap();
+    // A match in play: the client is asked, and has not answered.
+    let mut r = create("journey", 6);
+    r.seats = play_seats(&["leaver"]);
+    let c = m.create_match(r).await.unwrap().into_inner();
+    let asked = next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await;
+    let v1::server_message::Message::Request(asked) = asked else { panic!() };
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Leave(v1::Leave {})) }).await.unwrap();
+    // No new seat for it, by name; the stream stays open for the match in play.
+    let mut r = create("journey", 7);
+    r.seats = play_seats(&["leaver"]);
+    let e = loop {
+        match m.create_match(r.clone()).await {
+            Err(e) => break e,
+            // The Leave not read yet: that match is its too, and is cancelled below.
+            Ok(made) => {
+                let made = made.into_inner();
+                let cancel = v1::CancelMatchRequest { match_id: made.match_id, creator_token: made.creator_token };
+                m.cancel_match(cancel).await.unwrap();
+            }
+        }
+    };
+    assert_eq!(e.code(), Code::FailedPrecondition);
+    assert!(e.message().contains("`leaver` is leaving"), "{}", e.message());
+    // It answers and plays its match to the end; then the server ends the stream, OK.
+    let mut request = asked;
+    loop {
+        let action = request.legal[0].id;
+        let decision = v1::Decision { request_id: request.request_id, action };
+        tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Decision(decision)) }).await.unwrap();
+        match next_of(&mut inbound, |m| !matches!(m, v1::server_message::Message::Error(_))).await {
+            v1::server_message::Message::Request(r) => request = r,
+            v1::server_message::Message::Ended(e) if e.match_id == c.match_id => break,
+            _ => {}
+        }
+    }
+    let end = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match inbound.message().await {
+                Ok(Some(_)) => continue,
+                other => return other,
+            }
+        }
+    });
+    assert!(matches!(end.await, Ok(Ok(None))), "the stream ends without an error");
+    // The name is free again.
+    drop(tx);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while play_stream(&url, hello("leaver", "")).await.is_err() {
+        assert!(tokio::time::Instant::now() < deadline, "the name was not freed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    running.stop().await.unwrap();
+}

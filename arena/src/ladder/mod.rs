@@ -20,6 +20,7 @@ pub mod store;
 
 use crate::record::{MatchRecord, TournamentGame};
 use crate::server::hub::secret_seed;
+use crate::server::session::SeatHeld;
 use crate::server::{Hub, names};
 use crate::tournament::config::{ResolvedGame, resolve_entries};
 use crate::tournament::rate::rated_games;
@@ -275,7 +276,8 @@ impl Ladder {
 
     /// Start every pairing that can be made now.
     fn match_once(self: &Arc<Self>, rng: &mut SmallRng) -> Result<(), String> {
-        let sessions = self.hub.sessions();
+        // A stream that sent Leave takes no new pairing.
+        let sessions: Vec<_> = self.hub.sessions().into_iter().filter(|s| !s.is_leaving()).collect();
         let mut candidates = Vec::new();
         // New names are written down first (the store before the state).
         for session in &sessions {
@@ -336,6 +338,14 @@ impl Ladder {
     /// Play one pairing to its end, committing each game as it finishes.
     async fn pairing(self: Arc<Self>, pick: Pick) {
         let entry = &self.entries[pick.entry];
+        // The connected agents' streams hold the pairing, all its games, as in play: one that
+        // leaves ends after the pairing, not between two of its games.
+        let names: Vec<String> = {
+            let s = self.state();
+            pick.agents.iter().filter(|&&a| s.anchors[a].is_none()).map(|&a| s.names[a].clone()).collect()
+        };
+        let _held: Vec<SeatHeld> =
+            names.iter().filter_map(|n| self.hub.session(n)).map(|s| SeatHeld::new(&s)).collect();
         let opened = self.store().pairing(entry.group);
         match opened {
             Ok(pairing) => {

@@ -727,6 +727,11 @@ impl Hub {
                             "seats[{s}].play: `{name}` does not play {game_name}"
                         )));
                     }
+                    if session.is_leaving() {
+                        return Err(Status::failed_precondition(format!(
+                            "seats[{s}].play: `{name}` is leaving (its client sent Leave): it takes no new games"
+                        )));
+                    }
                     tokens.push(None);
                     players.push(name.clone());
                     SeatBinding::Play(session)

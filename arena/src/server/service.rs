@@ -320,6 +320,10 @@ impl v1::play_server::Play for Services {
                     Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(_)) })) => {
                         Some((StreamFault::SecondHello, 0))
                     }
+                    Ok(Some(v1::BotMessage { message: Some(v1::bot_message::Message::Leave(_)) })) => {
+                        session.leave();
+                        None
+                    }
                     Ok(Some(v1::BotMessage { message: None })) => Some((StreamFault::EmptyMessage, 0)),
                     Ok(None) | Err(_) => break,
                 };

@@ -143,6 +143,29 @@ pub struct Session {
     /// Its place among the server's Play streams (none for a keyed name), given back when the
     /// stream ends.
     place: Mutex<Option<super::shares::Held>>,
+    /// It sent Leave: no new games, and the stream ends once `in_play` is 0.
+    leaving: AtomicBool,
+    /// Seats of matches in play that are its ([`SeatHeld`]s alive).
+    in_play: AtomicU32,
+}
+
+/// A seat of a match in play that a Play stream holds, counted while it lives: a leaving
+/// stream ends when it holds none. Dropped when the match ends (or its table goes).
+pub struct SeatHeld(Arc<Session>);
+
+impl SeatHeld {
+    pub fn new(session: &Arc<Session>) -> SeatHeld {
+        session.in_play.fetch_add(1, Ordering::AcqRel);
+        SeatHeld(session.clone())
+    }
+}
+
+impl Drop for SeatHeld {
+    fn drop(&mut self) {
+        if self.0.in_play.fetch_sub(1, Ordering::AcqRel) == 1 && self.0.is_leaving() {
+            self.0.left();
+        }
+    }
 }
 
 /// Removes a request from the open ones when its waiter gives up (limit, match over).
@@ -174,7 +197,28 @@ impl Session {
             alive: AtomicBool::new(true),
             faults: AtomicU32::new(0),
             place: Mutex::new(None),
+            leaving: AtomicBool::new(false),
+            in_play: AtomicU32::new(0),
         }
+    }
+
+    /// It sent Leave (see the contract's `Leave`).
+    pub fn is_leaving(&self) -> bool {
+        self.leaving.load(Ordering::Acquire)
+    }
+
+    /// Take no new games; end the stream now if no game of its is in play, else when the
+    /// last one ends.
+    pub fn leave(&self) {
+        self.leaving.store(true, Ordering::Release);
+        if self.in_play.load(Ordering::Acquire) == 0 {
+            self.left();
+        }
+    }
+
+    fn left(&self) {
+        tracing::info!(name = %self.name, "Play client left: no game of its is in play");
+        self.end_with(Status::ok("left: no game of this stream is in play"));
     }
 
     /// Keep this place while the stream lives.
@@ -338,6 +382,8 @@ pub struct RemoteAgent {
     idle: Option<Duration>,
     /// The seat it plays, once asked.
     seat: Option<u32>,
+    /// Its seat counted as the stream's while the game is in play.
+    held: Option<SeatHeld>,
 }
 
 impl RemoteAgent {
@@ -360,6 +406,7 @@ impl RemoteAgent {
             version: 0,
             idle: None,
             seat: None,
+            held: None,
         })
     }
 
@@ -372,6 +419,7 @@ impl RemoteAgent {
 
 impl Drop for RemoteAgent {
     fn drop(&mut self) {
+        self.held.take();
         if let Some(seat) = self.seat.take() {
             self.session.seat_released(&self.match_id, seat);
         }
@@ -386,6 +434,9 @@ impl Agent for RemoteAgent {
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let seat = u32::from(view.seat().0);
         self.seat = Some(seat);
+        if self.held.is_none() {
+            self.held = Some(SeatHeld::new(&self.session));
+        }
         // The referee words a resignation (the seat and the move).
         if self.session.hold_seat(&self.match_id, seat) {
             return Err(AgentError::Resigned(String::new()));
@@ -440,6 +491,7 @@ impl RemoteAgent {
             seat: u32::from(seat.0),
             outcome: Some(outcome),
         });
+        self.held.take();
         if let Some(seat) = self.seat.take() {
             self.session.seat_released(&self.match_id, seat);
         }

@@ -9,7 +9,7 @@
 //! verdict is kept. A match in which no seat acts for the server's idle limit ends (verdict
 //! `idle`, the seat to move losing). Nothing reaches a seat but its own view.
 
-use super::session::{NoDecision, Session, StreamFault};
+use super::session::{NoDecision, SeatHeld, Session, StreamFault};
 use super::wire;
 use crate::record::MatchRecord;
 use crate::referee::{Fault, Limit, MatchOutcome, NoAnswer, Policy, Referee, Ruling, ask, grace, resigned};
@@ -40,6 +40,8 @@ pub struct TableState {
     pub ended: Option<MatchOutcome>,
     /// Every public event so far (spectators read them from here, from any version).
     pub events: Vec<v1::MatchEvent>,
+    /// The Play streams' seats, counted as theirs until the match ends.
+    held: Vec<SeatHeld>,
 }
 
 impl TableState {
@@ -119,6 +121,14 @@ impl Table {
             serde_yaml::to_string(&setup.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let now = Instant::now();
         let referee = Referee::new(setup.limits.move_time, setup.limits.policy, setup.seed);
+        let held = setup
+            .seats
+            .iter()
+            .filter_map(|b| match b {
+                SeatBinding::Play(session) => Some(SeatHeld::new(session)),
+                _ => None,
+            })
+            .collect();
         let table = Arc::new(Table {
             setup,
             params_yaml,
@@ -131,6 +141,7 @@ impl Table {
                 referee,
                 ended: None,
                 events: Vec::new(),
+                held,
             }),
             changed: tokio::sync::Notify::new(),
             over: tokio::sync::Notify::new(),
@@ -238,6 +249,8 @@ impl Table {
                 });
             }
         }
+        // After the MatchEnded: a leaving stream that held only these seats ends now.
+        s.held.clear();
     }
 
     /// Drop what a finished match no longer needs (its agents); a search still running on a

@@ -214,7 +214,7 @@ def test_wait_returns_a_match_s_outcome_or_times_out(server):
         assert client.wait(waiting).forfeited_by == 0
 
 
-def test_play_returns_after_max_games_or_when_stopped_and_frees_its_name(server):
+def test_play_leaves_after_max_games_or_when_stopped_and_frees_its_name(server):
     name = "py-returns"
     with ta.Client(server) as client:
         results = {}
@@ -222,12 +222,28 @@ def test_play_returns_after_max_games_or_when_stopped_and_frees_its_name(server)
             target=lambda: results.update(ta.play(lambda r: r.legal[0], server=server, name=name, max_games=2)), daemon=True
         )
         thread.start()
-        for seed in (1, 2):
-            match = create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}, {"bot": "random"}], seed=seed)
-            client.wait(match)
+        # A game that cannot end before the test plays its other seat (a token seat)...
+        held = create_when_connected(client, name, game="expedition", preset="no-dice", seats=[{"play": name}, "token"], seed=1)
+        # ... and two that end by themselves: the second end makes the client leave.
+        for seed in (2, 3):
+            match = client.create_match(game="expedition", preset="no-dice", seats=[{"bot": "random"}, {"play": name}], seed=seed)
+            assert not client.wait(match, timeout=60).verdicts
+        # Leaving: no new game seats it, the game in play goes on to its end.
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                client.create_match(game="journey", preset="classic", seats=[{"play": name}], seed=4)
+            except grpc.RpcError as e:
+                assert e.code() == grpc.StatusCode.FAILED_PRECONDITION and "is leaving" in e.details(), e.details()
+                break
+            assert time.monotonic() < deadline, "the client never left"
+            time.sleep(0.05)
+        assert thread.is_alive()
+        outcome = client.play_seat(lambda r: r.legal[0], held, held.tokens[1])
+        assert not outcome.verdicts
         thread.join(timeout=60)
-        assert not thread.is_alive() and results["ended"] == 2
-        # The name is free: another client takes it, and is stopped while it waits.
+        assert not thread.is_alive() and results["ended"] >= 3
+        # The name is free: another client takes it, plays, and leaves when told.
         stop = threading.Event()
         thread = threading.Thread(
             target=lambda: results.update(ta.play(lambda r: r.legal[0], server=server, name=name, stop=stop)), daemon=True

@@ -166,10 +166,10 @@ def play(
     max_games=None,
     stop=None,
 ):
-    """Serve `agent` over the Play stream of `server` under `name` until the stream ends, or
-    `max_games` seats' games have ended, or `stop` (a `threading.Event`) is set: it then closes
-    the stream, which releases the name (a game still in play loses its seat by disconnection:
-    on a ladder, `at_once=1` with `max_games` leaves none).
+    """Serve `agent` over the Play stream of `server` under `name` until the server ends the
+    stream. Once `max_games` of its games have ended, or `stop` (a `threading.Event`) is set, it
+    leaves: it takes no new games, plays out those in play, and returns when the server ends
+    the stream, its name then free (the contract's `Leave`).
 
     `games` lists the games it plays (empty: all). `server`, `name` and `key` (the name's key)
     default to `ARENA_SERVER`, `ARENA_NAME` and `ARENA_KEY` (what the arena sets for a
@@ -207,10 +207,16 @@ def play(
         raise ValueError(f"max_games: {max_games}: at least one game (None: no limit)")
     with _channel(server, client_key) as channel:
         stream = rpc.PlayStub(channel).Play(iter(outbox.get, None))
-        done = threading.Event()
+        done, leaving = threading.Event(), threading.Event()
+
+        def leave():
+            if not leaving.is_set():
+                leaving.set()
+                outbox.put(pb.BotMessage(leave=pb.Leave()))
+
         if stop is not None:
-            # Told to stop while the stream waits: cancel it from here.
-            threading.Thread(target=lambda: (_first(stop, done), stream.cancel()), daemon=True).start()
+            # Told to stop while the stream waits: leave from here.
+            threading.Thread(target=lambda: _first(stop, done) and stop.is_set() and leave(), daemon=True).start()
         try:
             for message in stream:
                 kind = message.WhichOneof("message")
@@ -229,7 +235,7 @@ def play(
                     if hasattr(agent, "ended"):
                         agent.ended(message.ended)
                     if max_games is not None and counts["ended"] >= max_games:
-                        break
+                        leave()
                 elif kind == "error":
                     # Something sent was refused (a decision past its limit, say); the stream goes on.
                     print(f"server: {message.error.code}: {message.error.message}", file=sys.stderr)
@@ -250,9 +256,10 @@ def _match_id(match):
 
 
 def _first(*events):
-    """Wait until any of `events` is set."""
+    """Wait until any of `events` is set (True)."""
     while not any(e.wait(0.05) for e in events):
         pass
+    return True
 
 
 class Match:
