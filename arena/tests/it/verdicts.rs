@@ -8,9 +8,9 @@
 //! Real gRPC over 127.0.0.1 on ephemeral ports, the binary as a real process where the
 //! command line is what is checked.
 
-mod matches;
-mod scratch;
-mod served;
+use crate::matches;
+use crate::scratch;
+use crate::served;
 use matches::wait_record;
 
 use arena::record::MatchRecord;

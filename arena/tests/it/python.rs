@@ -3,7 +3,7 @@
 //! plain `cargo test` (reported as such, never passed unchecked) and run by `.ci/run`, which
 //! installs them, with `cargo test -- --ignored`; there a missing package fails it.
 
-mod scratch;
+use crate::scratch;
 
 use arena::tournament::log::read_log;
 use std::path::Path;

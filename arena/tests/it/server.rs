@@ -519,10 +519,10 @@ fn small_content() -> String {
     SMALL_CONTENT.to_string()
 }
 
-mod matches;
-mod scratch;
+use crate::matches;
+use crate::scratch;
+use crate::served;
 use matches::wait_record;
-mod served;
 
 /// An empty directory of this test's own, removed when it is dropped.
 fn temp_dir(name: &str) -> scratch::Scratch {

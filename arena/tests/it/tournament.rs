@@ -1,5 +1,5 @@
 //! Tournaments: kill and resume, shards, external participants, secret deals, the report
-//! (opened in headless Chromium). Verdicts are tested with the referee (`tests/referee.rs`).
+//! (opened in headless Chromium). Verdicts are tested with the referee (`tests/it/referee.rs`).
 
 use arena::record::MatchRecord;
 use arena::tournament::log::read_log;
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod scratch;
-mod served;
+use crate::scratch;
+use crate::served;
 use scratch::Scratch;
 
 fn temp_dir(name: &str) -> Scratch {

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 use tonic::{Code, Request};
 
-mod scratch;
-mod served;
+use crate::scratch;
+use crate::served;
 
 /// A channel to `url` whose connections come from `source`: another client, as the server
 /// tells clients apart by address.
@@ -89,7 +89,7 @@ fn yaml_that_would_weigh_gigabytes_or_nest_without_end_is_refused_and_others_are
         let mut matches = v1::matches_client::MatchesClient::new(channel.clone());
         let mut catalogue = v1::catalogue_client::CatalogueClient::new(channel.clone());
         // The server at rest, after one honest call of each kind.
-        matches.create_match(with_content(include_str!("../../engine/src/expedition/content.yaml"))).await.unwrap();
+        matches.create_match(with_content(include_str!("../../../engine/src/expedition/content.yaml"))).await.unwrap();
         let before = rss_kib(pid);
 
         // Meanwhile, another client asks for its health over and over.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod scratch;
+use crate::scratch;
 
 fn arena(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_arena")).current_dir(dir).args(args).output().expect("arena runs")

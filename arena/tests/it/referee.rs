@@ -3,8 +3,8 @@
 //! and in a server match; the game goes on past an agent that never returns; `MatchEnded`
 //! reaches Play clients in tournaments, and a cooperative outcome carries the team's score.
 
-mod matches;
-mod scratch;
+use crate::matches;
+use crate::scratch;
 use matches::wait_record;
 
 use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, play_game};

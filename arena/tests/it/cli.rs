@@ -19,7 +19,7 @@ fn fails(args: &[&str]) -> String {
     String::from_utf8(o.stderr).unwrap()
 }
 
-mod scratch;
+use crate::scratch;
 
 /// A file called `name` holding `text`, in a directory removed when it is dropped.
 fn temp(name: &str, text: &str) -> scratch::Scratch {
