@@ -45,16 +45,19 @@ function target(server) {
  * @param {(request: object) => number|Resign|Promise<number|Resign>} agent picks an action id
  *   (or throws or returns a Resign to give the seat up)
  * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string,
- *   version?: string, maxGames?: number}} options
+ *   version?: string, maxGames?: number, leaveAfter?: number, signal?: AbortSignal}} options
  *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
  *   this client, sent as the `x-arena-key` metadata. On a ladder (`arena ladder`), saying Hello
  *   is joining: `version` plays it as `name@version`, rated apart; `maxGames` is how many games
- *   it takes at once (0: the ladder's default).
+ *   it takes at once (0: the ladder's default). Once `leaveAfter` of its games have ended, or
+ *   `signal` aborts, it leaves (the contract's `Leave`): no new games, those in play played
+ *   out, and the promise resolves when the server then ends the stream, its name free.
  * @returns {Promise<{decisions: number, resigned: number, ended: number, endings: object[], errors: object[]}>}
  *   `endings`: every MatchEnded (its outcome carries the verdicts and `forfeited_by`).
  */
 function play(agent, {
   server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '', version = '', maxGames = 0,
+  leaveAfter = 0, signal,
 }) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
@@ -63,6 +66,17 @@ function play(agent, {
     const metadata = new grpc.Metadata();
     if (clientKey) metadata.set('x-arena-key', clientKey);
     const stream = client.Play(metadata);
+    let leaving = false;
+    const leave = () => {
+      if (!leaving) {
+        leaving = true;
+        stream.write({ leave: {} });
+      }
+    };
+    if (signal) {
+      if (signal.aborted) leave();
+      else signal.addEventListener('abort', leave, { once: true });
+    }
     stream.on('data', async (message) => {
       if (message.request) {
         const r = message.request;
@@ -82,11 +96,13 @@ function play(agent, {
       } else if (message.ended) {
         stats.ended += 1;
         stats.endings.push(message.ended);
+        if (leaveAfter > 0 && stats.ended >= leaveAfter) leave();
       } else if (message.error) {
         stats.errors.push(message.error);
       }
     });
     stream.on('end', () => {
+      if (signal) signal.removeEventListener('abort', leave);
       client.close();
       resolve(stats);
     });

@@ -121,3 +121,41 @@ test('an agent that throws Resign gives its seat up', async () => {
     child.kill('SIGKILL');
   }
 });
+
+test('an agent leaves after its games, or when told, and its name is free', async () => {
+  const { url, child } = await serve();
+  try {
+    const v1 = contract();
+    const matches = new v1.Matches(target(url), grpc.credentials.createInsecure());
+    const createFor = async (name, seed) => {
+      for (let i = 0; i < 200; i += 1) {
+        try {
+          return await call(matches, 'CreateMatch', {
+            game: 'expedition', preset: 'no-dice', seed, seats: [{ play: name }, { bot: 'random' }],
+          });
+        } catch (e) {
+          if (e.code !== grpc.status.FAILED_PRECONDITION || !/no Play client/.test(e.details)) throw e;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      throw new Error(`${name} never connected`);
+    };
+    // Two games, then it leaves: the promise resolves without the server stopping.
+    const first = play(randomAgent(3), { server: url, name: 'node-leaves', leaveAfter: 2 });
+    await createFor('node-leaves', 1);
+    await createFor('node-leaves', 2);
+    const stats = await first;
+    assert.strictEqual(stats.ended, 2);
+    assert.deepStrictEqual(stats.errors, []);
+    // The name is free again; this one leaves when its signal aborts.
+    const told = new AbortController();
+    const second = play(randomAgent(4), { server: url, name: 'node-leaves', signal: told.signal });
+    await createFor('node-leaves', 3);
+    told.abort();
+    const again = await second;
+    assert.ok(again.ended >= 0 && again.errors.length === 0);
+    matches.close();
+  } finally {
+    child.kill('SIGTERM');
+  }
+});
