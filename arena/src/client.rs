@@ -161,6 +161,9 @@ pub struct Identity {
     pub version: String,
     /// On a ladder, the games it takes at once (0: the ladder's default).
     pub max_games: u32,
+    /// Leave (the contract's `Leave`) once this many of its games have ended (0: never): no
+    /// new games, those in play played out, then the server ends the stream.
+    pub leave_after: u64,
 }
 
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
@@ -203,6 +206,7 @@ pub async fn run_bot(
     let bots = Arc::new(Bots { spec, seed, specs: Mutex::new(HashMap::new()), agents: Mutex::new(HashMap::new()) });
     let mut stats = BotStats::default();
     let mut stop = stop;
+    let mut left = false;
     loop {
         let message = match &mut stop {
             Some(s) => tokio::select! {
@@ -237,6 +241,11 @@ pub async fn run_bot(
             Some(v1::server_message::Message::Ended(e)) => {
                 stats.matches_ended += 1;
                 bots.agents.lock().expect("agents").remove(&(e.match_id, e.seat));
+                if !left && who.leave_after > 0 && stats.matches_ended >= who.leave_after {
+                    left = true;
+                    let _ =
+                        tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Leave(v1::Leave {})) }).await;
+                }
             }
             Some(v1::server_message::Message::Error(e)) => {
                 stats.stream_errors += 1;

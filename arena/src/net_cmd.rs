@@ -176,6 +176,10 @@ pub struct BotArgs {
     /// On a ladder: the games it takes at once (0: the ladder's default).
     #[arg(long, default_value_t = 0)]
     pub max_games: u32,
+    /// Leave once this many of its games have ended: no new games, those in play played
+    /// out, then it exits (its name free).
+    #[arg(long, value_name = "N")]
+    pub leave_after: Option<u64>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -248,6 +252,7 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         client_key: args.client_key.clone().or_else(|| std::env::var("ARENA_CLIENT_KEY").ok()).unwrap_or_default(),
         version: args.agent_version.clone(),
         max_games: args.max_games,
+        leave_after: args.leave_after.unwrap_or(0),
     };
     runtime()?.block_on(async {
         let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;

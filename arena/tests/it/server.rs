@@ -1319,3 +1319,29 @@ async fn a_leaving_client_takes_no_new_seats_and_its_stream_ends_after_its_last_
     }
     running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arena_bot_leaves_after_its_games_and_exits() {
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let url = running.url();
+    let bot = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["bot", "random", "--server", &url, "--name", "leaves", "--leave-after", "2"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_connected(&running, "leaves").await;
+    for seed in [1, 2] {
+        let mut r = create("expedition", seed);
+        r.seats = play_seats(&["leaves"]);
+        r.seats.push(v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) });
+        let c = m.create_match(r).await.unwrap().into_inner();
+        wait_record(&mut m, &c.match_id, Duration::from_secs(60)).await;
+    }
+    // Two seats' games ended: it leaves, the server ends its stream, and it exits on its own.
+    let exited = tokio::task::spawn_blocking(move || bot.wait_with_output().unwrap()).await.unwrap();
+    assert!(exited.status.success(), "{:?}", exited.status);
+    let said = String::from_utf8_lossy(&exited.stdout);
+    assert!(said.contains("seats played to the end"), "{said}");
+    running.stop().await.unwrap();
+}
