@@ -199,7 +199,7 @@ pub struct Batch {
 impl Batch {
     /// Run `f` on every game, across the batch's threads (if it has them) and outside the GIL.
     fn each<T: Send>(
-        &mut self,
+        &self,
         py: Python<'_>,
         f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
     ) -> PyResult<Vec<T>> {
@@ -226,16 +226,25 @@ impl Batch {
     }
 
     /// The learners' observations (n × tensor, float32) and the batch's info: the legal masks
-    /// (n × actions, bool), the seats, the deals.
+    /// (n × actions, bool), the seats, the deals. The tensors are built across the batch's
+    /// threads.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let tensors = self.each(py, |_, _, slot| Ok(slot.game.observation_tensor(slot.seat())))?;
+        self.assemble(py, &tensors)
+    }
+
+    /// The observations `tensors` (one per game, in order) and the info, as numpy arrays.
+    fn assemble<'py>(
+        &self,
+        py: Python<'py>,
+        tensors: &[Vec<f32>],
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let slots = self.slots();
         let n = slots.len();
         let actions = self.setup.spec.action_count() as usize;
         let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
-        let mut obs = Vec::with_capacity(n * size * 4);
         let mut mask = vec![0u8; n * actions];
         for (i, slot) in slots.iter().enumerate() {
-            obs.extend(slot.game.observation_tensor(slot.seat()).into_iter().flat_map(f32::to_le_bytes));
             for &a in &slot.legal {
                 mask[i * actions + a as usize] = 1;
             }
@@ -244,9 +253,23 @@ impl Batch {
         info.set_item("action_mask", super::array(py, mask, "bool")?.call_method1("reshape", (n, actions))?)?;
         info.set_item("seat", slots.iter().map(|s| u32::from(s.seat().0)).collect::<Vec<_>>())?;
         info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>())?;
-        let obs = super::array(py, obs, "<f4")?.call_method1("reshape", (n, size))?;
+        let obs = floats(py, tensors.iter().map(Vec::as_slice), n * size)?.call_method1("reshape", (n, size))?;
         Ok((obs, info))
     }
+}
+
+/// Rows of float32 as one numpy array of `len` numbers (rows shorter than their share are
+/// zero-padded: none is).
+fn floats<'a, 'py>(py: Python<'py>, rows: impl Iterator<Item = &'a [f32]>, len: usize) -> PyResult<Bound<'py, PyAny>> {
+    let mut bytes = vec![0u8; len * 4];
+    let mut at = 0;
+    for row in rows {
+        for (dst, x) in bytes[at..at + row.len() * 4].chunks_exact_mut(4).zip(row) {
+            dst.copy_from_slice(&x.to_le_bytes());
+        }
+        at += row.len() * 4;
+    }
+    super::array(py, bytes, "<f4")
 }
 
 #[pymethods]
@@ -344,22 +367,24 @@ impl Batch {
                 None => ids.push(ActionId::MAX),
             }
         }
-        let stepped = self.each(py, |setup, i, slot| slot.step(setup, ids[i]))?;
-        let (obs, info) = self.observe(py)?;
-        let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
-        let seats = self.setup.spec.seats();
-        let mut final_obs = vec![0u8; n * size * 4];
-        let mut final_rewards = vec![0f32; n * seats];
-        for (i, s) in stepped.iter().enumerate() {
-            if s.terminated {
-                let bytes: Vec<u8> = s.final_obs.iter().flat_map(|x| x.to_le_bytes()).collect();
-                final_obs[i * size * 4..(i + 1) * size * 4].copy_from_slice(&bytes);
-                final_rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
-            }
+        // Each game steps and builds its learner's next tensor on the batch's threads.
+        let stepped = self.each(py, |setup, i, slot| {
+            let s = slot.step(setup, ids[i])?;
+            Ok((s, slot.game.observation_tensor(slot.seat())))
+        })?;
+        let (stepped, tensors): (Vec<Stepped>, Vec<Vec<f32>>) = stepped.into_iter().unzip();
+        let (obs, info) = self.assemble(py, &tensors)?;
+        if stepped.iter().any(|s| s.terminated) {
+            // Games that ended: their last observation and every seat's reward (zero rows for
+            // the others).
+            let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
+            let seats = self.setup.spec.seats();
+            let pad = vec![0f32; size.max(seats)];
+            let rows = stepped.iter().map(|s| if s.terminated { s.final_obs.as_slice() } else { &pad[..size] });
+            info.set_item("final_obs", floats(py, rows, n * size)?.call_method1("reshape", (n, size))?)?;
+            let rows = stepped.iter().map(|s| if s.terminated { s.final_rewards.as_slice() } else { &pad[..seats] });
+            info.set_item("final_rewards", floats(py, rows, n * seats)?.call_method1("reshape", (n, seats))?)?;
         }
-        let final_rewards: Vec<u8> = final_rewards.into_iter().flat_map(f32::to_le_bytes).collect();
-        info.set_item("final_obs", super::array(py, final_obs, "<f4")?.call_method1("reshape", (n, size))?)?;
-        info.set_item("final_rewards", super::array(py, final_rewards, "<f4")?.call_method1("reshape", (n, seats))?)?;
         info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>())?;
         Ok((obs, stepped.iter().map(|s| s.reward).collect(), stepped.iter().map(|s| s.terminated).collect(), info))
     }

@@ -23,7 +23,7 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
   score), to the seat that moved;
 - a game that ends is dealt again in the same step (`metadata["autoreset_mode"]` is
   `SAME_STEP`): its last observation is `info["final_obs"][i]` and every seat's reward
-  `info["final_rewards"][i]`;
+  `info["final_rewards"][i]` (both present when a game ended);
 - an action that is not legal loses that game for the learner (as a tournament's referee
   rules: reward -1, or 0 in a cooperative game; `info["illegal"][i]`); with `strict=True`
   it raises `ValueError` naming the game and the action, and nothing is played;
@@ -68,7 +68,7 @@ class BatchEnv(VectorEnv):
         return obs, self._info(info)
 
     def step(self, actions):
-        actions = [int(a) for a in np.asarray(actions).reshape(-1)]
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1).tolist()
         obs, rewards, terminations, info = self._batch.step(actions, self.strict)
         terminations = np.asarray(terminations, dtype=np.bool_)
         info = self._info(info)
