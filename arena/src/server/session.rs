@@ -380,10 +380,8 @@ pub struct RemoteAgent {
     version: u64,
     /// How long a decision nothing else bounds may wait (None: for ever).
     idle: Option<Duration>,
-    /// The seat it plays, once asked.
-    seat: Option<u32>,
-    /// Its seat counted as the stream's while the game is in play.
-    held: Option<SeatHeld>,
+    /// The seat it plays, once asked, counted as the stream's while the game is in play.
+    seat: Option<(u32, SeatHeld)>,
 }
 
 impl RemoteAgent {
@@ -406,7 +404,6 @@ impl RemoteAgent {
             version: 0,
             idle: None,
             seat: None,
-            held: None,
         })
     }
 
@@ -419,10 +416,7 @@ impl RemoteAgent {
 
 impl Drop for RemoteAgent {
     fn drop(&mut self) {
-        self.held.take();
-        if let Some(seat) = self.seat.take() {
-            self.session.seat_released(&self.match_id, seat);
-        }
+        self.release_seat();
     }
 }
 
@@ -433,9 +427,9 @@ impl Agent for RemoteAgent {
 
     fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
         let seat = u32::from(view.seat().0);
-        self.seat = Some(seat);
-        if self.held.is_none() {
-            self.held = Some(SeatHeld::new(&self.session));
+        match &mut self.seat {
+            Some((s, _)) => *s = seat,
+            None => self.seat = Some((seat, SeatHeld::new(&self.session))),
         }
         // The referee words a resignation (the seat and the move).
         if self.session.hold_seat(&self.match_id, seat) {
@@ -491,8 +485,13 @@ impl RemoteAgent {
             seat: u32::from(seat.0),
             outcome: Some(outcome),
         });
-        self.held.take();
-        if let Some(seat) = self.seat.take() {
+        self.release_seat();
+    }
+
+    /// The game is over (or the agent gone): the seat is no longer the stream's.
+    fn release_seat(&mut self) {
+        if let Some((seat, held)) = self.seat.take() {
+            drop(held);
             self.session.seat_released(&self.match_id, seat);
         }
     }

@@ -836,8 +836,7 @@ async fn a_seat_resigns_and_the_creator_cancels() {
     let mut r = create("journey", 6);
     r.seats = play_seats(&["waiter"]);
     let c = m.create_match(r).await.unwrap().into_inner();
-    let first = next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await;
-    assert!(matches!(first, v1::server_message::Message::Request(_)));
+    next_request(&mut inbound).await;
     for wrong in [String::new(), "0".repeat(32)] {
         let e = m.cancel_match(v1::CancelMatchRequest { match_id: c.match_id.clone(), creator_token: wrong });
         assert_eq!(e.await.unwrap_err().code(), Code::PermissionDenied);
@@ -936,6 +935,13 @@ async fn next_of(
     }
 }
 
+async fn next_request(inbound: &mut tonic::Streaming<v1::ServerMessage>) -> v1::DecisionRequest {
+    match next_of(inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await {
+        v1::server_message::Message::Request(r) => r,
+        _ => unreachable!(),
+    }
+}
+
 async fn next_error(inbound: &mut tonic::Streaming<v1::ServerMessage>) -> v1::StreamError {
     match next_of(inbound, |m| matches!(m, v1::server_message::Message::Error(_))).await {
         v1::server_message::Message::Error(e) => e,
@@ -984,10 +990,7 @@ async fn a_name_belongs_to_its_first_holder_or_to_its_key() {
     let mut r = create("journey", 1);
     r.seats = play_seats(&["bob"]);
     m.create_match(r).await.unwrap();
-    assert!(matches!(
-        next_of(&mut in2, |m| matches!(m, v1::server_message::Message::Request(_))).await,
-        v1::server_message::Message::Request(_)
-    ));
+    next_request(&mut in2).await;
     drop(bob2);
     // Bad Hellos are refused, naming the field.
     for (h, field) in [
@@ -1026,11 +1029,7 @@ async fn every_malformed_play_message_is_answered_with_an_error() {
     r.seats = play_seats(&["carol"]);
     r.move_time_ms = 30_000;
     m.create_match(r).await.unwrap();
-    let v1::server_message::Message::Request(req) =
-        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
-    else {
-        unreachable!()
-    };
+    let req = next_request(&mut inbound).await;
     other.send(decision(req.request_id, req.legal[0].id)).await.unwrap();
     let e = next_error(&mut other_in).await;
     assert_eq!(e.code, "unknown_request", "another stream's request is not dave's");
@@ -1044,11 +1043,7 @@ async fn every_malformed_play_message_is_answered_with_an_error() {
     r.move_time_ms = 50;
     r.set_on_timeout(v1::TimeoutPolicy::RandomMove);
     m.create_match(r).await.unwrap();
-    let v1::server_message::Message::Request(late) =
-        next_of(&mut other_in, |m| matches!(m, v1::server_message::Message::Request(_))).await
-    else {
-        unreachable!()
-    };
+    let late = next_request(&mut other_in).await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     other.send(decision(late.request_id, late.legal[0].id)).await.unwrap();
     let e = next_error(&mut other_in).await;
@@ -1230,11 +1225,7 @@ async fn tensors_and_legal_masks_on_request() {
     let mut req = create("expedition", 3);
     req.seats = play_seats(&["learner", "learner"]);
     m.create_match(req).await.unwrap();
-    let v1::server_message::Message::Request(r) =
-        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
-    else {
-        unreachable!()
-    };
+    let r = next_request(&mut inbound).await;
     assert!(!r.tensor.is_empty());
     assert_eq!(bits(&r.legal_mask), sorted(&r.legal));
     let observation = r.observation.as_ref().unwrap();
@@ -1248,11 +1239,7 @@ async fn tensors_and_legal_masks_on_request() {
     let mut req = create("expedition", 3);
     req.seats = play_seats(&["terse", "terse"]);
     m.create_match(req).await.unwrap();
-    let v1::server_message::Message::Request(terse) =
-        next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await
-    else {
-        unreachable!()
-    };
+    let terse = next_request(&mut inbound).await;
     let terse_observation = terse.observation.as_ref().unwrap();
     assert_eq!(terse_observation.text, "", "omit_text: no text");
     assert_eq!(terse_observation.game, observation.game, "the same deal, the same typed observation");
@@ -1270,8 +1257,7 @@ async fn a_leaving_client_takes_no_new_seats_and_its_stream_ends_after_its_last_
     let mut r = create("journey", 6);
     r.seats = play_seats(&["leaver"]);
     let c = m.create_match(r).await.unwrap().into_inner();
-    let asked = next_of(&mut inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await;
-    let v1::server_message::Message::Request(asked) = asked else { panic!() };
+    let asked = next_request(&mut inbound).await;
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Leave(v1::Leave {})) }).await.unwrap();
     // No new seat for it, by name; the stream stays open for the match in play.
     let mut r = create("journey", 7);

@@ -28,6 +28,19 @@ function call(client, method, request) {
   return new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
 }
 
+/** CreateMatch, retried while the Play client it names has not said Hello yet. */
+async function createWhenConnected(matches, request) {
+  for (let i = 0; i < 200; i += 1) {
+    try {
+      return await call(matches, 'CreateMatch', request);
+    } catch (e) {
+      if (e.code !== grpc.status.FAILED_PRECONDITION || !/no Play client/.test(e.details)) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`the Play client never connected: ${JSON.stringify(request.seats)}`);
+}
+
 test('a random Node agent plays complete games of both games', async () => {
   const { url, child } = await serve();
   try {
@@ -36,17 +49,7 @@ test('a random Node agent plays complete games of both games', async () => {
     const playing = play(randomAgent(7), { server: url, name: 'node' });
     // Wait until the agent has said Hello: a match naming it succeeds.
     const seats = (n) => Array.from({ length: n }, () => ({ play: 'node' }));
-    const create = async (req) => {
-      for (let i = 0; i < 100; i += 1) {
-        try {
-          return await call(matches, 'CreateMatch', req);
-        } catch (e) {
-          if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      throw new Error('the Node agent never connected');
-    };
+    const create = (req) => createWhenConnected(matches, req);
     const ids = [];
     ids.push((await create({ game: 'expedition', preset: 'no-dice', seats: seats(2) })).match_id);
     ids.push((await create({ game: 'journey', preset: 'classic', params: { travellers: '2' }, seats: seats(2) })).match_id);
@@ -86,18 +89,9 @@ test('an agent that throws Resign gives its seat up', async () => {
       if (asked > 2) throw new Resign();
       return r.legal[0].id;
     }, { server: url, name: 'node-resigns' });
-    let created;
-    for (let i = 0; i < 100 && !created; i += 1) {
-      try {
-        created = await call(matches, 'CreateMatch', {
-          game: 'expedition', preset: 'no-dice', seed: 5, seats: [{ play: 'node-resigns' }, { bot: 'random' }],
-        });
-      } catch (e) {
-        if (e.code !== grpc.status.FAILED_PRECONDITION) throw e;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    assert.ok(created, 'the Node agent connected');
+    const created = await createWhenConnected(matches, {
+      game: 'expedition', preset: 'no-dice', seed: 5, seats: [{ play: 'node-resigns' }, { bot: 'random' }],
+    });
     let record;
     for (let i = 0; i < 600 && !record; i += 1) {
       try {
@@ -127,19 +121,9 @@ test('an agent leaves after its games, or when told, and its name is free', asyn
   try {
     const v1 = contract();
     const matches = new v1.Matches(target(url), grpc.credentials.createInsecure());
-    const createFor = async (name, seed) => {
-      for (let i = 0; i < 200; i += 1) {
-        try {
-          return await call(matches, 'CreateMatch', {
-            game: 'expedition', preset: 'no-dice', seed, seats: [{ play: name }, { bot: 'random' }],
-          });
-        } catch (e) {
-          if (e.code !== grpc.status.FAILED_PRECONDITION || !/no Play client/.test(e.details)) throw e;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      }
-      throw new Error(`${name} never connected`);
-    };
+    const createFor = (name, seed) => createWhenConnected(matches, {
+      game: 'expedition', preset: 'no-dice', seed, seats: [{ play: name }, { bot: 'random' }],
+    });
     // Two games, then it leaves: the promise resolves without the server stopping.
     const first = play(randomAgent(3), { server: url, name: 'node-leaves', leaveAfter: 2 });
     await createFor('node-leaves', 1);

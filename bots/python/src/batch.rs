@@ -298,15 +298,7 @@ impl Batch {
             text => Others::Agent(BotSpec::parse(text).map_err(|e| value_error(format!("others: `{text}`: {e}")))?),
         };
         let seats = spec.seats();
-        let seat = seat
-            .map(|s| {
-                if s < seats {
-                    Ok(Seat(s as u8))
-                } else {
-                    Err(value_error(format!("seat {s}: this game has seats 0 to {}", seats - 1)))
-                }
-            })
-            .transpose()?;
+        let seat = seat.map(|s| seat_of(seats, s)).transpose()?;
         if seat.is_some() && matches!(others, Others::SelfPlay) {
             return Err(value_error("seat: in self-play the learner plays every seat"));
         }
@@ -450,7 +442,6 @@ impl Bot {
     /// The agent's choice for the seat to move in `state` (from that seat's view alone).
     fn act(&self, py: Python<'_>, state: &State) -> PyResult<ActionId> {
         let seat = state.game.to_move().ok_or_else(|| value_error("the game is over: no seat is to move"))?;
-        let seat = seat_of(state.game.as_ref(), seat.0 as usize)?;
         let mut legal = Vec::new();
         state.game.legal_actions(&mut legal);
         let game = state.game.as_ref();

@@ -153,7 +153,7 @@ impl Game {
             (None, None) => return Err(value_error("the observation names no seat: pass `seat`")),
         };
         let base = self.spec.state_from_observation(&json).map_err(value_error)?;
-        let seat = seat_of(base.as_ref(), seat)?;
+        let seat = seat_of(base.seats(), seat)?;
         Ok(self.state(base.redraw_hidden(seat, &mut rng(seed))))
     }
 
@@ -168,12 +168,12 @@ impl Game {
     }
 }
 
-/// The seat numbered `seat`, if the game has it.
-fn seat_of(game: &dyn AnyGame, seat: usize) -> PyResult<Seat> {
-    if seat < game.seats() {
+/// The seat numbered `seat`, if a game of `seats` seats has it.
+fn seat_of(seats: usize, seat: usize) -> PyResult<Seat> {
+    if seat < seats {
         Ok(Seat(seat as u8))
     } else {
-        Err(value_error(format!("seat {seat}: this game has seats 0 to {}", game.seats() - 1)))
+        Err(value_error(format!("seat {seat}: this game has seats 0 to {}", seats - 1)))
     }
 }
 
@@ -269,19 +269,19 @@ impl State {
 
     /// Exactly what `seat` may know now, as a dict (the engine's observation).
     fn observation<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyAny>> {
-        let seat = seat_of(self.game.as_ref(), seat)?;
+        let seat = seat_of(self.game.seats(), seat)?;
         from_json(py, &self.game.observation_json(seat).to_string())
     }
 
     /// The observation as text a person can read.
     fn observation_text(&self, seat: usize) -> PyResult<String> {
-        Ok(self.game.observation_text(seat_of(self.game.as_ref(), seat)?))
+        Ok(self.game.observation_text(seat_of(self.game.seats(), seat)?))
     }
 
     /// The observation as a numpy `float32` vector of `Game.tensor_shape` (fields as in
     /// `Game.tensor_fields`), built from the observation alone.
     fn observation_tensor<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyAny>> {
-        let seat = seat_of(self.game.as_ref(), seat)?;
+        let seat = seat_of(self.game.seats(), seat)?;
         let bytes = self.game.observation_tensor(seat).into_iter().flat_map(f32::to_le_bytes).collect();
         array(py, bytes, "<f4")
     }
@@ -289,7 +289,7 @@ impl State {
     /// A state `seat` cannot tell from this one: every fact hidden from the seat, and the
     /// generator of future chance, drawn from `seed`.
     fn redraw_hidden(&self, seat: usize, seed: u64) -> PyResult<State> {
-        let seat = seat_of(self.game.as_ref(), seat)?;
+        let seat = seat_of(self.game.seats(), seat)?;
         Ok(State { game: self.game.redraw_hidden(seat, &mut rng(seed)), spec: self.spec.clone() })
     }
 
