@@ -114,12 +114,26 @@ fn render(dir: &Path, name: &str, fig: &impl Figure) -> Result<ChartFiles, Strin
         root.present().map_err(|e| format!("{}: {}", svg_path.display(), de(e)))?;
     }
     std::fs::write(&svg_path, &svg).map_err(|e| format!("cannot write {}: {e}", svg_path.display()))?;
+    let mut pixels = vec![0u8; width as usize * height as usize * 3];
     {
-        let root = BitMapBackend::new(&png_path, (width, height)).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut pixels, (width, height)).into_drawing_area();
         fig.draw(&root).map_err(|e| format!("{}: {e}", png_path.display()))?;
-        root.present().map_err(|e| format!("cannot write {}: {e}", png_path.display()))?;
+        root.present().map_err(|e| format!("{}: {}", png_path.display(), de(e)))?;
     }
+    write_png(&png_path, width, height, &pixels)?;
     Ok(ChartFiles { png: png_path, svg: svg_path, width, height, svg_markup: svg })
+}
+
+/// Writes RGB `pixels` (`width` × `height`) to `path` as a PNG.
+fn write_png(path: &Path, width: u32, height: u32, pixels: &[u8]) -> Result<(), String> {
+    let failed = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
+    let mut encoder = png::Encoder::new(std::io::BufWriter::new(file), width, height);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().map_err(|e| failed(&e))?;
+    writer.write_image_data(pixels).map_err(|e| failed(&e))?;
+    writer.finish().map_err(|e| failed(&e))
 }
 
 /// A white page with the title and a message in the middle (for empty data).
