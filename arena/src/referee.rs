@@ -334,6 +334,11 @@ impl Referee {
         &self.verdicts
     }
 
+    /// Take the verdicts another referee gave (a match played elsewhere, shown here).
+    pub fn keep(&mut self, verdicts: Vec<Verdict>) {
+        self.verdicts = verdicts;
+    }
+
     /// The detail of a `timeout` of `seat` on its coming move, in the one wording every
     /// timeout has (the limit that applied named), with `note` (what else happened) after it.
     pub fn timed_out(&self, seat: usize, note: &str) -> String {

@@ -78,15 +78,17 @@ fn options(t: &Tournament, args: &TournamentArgs) -> run::RunOptions {
         time: t.config.time_controls(),
         progress,
         live: None,
+        showcase: None,
     }
 }
 
-/// A tournament's web face: a hub with no match of its own (the face's bounds), the standings
-/// as the run tells them.
+/// A tournament's web face: a hub that shows the run's games as they are played (and bounds
+/// the browsers as any server does), the standings as the run tells them.
 struct Face {
     runtime: tokio::runtime::Runtime,
     hub: std::sync::Arc<arena::server::Hub>,
     live: run::Live,
+    showcase: std::sync::Arc<dyn run::Showcase>,
 }
 
 impl Face {
@@ -107,7 +109,8 @@ impl Face {
             outln!("the web face: {}", web.url());
             Ok::<_, String>(hub)
         })?;
-        Ok(Face { runtime, hub, live })
+        let showcase = std::sync::Arc::new(tournament::live::Shown::on(hub.clone(), t.has_external()));
+        Ok(Face { runtime, hub, live, showcase })
     }
 
     /// The run is over: keep the standings up until Ctrl-C or SIGTERM.
@@ -177,6 +180,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
         let mut opts = options(&t, &args);
         let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, info.shard))).transpose()?;
         opts.live = face.as_ref().map(|f| f.live.clone());
+        opts.showcase = face.as_ref().map(|f| f.showcase.clone());
         let outcome = external::with_agents(&t, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
         summary(&outcome);
         print_report(&outcome);
@@ -198,6 +202,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     let mut opts = options(&t, &args);
     let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, shard))).transpose()?;
     opts.live = face.as_ref().map(|f| f.live.clone());
+    opts.showcase = face.as_ref().map(|f| f.showcase.clone());
     let outcome = external::with_agents(&t, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;
     summary(&outcome);
     if shard.is_some() {

@@ -21,6 +21,7 @@ pub mod store;
 use crate::record::{MatchRecord, TournamentGame};
 use crate::server::hub::secret_seed;
 use crate::server::session::SeatHeld;
+use crate::server::table::SharedDeal;
 use crate::server::{Hub, names};
 use crate::tournament::config::{ResolvedGame, resolve_entries};
 use crate::tournament::rate::rated_games;
@@ -33,7 +34,6 @@ use rand::rngs::SmallRng;
 use reports::ratings::{RatedGame, RatingList, RatingOptions, rate};
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use store::Store;
@@ -129,7 +129,7 @@ fn entry_of_key(key: &str, label: &str) -> Result<ResolvedGame, String> {
     let source = ParamSource::Yaml { name: format!("the ladder's entry {label}"), text: params.to_string() };
     let spec = (found.spec)(None, &[source], &crate::files::refuse_files).map_err(|e| e.to_string())?;
     let seats = spec.seats();
-    Ok(ResolvedGame { spec, label: label.to_string(), cooperative: found.cooperative, seats, deals: None })
+    Ok(ResolvedGame { spec: spec.into(), label: label.to_string(), cooperative: found.cooperative, seats, deals: None })
 }
 
 impl Ladder {
@@ -152,7 +152,7 @@ impl Ladder {
             let key = entry_key(&g.game, r.spec.as_ref())?;
             let group = store.entry(&key, &r.label)?;
             let shape = EntryShape { seats: r.seats, cooperative: r.cooperative };
-            entries.push(Entry { group, game: g.game.clone(), spec: Arc::from(r.spec), shape });
+            entries.push(Entry { group, game: g.game.clone(), spec: r.spec, shape });
         }
         let mut known = Vec::new();
         let mut labels = Vec::new();
@@ -377,7 +377,8 @@ impl Ladder {
             (0..k).map(|r| (0..k).map(|s| pick.agents[(s + r) % k]).collect()).collect()
         };
         let deal = secret_seed().map_err(|e| e.message().to_string())?;
-        let released = Arc::new(AtomicBool::new(false));
+        // On a shared deal, what each game shows is held back until the pairing is over.
+        let shared = matches!(self.config.deals, Deals::Shared).then(SharedDeal::new);
         let mut plays: Vec<MatchRecord> = Vec::new();
         let result = async {
             for order in &orders {
@@ -403,7 +404,7 @@ impl Ladder {
                 let move_time = Some(Duration::from_millis(self.config.move_time_ms));
                 let table = self
                     .hub
-                    .create_hosted(&entry.game, entry.spec.clone(), seed, &seats, move_time, released.clone())
+                    .create_hosted(&entry.game, entry.spec.clone(), seed, &seats, move_time, shared.clone())
                     .map_err(|e| e.message().to_string())?;
                 self.state().in_play += 1;
                 over(&table).await;
@@ -429,7 +430,9 @@ impl Ladder {
             Ok(())
         }
         .await;
-        released.store(true, Ordering::Release);
+        if let Some(deal) = shared {
+            deal.release();
+        }
         result
     }
 

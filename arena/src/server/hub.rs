@@ -10,12 +10,12 @@ use super::content::{ContentDir, brief};
 use super::names;
 use super::session::Session;
 use super::shares::{ClientId, ClientKeys, Held, KeyRequired, Pool, Rate, ThinkingSlots, same_secret};
-use super::table::{Limits, SeatBinding, Setup, Table};
+use super::table::{Limits, SeatBinding, Setup, SharedDeal, Table};
 use crate::files::shown;
-use crate::referee::{Policy, as_ms, limit_ms};
+use crate::referee::{MatchOutcome, Policy, Verdict, as_ms, limit_ms};
 use bots::{Agent, BotLimits, BotSpec};
 use engine::core::yaml::{YamlBudget, YamlLimits};
-use engine::core::{AnySpec, ParamSource};
+use engine::core::{AnyGame, AnySpec, ParamSource};
 use engine::find_game;
 use proto::v1;
 use std::collections::{HashMap, VecDeque};
@@ -249,7 +249,19 @@ const MAX_PARAMS: usize = 64;
 const MAX_NAME: usize = names::MAX_NAME;
 const MAX_BOT_SPEC: usize = 256;
 
-/// A finished match waiting for eviction.
+/// What a match played elsewhere and shown here is ([`Hub::show`]).
+pub struct Shown {
+    pub game: String,
+    pub spec: Arc<dyn AnySpec>,
+    pub seed: u64,
+    /// The scenario it started from (empty: a fresh deal).
+    pub scenario: String,
+    /// Who sits at each seat.
+    pub players: Vec<String>,
+    /// The per-move limit it is played under (shown, not enforced here).
+    pub move_time: Option<Duration>,
+}
+
 /// What a match is opened with, its request read.
 struct Opening<'a> {
     game: &'a str,
@@ -421,15 +433,17 @@ impl Hub {
     }
 
     /// Up to `at_most` matches not over yet, the last to move first: (id, game, who sits where, the
-    /// match's version).
-    pub fn in_play(&self, at_most: usize) -> Vec<(String, String, Vec<String>, u64)> {
+    /// match's version; none for a match whose deal holds back what it shows).
+    pub fn in_play(&self, at_most: usize) -> Vec<(String, String, Vec<String>, Option<u64>)> {
         let tables: Vec<Arc<Table>> = self.tables.lock().expect("tables").values().cloned().collect();
         let mut out: Vec<_> = tables
             .iter()
             .filter_map(|t| {
+                let held = t.held_by().is_some();
                 let s = t.lock();
+                let version = (!held).then_some(s.version);
                 s.ended.is_none().then(|| {
-                    (s.last_acted, (t.setup.id.clone(), t.setup.game_name.clone(), t.setup.players.clone(), s.version))
+                    (s.last_acted, (t.setup.id.clone(), t.setup.game_name.clone(), t.setup.players.clone(), version))
                 })
             })
             .collect();
@@ -652,8 +666,8 @@ impl Hub {
 
     /// A match the program that runs the server makes for itself (a ladder's): its game
     /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
-    /// operator chose it) or a connected Play client. Its record is held back from GetRecord
-    /// until `released` is set (the other games of a shared deal are over).
+    /// operator chose it) or a connected Play client. On a shared `deal`, its moves and record
+    /// are held back until the deal is released (the other games on it are over).
     pub fn create_hosted(
         self: &Arc<Hub>,
         game: &str,
@@ -661,12 +675,59 @@ impl Hub {
         seed: u64,
         seats: &[v1::SeatSpec],
         move_time: Option<Duration>,
-        released: Arc<AtomicBool>,
+        deal: Option<Arc<SharedDeal>>,
     ) -> Result<Arc<Table>, Status> {
         let place = self.matches.take(&ClientId::Host)?;
         let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
         let opening = Opening { game, spec, limits, seed, seats, scenario: "" };
-        self.open(opening, place, &ClientId::Host, Some(released)).map(|(table, _)| table)
+        self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
+    }
+
+    /// A match played elsewhere (a tournament's game on its worker), shown here: listed among
+    /// the matches in play, its public events streamed to spectators, its record given once it
+    /// is over (and its `deal` released). Nobody holds a seat of it; it is told its moves
+    /// ([`Table::shown_move`]) and its end ([`Hub::shown_over`]). It takes a place among the
+    /// matches in play like any other: with none left, it is not shown.
+    pub fn show(
+        &self,
+        shown: Shown,
+        start: Box<dyn AnyGame>,
+        deal: Option<Arc<SharedDeal>>,
+    ) -> Result<Arc<Table>, Status> {
+        let place = self.matches.take(&ClientId::Host)?;
+        let seats = shown.players.iter().map(|_| SeatBinding::Elsewhere).collect();
+        let n = shown.players.len();
+        let id = secret()?[..16].to_string();
+        let table = Table::new(
+            Setup {
+                id: id.clone(),
+                cooperative: engine::find_game(&shown.game).is_ok_and(|e| e.cooperative),
+                game_name: shown.game,
+                spec: shown.spec,
+                seed: shown.seed,
+                scenario: shown.scenario,
+                seats,
+                players: shown.players,
+                tokens: vec![None; n],
+                creator: secret()?,
+                limits: Limits { move_time: shown.move_time, policy: Policy::Forfeit, idle: None },
+                next_request: self.next_request.clone(),
+                bot_slots: self.thinking.all.clone(),
+                client_slots: self.thinking.of(&ClientId::Host),
+                place: Mutex::new(Some(place)),
+                latencies: None,
+                deal,
+            },
+            start,
+        )?;
+        self.tables.lock().expect("tables").insert(id, table.clone());
+        Ok(table)
+    }
+
+    /// A match shown here ([`Hub::show`]) has ended elsewhere, as `outcome` and `verdicts` say.
+    pub fn shown_over(&self, table: &Arc<Table>, outcome: MatchOutcome, verdicts: Vec<Verdict>) {
+        table.shown_end(outcome, verdicts);
+        self.finished(table);
     }
 
     /// Open a match and start driving it.
@@ -675,7 +736,7 @@ impl Hub {
         opening: Opening<'_>,
         place: Held,
         client: &ClientId,
-        released: Option<Arc<AtomicBool>>,
+        deal: Option<Arc<SharedDeal>>,
     ) -> Result<(Arc<Table>, v1::CreateMatchResponse), Status> {
         let Opening { game: game_name, spec, limits, seed, seats: seat_specs, scenario } = opening;
         let n = spec.seats();
@@ -763,7 +824,7 @@ impl Hub {
                 client_slots: self.thinking.of(client),
                 place: Mutex::new(Some(place)),
                 latencies: self.latencies.clone(),
-                released,
+                deal,
             },
             game,
         )?;

@@ -214,7 +214,7 @@ impl v1::matches_server::Matches for Services {
     async fn get_record(&self, req: Request<v1::GetRecordRequest>) -> Result<Response<v1::MatchRecord>, Status> {
         self.client(&req, false)?;
         let table = self.hub.table(&req.into_inner().match_id)?;
-        let record = table.record()?;
+        let record = table.published_record()?;
         super::wire::record(&record, table.setup.cooperative).map(Response::new).map_err(Status::internal)
     }
 
@@ -234,6 +234,21 @@ impl v1::matches_server::Matches for Services {
                 let changed = table.changed.notified();
                 tokio::pin!(changed);
                 changed.as_mut().enable();
+                // A match on a deal other matches still play shows that it started, then
+                // nothing until they are over: its moves would tell their players their deal.
+                if let Some(deal) = table.held_by().cloned() {
+                    let started = (next == 0).then(|| table.lock().events.first().cloned()).flatten();
+                    if let Some(e) = started.filter(|e| e.version >= r.from_version)
+                        && tx.send(Ok(e)).await.is_err()
+                    {
+                        return;
+                    }
+                    next = next.max(1);
+                    tokio::select! {
+                        _ = deal.released() => continue,
+                        _ = tx.closed() => break,
+                    }
+                }
                 let (batch, over) = {
                     let s = table.lock();
                     let batch: Vec<v1::MatchEvent> = s.events[next..]

@@ -23,6 +23,9 @@ use tonic::Status;
 
 pub enum SeatBinding {
     Token,
+    /// A seat played outside this server (a tournament's worker): the match is shown here,
+    /// move by move as it is told them, and never driven.
+    Elsewhere,
     /// A built-in agent (dropped once the match is over).
     Bot(Mutex<Option<Box<dyn Agent>>>),
     Play(Arc<Session>),
@@ -109,9 +112,48 @@ pub struct Setup {
     pub place: Mutex<Option<super::shares::Held>>,
     /// Where to note each Play round trip, when the server measures them (benchmarks).
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
-    /// For a match whose deal other matches share (a ladder's pairing): its record is given to
-    /// no one until this is set, the last of them over.
-    pub released: Option<Arc<std::sync::atomic::AtomicBool>>,
+    /// For a match whose deal other matches share (a ladder's pairing, a tournament's deal with
+    /// strangers at its tables): its moves and its record are given to no one until every one
+    /// of them is over.
+    pub deal: Option<Arc<SharedDeal>>,
+}
+
+/// The matches that share a deal. Until every one of them is over, what one shows (its moves
+/// to spectators, its record and seed) would tell a player of another what its deal holds: it
+/// is held back until then.
+#[derive(Default)]
+pub struct SharedDeal {
+    released: std::sync::atomic::AtomicBool,
+    notify: tokio::sync::Notify,
+}
+
+impl SharedDeal {
+    pub fn new() -> Arc<SharedDeal> {
+        Arc::new(SharedDeal::default())
+    }
+
+    /// Every match on the deal is over: what they show is given from now on.
+    pub fn release(&self) {
+        self.released.store(true, Ordering::Release);
+        self.notify.notify_waiters();
+    }
+
+    pub fn is_released(&self) -> bool {
+        self.released.load(Ordering::Acquire)
+    }
+
+    /// Wait until the deal is released.
+    pub async fn released(&self) {
+        loop {
+            let notified = self.notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_released() {
+                return;
+            }
+            notified.await;
+        }
+    }
 }
 
 impl Table {
@@ -344,6 +386,36 @@ impl Table {
         Ok(())
     }
 
+    /// A move of a match played elsewhere ([`SeatBinding::Elsewhere`]), as its referee let it
+    /// be played: shown as a move of this server's own is. One this game does not allow
+    /// (the two copies disagree) is refused, and changes nothing.
+    pub fn shown_move(&self, seat: usize, action: ActionId) -> Result<(), String> {
+        let mut s = self.lock();
+        if s.ended.is_some() {
+            return Err(format!("match {}: the match is over", self.setup.id));
+        }
+        if s.game.to_move().map(|m| m.index()) != Some(seat) {
+            return Err(format!("match {}: seat {seat} is not to move", self.setup.id));
+        }
+        let mut legal = Vec::new();
+        s.game.legal_actions(&mut legal);
+        if !legal.contains(&action) {
+            return Err(format!("match {}: action {action} is not legal here", self.setup.id));
+        }
+        self.apply_locked(&mut s, seat, action, true);
+        Ok(())
+    }
+
+    /// The end of a match played elsewhere, as its referee ruled (its verdicts kept), if its
+    /// last move did not end it already.
+    pub fn shown_end(&self, outcome: MatchOutcome, verdicts: Vec<crate::referee::Verdict>) {
+        let mut s = self.lock();
+        s.referee.keep(verdicts);
+        if s.ended.is_none() {
+            self.finish(&mut s, outcome);
+        }
+    }
+
     /// Drive the match to its end (a task on the server's runtime): ask agents and Play
     /// clients, enforce the per-move and idle limits on every seat.
     pub async fn drive(self: Arc<Self>) {
@@ -359,7 +431,7 @@ impl Table {
                 }
                 let Some(seat) = s.game.to_move() else { return };
                 // An agent or a client thinks on a copy; a token seat's move comes by Act.
-                let token = matches!(self.setup.seats[seat.index()], SeatBinding::Token);
+                let token = matches!(self.setup.seats[seat.index()], SeatBinding::Token | SeatBinding::Elsewhere);
                 let idle_at = self.setup.limits.idle.map(|d| tokio::time::Instant::from_std(s.last_acted + d));
                 (seat.index(), s.version, (!token).then(|| s.game.clone_box()), idle_at)
             };
@@ -371,6 +443,8 @@ impl Table {
                 }
             };
             let waited = match &self.setup.seats[seat] {
+                // Told its moves ([`Table::shown_move`]), never driven.
+                SeatBinding::Elsewhere => return,
                 SeatBinding::Token => {
                     // Wait for Act (or a limit).
                     let deadline = move_time.map(|d| tokio::time::Instant::now() + d);
@@ -511,9 +585,14 @@ impl Table {
         })
     }
 
-    /// Is its record held back (another match on its deal still in play)?
+    /// The shared deal that holds back its moves and record, while it does (another match on
+    /// its deal is not over yet).
+    pub fn held_by(&self) -> Option<&Arc<SharedDeal>> {
+        self.setup.deal.as_ref().filter(|d| !d.is_released())
+    }
+
     fn held_back(&self) -> bool {
-        self.setup.released.as_ref().is_some_and(|r| !r.load(std::sync::atomic::Ordering::Acquire))
+        self.held_by().is_some()
     }
 
     /// Is its record given (over, and no other match on its deal in play)?

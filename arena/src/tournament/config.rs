@@ -229,7 +229,7 @@ fn default_idle_ms() -> u64 {
 /// A game entry resolved: its spec, a label, whether it is cooperative, its deals if a file
 /// gives them.
 pub struct ResolvedGame {
-    pub spec: Box<dyn AnySpec>,
+    pub spec: std::sync::Arc<dyn AnySpec>,
     pub label: String,
     pub cooperative: bool,
     pub seats: usize,
@@ -406,7 +406,7 @@ impl TournamentConfig {
                     })?;
                 }
             }
-            out.push(ResolvedGame { spec, label, cooperative, seats, deals });
+            out.push(ResolvedGame { spec: spec.into(), label, cooperative, seats, deals });
         }
         Ok(out)
     }
@@ -500,7 +500,7 @@ pub fn resolve_entries(
                 .map_err(|e| origin.describe(&mistake(field.clone(), format!("for games[{i}] ({label}): {e}"))))?;
         }
         let seats = spec.seats();
-        out.push(ResolvedGame { spec, label, cooperative, seats, deals: None });
+        out.push(ResolvedGame { spec: spec.into(), label, cooperative, seats, deals: None });
     }
     Ok(out)
 }

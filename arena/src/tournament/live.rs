@@ -1,14 +1,26 @@
-//! A tournament's standings as it plays, for its web face (`arena tournament --http`): the
-//! rated results so far (told by the run at most every second, and at its end) refit on a
-//! thread of their own — only the latest results, so a refit never holds up the games — and
-//! published as the Ladder service's standings message, overall and per game entry.
+//! A tournament as it plays, for its web face (`arena tournament --http`):
+//!
+//! - its standings: the rated results so far (told by the run at most every second, and at
+//!   its end) refit on a thread of their own — only the latest results, so a refit never holds
+//!   up the games — and published as the Ladder service's standings message, overall and per
+//!   game entry;
+//! - its games, each shown on the face's server as it is played ([`Shown`]): listed among the
+//!   matches in play, its moves streamed to spectators.
 
-use super::run::Live;
+use super::config::ResolvedGame;
+use super::run::{Live, Showcase, ShownGame};
+use super::schedule::Job;
 use crate::ladder::service::rating_table;
 use crate::ladder::store::HistoryPoint;
+use crate::referee::{MatchOutcome, Verdict};
+use crate::server::Hub;
+use crate::server::table::{SharedDeal, Table};
+use engine::core::{ActionId, AnyGame, Seat};
 use proto::v1;
 use reports::ratings::{RatedGame, RatingOptions, rate};
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::Mutex;
 use tokio::sync::watch;
 
 /// What the standings are of.
@@ -90,6 +102,103 @@ pub fn standings(t: Tournament) -> Result<(Feed, Live), String> {
         let _ = tell.lock().unwrap_or_else(|p| p.into_inner()).send((rated, played));
     });
     Ok((feed, live))
+}
+
+/// Deals in play: (game entry, deal) → (its games not over yet, what holds their tables back).
+type Deals = Arc<Mutex<HashMap<(usize, u32), (usize, Arc<SharedDeal>)>>>;
+
+/// A run's games shown on a server as they are played ([`Hub::show`]). A deal is played at
+/// several tables (seats swapped; every agent on a cooperative deal): with strangers among the
+/// participants, one table's moves would tell another's players what their deal holds, so a
+/// deal's games show that they started, then nothing until every game on the deal is over.
+/// Built-in agents alone, nobody at a table can watch: every game is shown live.
+pub struct Shown {
+    hub: Arc<Hub>,
+    /// Empty when nothing is held back.
+    deals: Deals,
+    held: bool,
+}
+
+impl Shown {
+    /// Show a run's games on `hub`; `strangers`: are there participants outside this process
+    /// (a tournament's external ones)? Then each deal is held back until it is over.
+    pub fn on(hub: Arc<Hub>, strangers: bool) -> Shown {
+        Shown { hub, deals: Default::default(), held: strangers }
+    }
+}
+
+impl Showcase for Shown {
+    fn scheduled(&self, jobs: &[Job]) {
+        if !self.held {
+            return;
+        }
+        let mut deals = self.deals.lock().unwrap_or_else(|p| p.into_inner());
+        for j in jobs {
+            deals.entry((j.group, j.deal)).or_insert_with(|| (0, SharedDeal::new())).0 += 1;
+        }
+    }
+
+    fn begin(&self, job: &Job, game: &ResolvedGame, players: &[String], start: &dyn AnyGame) -> Box<dyn ShownGame> {
+        let key = (job.group, job.deal);
+        let deal = self.held.then(|| {
+            let mut deals = self.deals.lock().unwrap_or_else(|p| p.into_inner());
+            // A game the run did not announce holds its own deal back until it is over.
+            deals.entry(key).or_insert_with(|| (1, SharedDeal::new())).1.clone()
+        });
+        let shown = crate::server::hub::Shown {
+            game: game.spec.game().to_string(),
+            spec: game.spec.clone(),
+            seed: job.seed,
+            scenario: job.scenario.clone().unwrap_or_default(),
+            players: players.to_vec(),
+            move_time: None,
+        };
+        // With no place left among the matches in play, the game is played unseen.
+        let table = match self.hub.show(shown, start.clone_box(), deal) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                tracing::debug!("game {} is not shown: {}", job.id, e.message());
+                None
+            }
+        };
+        Box::new(ShownTable { hub: self.hub.clone(), table, deals: self.held.then(|| (self.deals.clone(), key)) })
+    }
+}
+
+struct ShownTable {
+    hub: Arc<Hub>,
+    table: Option<Arc<Table>>,
+    /// Its deal's count, when deals are held back.
+    deals: Option<(Deals, (usize, u32))>,
+}
+
+impl ShownGame for ShownTable {
+    fn moved(&mut self, seat: Seat, action: ActionId) {
+        if let Some(t) = &self.table
+            && let Err(e) = t.shown_move(seat.index(), action)
+        {
+            // The copies disagree (it cannot happen with one engine): stop showing this game.
+            tracing::warn!("a shown game stops being shown: {e}");
+            self.hub.shown_over(t, MatchOutcome::cancelled(t.setup.seats.len()), Vec::new());
+            self.table = None;
+        }
+    }
+
+    fn ended(self: Box<Self>, outcome: &MatchOutcome, verdicts: &[Verdict]) {
+        if let Some(t) = &self.table {
+            self.hub.shown_over(t, outcome.clone(), verdicts.to_vec());
+        }
+        if let Some((deals, key)) = &self.deals {
+            let mut deals = deals.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some((left, deal)) = deals.get_mut(key) {
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    deal.release();
+                    deals.remove(key);
+                }
+            }
+        }
+    }
 }
 
 fn fit(t: &Tournament, rated: &[RatedGame], played: usize) -> v1::LadderStandings {

@@ -132,7 +132,7 @@ mod tests {
     fn journey() -> Vec<ResolvedGame> {
         let entry = engine::find_game("journey").expect("journey is registered");
         let spec = (entry.spec)(None, &[], &|_| Err("no files".into())).expect("journey's default parameters");
-        vec![ResolvedGame { spec, label: "journey".into(), cooperative: true, seats: 1, deals: None }]
+        vec![ResolvedGame { spec: spec.into(), label: "journey".into(), cooperative: true, seats: 1, deals: None }]
     }
 
     #[test]

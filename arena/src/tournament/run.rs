@@ -12,9 +12,9 @@ use super::rate::{rated_games, score_shares};
 use super::schedule::Job;
 use crate::pool::{Flow, Order};
 use crate::record::{MatchRecord, TournamentGame};
-use crate::referee::{Fault, Policy, QuietPanics, Referee, SeatAgent, TimeControl, play_game};
+use crate::referee::{Fault, MatchOutcome, Policy, QuietPanics, Referee, SeatAgent, TimeControl, Verdict, play_game};
 use bots::Agent;
-use engine::core::{AnySpec, game_seed};
+use engine::core::{ActionId, AnyGame, AnySpec, Seat, game_seed};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use reports::ratings::RatedGame;
 use std::collections::BTreeMap;
@@ -32,6 +32,27 @@ pub struct RunOptions {
     /// Told the rated results so far and the games played, at most every second and at the
     /// end of a run (a web face's live standings).
     pub live: Option<Live>,
+    /// Where each game is shown as it is played (a web face's matches in play).
+    pub showcase: Option<std::sync::Arc<dyn Showcase>>,
+}
+
+/// Where a run shows its games as they are played, move by move (a web face's matches in
+/// play, [`super::live::Shown`]). Showing never changes a game: it is told what the referee
+/// already ruled.
+pub trait Showcase: Send + Sync {
+    /// These games are about to be played (each deal's games counted: a deal is over once
+    /// they all are).
+    fn scheduled(&self, jobs: &[Job]);
+    /// A game starts from `start`, `players` at its seats.
+    fn begin(&self, job: &Job, game: &ResolvedGame, players: &[String], start: &dyn AnyGame) -> Box<dyn ShownGame>;
+}
+
+/// One game being shown ([`Showcase::begin`]).
+pub trait ShownGame {
+    /// `seat` played `action` (before it is applied).
+    fn moved(&mut self, seat: Seat, action: ActionId);
+    /// The game is over, as the referee ruled.
+    fn ended(self: Box<Self>, outcome: &MatchOutcome, verdicts: &[Verdict]);
 }
 
 /// What [`RunOptions::live`] is told: the rated results so far, the games played.
@@ -43,7 +64,13 @@ const LIVE_EVERY: Duration = Duration::from_secs(1);
 impl RunOptions {
     /// The same per-move limit for everyone, no progress shown.
     pub fn quiet(workers: usize, move_time: Option<Duration>) -> RunOptions {
-        RunOptions { workers, time: vec![TimeControl::per_move(move_time)], progress: Progress::Silent, live: None }
+        RunOptions {
+            workers,
+            time: vec![TimeControl::per_move(move_time)],
+            progress: Progress::Silent,
+            live: None,
+            showcase: None,
+        }
     }
 
     fn control(&self, participant: usize) -> TimeControl {
@@ -134,7 +161,16 @@ pub fn play_job(
     };
     // A verdict forfeits the game: the seat at fault loses it.
     let referee = Referee::with_controls(controls, Policy::Forfeit, job.seed);
-    let played = play_game(start_position, agents, referee, |_, _, _| {});
+    let players: Vec<String> = job.seats.iter().map(|&p| names[p].clone()).collect();
+    let mut shown = opts.showcase.as_ref().map(|s| s.begin(job, game, &players, start_position.as_ref()));
+    let played = play_game(start_position, agents, referee, |_, seat, action| {
+        if let Some(s) = shown.as_mut() {
+            s.moved(seat, action);
+        }
+    });
+    if let Some(s) = shown {
+        s.ended(&played.outcome, &played.verdicts);
+    }
     let metrics = match played.outcome.forfeited_by {
         None => played.game.metrics().into_iter().map(|m| (m.name.to_string(), m.value)).collect(),
         Some(_) => Default::default(),
@@ -143,7 +179,7 @@ pub fn play_job(
     record.actions = played.actions;
     Ok(MatchRecord {
         game: record,
-        players: job.seats.iter().map(|&p| names[p].clone()).collect(),
+        players,
         outcome: played.outcome,
         verdicts: played.verdicts,
         metrics,
@@ -245,6 +281,9 @@ pub fn run_jobs(
     let start = Instant::now();
     let mut stats = RunStats { workers, ..RunStats::default() };
     let mut told = Instant::now();
+    if let Some(s) = &opts.showcase {
+        s.scheduled(jobs);
+    }
     let play = |i: u64| {
         let job = &jobs[i as usize];
         play_job(job, &games[job.group], names, factory, opts)

@@ -220,6 +220,8 @@ async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response
             "params_yaml": t.params_yaml,
             "players": t.setup.players,
             "over": t.is_over(),
+            // Its deal is played at other tables still: its moves are shown once they are over.
+            "held": t.held_by().is_some(),
         }))
         .into_response(),
         Err(s) => refused(s),

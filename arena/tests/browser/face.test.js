@@ -46,7 +46,7 @@ function withFace(args) {
 // The first truthy value of `f`, polled (what a process printed, say), within `ms`.
 async function until(f, ms = 30000) {
   for (const end = Date.now() + ms; Date.now() < end; await new Promise(r => setTimeout(r, 50))) {
-    const v = f();
+    const v = await f();
     if (v) return v;
   }
   throw new Error(`not within ${ms} ms: ${f}`);
@@ -465,6 +465,74 @@ test("the front page follows a tournament's standings to its last game", async (
     await b.close();
     await stopped(proc);
     visitor?.kill();
+  }
+  assert.deepEqual(problems, [], 'console messages or page errors');
+});
+
+test("a tournament's games are watched live, move by move, and step through once over", async () => {
+  const file = path.join(scratch, 'live.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'name: live',
+      'seed: 4',
+      'games_per_pairing: 2',
+      'participants:',
+      // A search that takes its time: a game lasts seconds, long enough to be watched.
+      '  - { name: thinker, bot: "mcts:iterations=3000" }',
+      '  - { name: random, bot: random }',
+      'games:',
+      '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
+      '',
+    ].join('\n'),
+  );
+  const out = path.join(scratch, 'live');
+  const b = await browser();
+  const { proc, url, lines, said } = await withFace([
+    'tournament', file, '--out', out, '--quiet', '--concurrency', '1', '--http', '127.0.0.1:0',
+  ]);
+  const problems = [];
+  try {
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await page.goto(url);
+    // The front page lists the tournament's match in play, with its players.
+    const row = await page.waitForSelector('#matches tbody tr', { timeout: 30000 });
+    assert.match(await row.textContent(), /thinker, random|random, thinker/);
+    // A match early in its game (as the list has it, polled here more often than the page does).
+    const early = await until(async () => {
+      const r = await fetch(url + 'api/matches');
+      return (await r.json()).matches.find(m => m.version !== null && m.version < 30);
+    }, 60000);
+    await page.goto(url + 'match?id=' + early.id);
+    // Every batch of moves the page shows, as it shows them.
+    await page.evaluate(() => {
+      window.batches = [];
+      const moves = document.getElementById('moves');
+      new MutationObserver(() => window.batches.push(moves.children.length)).observe(moves, { childList: true });
+    });
+    await page.waitForSelector('#result:not([hidden])', { timeout: 120000 });
+    const batches = await page.evaluate(() => window.batches);
+    assert.ok(new Set(batches).size >= 3, `the moves arrived as they were played: ${batches.join(' ')}`);
+    const shown = await page.$$eval('#moves li', lis => lis.length);
+    await new Promise(resolve => {
+      if (said.some(l => l.startsWith('the tournament is over'))) return resolve();
+      lines.on('line', line => line.startsWith('the tournament is over') && resolve());
+    });
+    // The game the page showed is the one the tournament logged, move for move.
+    const logged = fs
+      .readFileSync(path.join(out, 'games.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map(l => JSON.parse(l));
+    assert.ok(logged.some(r => r.actions.length === shown), `${shown} moves shown; logged: ${logged.map(r => r.actions.length)}`);
+    // Over, it steps through in the viewer.
+    await Promise.all([page.waitForURL(/\/game\?id=/), page.click('#replay')]);
+    const where = await page.textContent('#where');
+    assert.ok(Number(/of (\d+)/.exec(where)[1]) >= shown, `${where}: ${shown} moves were played`);
+  } finally {
+    await b.close();
+    await stopped(proc);
   }
   assert.deepEqual(problems, [], 'console messages or page errors');
 });

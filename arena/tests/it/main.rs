@@ -11,6 +11,7 @@ mod ladder;
 mod python;
 mod referee;
 mod server;
+mod shown;
 mod tournament;
 mod verdicts;
 

@@ -16,7 +16,7 @@ use matches::wait_record;
 use arena::record::MatchRecord;
 use arena::referee::{Fault, Policy, Referee, SeatAgent, TimeControl, Verdict, play_game};
 use arena::server::{self, ServerConfig};
-use arena::tournament::run::{Progress, RunOptions, RunStats};
+use arena::tournament::run::{RunOptions, RunStats};
 use arena::tournament::{self, Tournament, external};
 use bots::{Agent, AgentError, SeatView};
 use engine::core::{ActionId, AnySpec};
@@ -190,7 +190,7 @@ fn tournament_on_a_thread(text: String, name: &str) -> (String, std::thread::Joi
             }
         };
         let dir = scratch::scratch("verdicts", &dir_name);
-        let opts = RunOptions { workers: 1, time: t.config.time_controls(), progress: Progress::Silent, live: None };
+        let opts = RunOptions { time: t.config.time_controls(), ..RunOptions::quiet(1, None) };
         external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
         tournament::log::read_log(&dir).unwrap().records
     });

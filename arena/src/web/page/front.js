@@ -118,7 +118,9 @@ function fillMatches(id, none, matches, page, cells) {
 async function listMatches() {
   try {
     const { matches, finished } = await arena.call('/api/matches');
-    fillMatches('matches', 'no-matches', matches, '/match', m => arena.el('td', m.version, 'num'));
+    // A match whose deal is played at other tables still shows no moves, nor how many.
+    fillMatches('matches', 'no-matches', matches, '/match', m =>
+      m.version === null ? arena.el('td', 'held', 'num') : arena.el('td', m.version, 'num'));
     fillMatches('finished', 'no-finished', finished, '/game', m => arena.el('td', arena.outcome(m.outcome, m.players)));
   } catch (e) {
     document.getElementById('no-matches').textContent = 'The matches cannot be listed: ' + e.message;

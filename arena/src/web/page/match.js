@@ -30,7 +30,8 @@ function showResult(outcome) {
 function onEvent(e, source) {
   if (e.kind !== 'ended' && e.version <= shownVersion && e.kind === 'moved') return;
   if (e.kind === 'started') {
-    document.getElementById('status').textContent = 'The game has started.';
+    const status = document.getElementById('status');
+    if (!status.textContent) status.textContent = 'The game has started.';
   } else if (e.kind === 'moved') {
     shownVersion = e.version;
     const li = arena.el('li', arena.seatName(players, e.seat) + ': ' + e.label);
@@ -123,6 +124,10 @@ async function start() {
   } catch (e) {
     problem('No such match: ' + e.message);
     return;
+  }
+  if (m.held) {
+    document.getElementById('status').textContent =
+      'Its deal is being played at other tables too: its moves are shown once every game on it is over.';
   }
   const source = new EventSource('/api/matches/' + encodeURIComponent(matchId) + '/events');
   source.addEventListener('event', e => onEvent(JSON.parse(e.data), source));
