@@ -1,0 +1,432 @@
+"""An agent that learns: a masked policy on the observation tensors, trained with PPO on the
+batched environments (`tabletop_arena.vector`), evaluated on fixed deals, saved, and played as
+a Play client (`python -m tabletop_arena.agents.policy`).
+
+    from tabletop_arena import learn
+    policy, curve = learn.train("expedition", "no-dice", players=2, opponent="random",
+                                steps=300_000, seed=1)
+    policy.save("ppo.npz")
+    learn.evaluate(policy, opponent="greedy", games=400, seed=2)   # on other deals
+
+The network and its gradients are numpy (a two-layer MLP with a policy head over every action
+id and a value head; illegal actions are masked out of the softmax), so training needs nothing
+beyond the package: PPO with clipped ratios, generalised advantage estimation and Adam, as in
+Schulman et al. (2017) and the "37 implementation details" of Huang et al. (2022). Learners
+with torch can train the same environments with sb3-contrib's `MaskablePPO` instead
+(`docs/learning.md`); this module is what CI trains and checks end to end.
+
+`python -m tabletop_arena.learn --help` trains from the command line and writes the policy, its
+learning curve (CSV, and a PNG with matplotlib: the `learn` extra) into a directory.
+"""
+
+import argparse
+import csv
+import json
+import os
+import sys
+import time
+
+import numpy as np
+
+from . import load, vector
+
+_NEG = np.float32(-1e9)
+
+
+class Policy:
+    """A policy and value over one game's observation tensor: `tensor -> relu(hidden) ->
+    relu(hidden) -> (logits over every action id, value)`.
+
+    `act(obs, mask)` takes a batch (`n x tensor`, `n x actions` bool) and returns an action id
+    per row, always a legal one: sampled from the masked softmax, or its most likely action with
+    `greedy=True`. `spec` names the game it was trained on (`{"game", "preset", "params"}`).
+    """
+
+    def __init__(self, inputs, actions, hidden=(128, 128), seed=0, spec=None):
+        rng = np.random.default_rng(seed)
+        self.inputs, self.actions, self.hidden = int(inputs), int(actions), tuple(int(h) for h in hidden)
+        self.spec = dict(spec or {})
+        sizes = (self.inputs, *self.hidden)
+        self.params = {}
+        for k, (n_in, n_out) in enumerate(zip(sizes, sizes[1:])):
+            self.params[f"w{k}"] = _init(rng, n_in, n_out, np.sqrt(2.0))
+            self.params[f"b{k}"] = np.zeros(n_out, np.float32)
+        self.params["w_pi"] = _init(rng, sizes[-1], self.actions, 0.01)
+        self.params["b_pi"] = np.zeros(self.actions, np.float32)
+        self.params["w_v"] = _init(rng, sizes[-1], 1, 1.0)
+        self.params["b_v"] = np.zeros(1, np.float32)
+
+    @classmethod
+    def for_game(cls, game, hidden=(128, 128), seed=0, spec=None):
+        """An untrained policy for `game` (a `tabletop_arena.Game`)."""
+        return cls(int(np.prod(game.tensor_shape)), game.action_count, hidden, seed, spec)
+
+    def forward(self, obs):
+        """Logits (`n x actions`), values (`n`) and what `backward` needs."""
+        x = np.asarray(obs, np.float32).reshape(len(obs), -1)
+        layers = [x]
+        for k in range(len(self.hidden)):
+            x = np.maximum(x @ self.params[f"w{k}"] + self.params[f"b{k}"], 0.0)
+            layers.append(x)
+        logits = x @ self.params["w_pi"] + self.params["b_pi"]
+        values = (x @ self.params["w_v"] + self.params["b_v"])[:, 0]
+        return logits, values, layers
+
+    def backward(self, layers, d_logits, d_values):
+        """The gradients of every parameter, given those of the logits and values."""
+        grads = {}
+        top = layers[-1]
+        grads["w_pi"] = top.T @ d_logits
+        grads["b_pi"] = d_logits.sum(0)
+        grads["w_v"] = top.T @ d_values[:, None]
+        grads["b_v"] = np.array([d_values.sum()], np.float32)
+        d = d_logits @ self.params["w_pi"].T + d_values[:, None] @ self.params["w_v"].T
+        for k in reversed(range(len(self.hidden))):
+            d = d * (layers[k + 1] > 0)
+            grads[f"w{k}"] = layers[k].T @ d
+            grads[f"b{k}"] = d.sum(0)
+            if k:
+                d = d @ self.params[f"w{k}"].T
+        return grads
+
+    def distribution(self, obs, mask):
+        """Masked log-probabilities (`n x actions`; illegal actions at about -1e9) and values."""
+        logits, values, layers = self.forward(obs)
+        return _log_softmax(np.where(mask, logits, _NEG)), values, layers
+
+    def act(self, obs, mask, rng=None, greedy=False):
+        """One legal action id per row of `obs` (`n x tensor`) and `mask` (`n x actions` bool)."""
+        mask = np.asarray(mask, np.bool_).reshape(len(obs), -1)
+        if not mask.any(axis=1).all():
+            raise ValueError("a row of the mask has no legal action")
+        logp, _, _ = self.distribution(obs, mask)
+        if greedy:
+            return np.argmax(logp, axis=1)
+        rng = rng if rng is not None else np.random.default_rng()
+        # Gumbel-max: an exact sample of each row's masked softmax.
+        gumbel = -np.log(-np.log(rng.random(logp.shape, dtype=np.float32) + 1e-20) + 1e-20)
+        return np.argmax(np.where(mask, logp + gumbel, -np.inf), axis=1)
+
+    def save(self, path):
+        """Write the policy to `path` (numpy's `.npz`)."""
+        meta = {"inputs": self.inputs, "actions": self.actions, "hidden": list(self.hidden), "spec": self.spec}
+        with open(path, "wb") as f:
+            np.savez(f, __meta__=np.frombuffer(json.dumps(meta).encode(), np.uint8), **self.params)
+
+    @classmethod
+    def load(cls, path):
+        """A policy written by `save`; a file that is not one raises ValueError naming it."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(bytes(data["__meta__"]).decode())
+                policy = cls(meta["inputs"], meta["actions"], meta["hidden"], spec=meta.get("spec"))
+                for name, value in policy.params.items():
+                    stored = data[name]
+                    if stored.shape != value.shape:
+                        raise ValueError(f"parameter {name} has shape {stored.shape}, not {value.shape}")
+                    policy.params[name] = stored.astype(np.float32)
+        except (OSError, KeyError, ValueError) as e:
+            raise ValueError(f"{path} is not a saved policy: {e}") from None
+        return policy
+
+    def game(self):
+        """The game it was trained on (from `spec`)."""
+        spec = self.spec
+        return load(spec["game"], spec.get("preset"), **spec.get("params", {}))
+
+
+def _init(rng, n_in, n_out, gain):
+    # Scaled Gaussian (He-style) weights: `gain / sqrt(fan_in)`.
+    return (rng.standard_normal((n_in, n_out)) * (gain / np.sqrt(n_in))).astype(np.float32)
+
+
+def _log_softmax(z):
+    z = z - z.max(axis=1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+
+
+class Adam:
+    """Adam (Kingma and Ba, 2015) over a dict of arrays, with the gradients' global norm clipped."""
+
+    def __init__(self, params, lr=3e-4, betas=(0.9, 0.999), eps=1e-5, max_norm=0.5):
+        self.lr, self.betas, self.eps, self.max_norm = lr, betas, eps, max_norm
+        self.m = {k: np.zeros_like(v) for k, v in params.items()}
+        self.v = {k: np.zeros_like(v) for k, v in params.items()}
+        self.t = 0
+
+    def step(self, params, grads, lr=None):
+        lr = self.lr if lr is None else lr
+        norm = np.sqrt(sum(float((g * g).sum()) for g in grads.values()))
+        scale = min(1.0, self.max_norm / (norm + 1e-6)) if self.max_norm else 1.0
+        self.t += 1
+        b1, b2 = self.betas
+        step = lr * np.sqrt(1 - b2**self.t) / (1 - b1**self.t)
+        for k, g in grads.items():
+            g = g * scale
+            self.m[k] = b1 * self.m[k] + (1 - b1) * g
+            self.v[k] = b2 * self.v[k] + (1 - b2) * g * g
+            params[k] -= (step * self.m[k] / (np.sqrt(self.v[k]) + self.eps)).astype(np.float32)
+
+
+def evaluate(policy, opponent="random", games=200, seed=0, greedy=False, threads=0, game=None):
+    """The policy's results against `opponent` on `games` deals (one game per deal, the
+    learner's seat going round the seats), the same deals for the same `seed`, whatever the
+    policy: `{"games", "wins", "draws", "losses", "win_rate", "mean_reward"}` (a win: the
+    learner's reward above 0, so for two players it ranked first; a cooperative game's reward is
+    the team's score). The policy samples its actions (seeded by `seed`), as it plays when it
+    learns; `greedy=True` plays each row's most likely action instead, which can lock a policy
+    into a loop of moves that a sample would leave."""
+    game = game if game is not None else policy.game()
+    envs = vector.BatchEnv(game, games, opponent=opponent, threads=threads)
+    obs, info = envs.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    rewards = np.zeros(games, np.float32)
+    done = np.zeros(games, np.bool_)
+    while not done.all():
+        actions = policy.act(obs, info["action_mask"], rng, greedy=greedy)
+        obs, r, terminated, _, info = envs.step(actions)
+        first = terminated & ~done
+        rewards[first] = r[first]
+        done |= terminated
+    envs.close()
+    wins, losses = int((rewards > 0).sum()), int((rewards < 0).sum())
+    return {
+        "games": games,
+        "wins": wins,
+        "draws": games - wins - losses,
+        "losses": losses,
+        "win_rate": wins / games,
+        "mean_reward": float(rewards.mean()),
+    }
+
+
+def train(
+    game,
+    preset=None,
+    *,
+    opponent="random",
+    steps=200_000,
+    envs=64,
+    rollout=64,
+    epochs=4,
+    minibatches=4,
+    lr=2.5e-4,
+    gamma=0.99,
+    lam=0.95,
+    clip=0.2,
+    entropy=0.01,
+    value=0.5,
+    hidden=(128, 128),
+    seed=0,
+    threads=0,
+    evaluate_every=0,
+    evaluate_games=200,
+    evaluate_against=("random", "greedy"),
+    evaluate_seed=None,
+    progress=None,
+    **params,
+):
+    """Train a `Policy` with PPO for `steps` learner steps in `envs` games of `game` (a name,
+    with `preset` and keyword parameters as `tabletop_arena.load`) against `opponent` (a
+    built-in agent spec). Everything random flows from `seed`.
+
+    Every `evaluate_every` steps (and at the start and the end; 0: only there) the policy is
+    evaluated against each of `evaluate_against` on `evaluate_games` deals of
+    `evaluate_seed` (default: `seed + 1`, deals it never trains on); `progress(point)` is called
+    with each point of the curve. Returns `(policy, curve)`, the curve a list of
+    `{"steps", "seconds", "<opponent>": win rate, ...}`.
+    """
+    if opponent == "self":
+        raise ValueError("train plays against a fixed opponent: self-play needs each seat's rewards apart (not here)")
+    spec = {"game": game, "preset": preset, "params": params}
+    game = load(game, preset, **params)
+    evaluate_seed = seed + 1 if evaluate_seed is None else evaluate_seed
+    policy = Policy.for_game(game, hidden, seed, spec)
+    optimiser = Adam(policy.params, lr)
+    rng = np.random.default_rng(seed)
+    env = vector.BatchEnv(game, envs, opponent=opponent, threads=threads)
+    obs, info = env.reset(seed=seed)
+    mask = info["action_mask"]
+
+    curve = []
+    started = time.perf_counter()
+
+    def point(done_steps):
+        p = {"steps": done_steps, "seconds": round(time.perf_counter() - started, 3)}
+        for against in evaluate_against:
+            p[against] = evaluate(policy, against, evaluate_games, evaluate_seed, threads=threads, game=game)["win_rate"]
+        curve.append(p)
+        if progress:
+            progress(p)
+
+    point(0)
+    batch = envs * rollout
+    updates = max(1, steps // batch)
+    next_evaluation = evaluate_every
+    for update in range(updates):
+        buf_obs = np.empty((rollout, envs, policy.inputs), np.float32)
+        buf_mask = np.empty((rollout, envs, policy.actions), np.bool_)
+        buf_act = np.empty((rollout, envs), np.int64)
+        buf_logp = np.empty((rollout, envs), np.float32)
+        buf_val = np.empty((rollout, envs), np.float32)
+        buf_rew = np.empty((rollout, envs), np.float32)
+        buf_done = np.empty((rollout, envs), np.bool_)
+        for t in range(rollout):
+            logp, values, _ = policy.distribution(obs, mask)
+            gumbel = -np.log(-np.log(rng.random(logp.shape, dtype=np.float32) + 1e-20) + 1e-20)
+            actions = np.argmax(np.where(mask, logp + gumbel, -np.inf), axis=1)
+            buf_obs[t], buf_mask[t], buf_act[t] = obs, mask, actions
+            buf_logp[t] = logp[np.arange(envs), actions]
+            buf_val[t] = values
+            obs, rewards, terminated, _, info = env.step(actions)
+            mask = info["action_mask"]
+            buf_rew[t], buf_done[t] = rewards, terminated
+        _, last_values, _ = policy.forward(obs)
+        advantages = np.zeros((rollout, envs), np.float32)
+        running = np.zeros(envs, np.float32)
+        for t in reversed(range(rollout)):
+            next_values = last_values if t == rollout - 1 else buf_val[t + 1]
+            live = 1.0 - buf_done[t]
+            delta = buf_rew[t] + gamma * next_values * live - buf_val[t]
+            running = delta + gamma * lam * live * running
+            advantages[t] = running
+        returns = advantages + buf_val
+
+        flat = lambda a: a.reshape(batch, *a.shape[2:])  # noqa: E731
+        b_obs, b_mask, b_act = flat(buf_obs), flat(buf_mask), flat(buf_act)
+        b_logp, b_adv, b_ret = flat(buf_logp), flat(advantages), flat(returns)
+        lr_now = lr * (1.0 - update / updates)
+        size = batch // minibatches
+        for _ in range(epochs):
+            order = rng.permutation(batch)
+            for start in range(0, batch, size):
+                idx = order[start : start + size]
+                grads = _ppo_gradients(policy, b_obs[idx], b_mask[idx], b_act[idx], b_logp[idx], b_adv[idx], b_ret[idx], clip, entropy, value)
+                optimiser.step(policy.params, grads, lr_now)
+        done_steps = (update + 1) * batch
+        if evaluate_every and done_steps >= next_evaluation and update + 1 < updates:
+            point(done_steps)
+            next_evaluation += evaluate_every
+    env.close()
+    point(updates * batch)
+    return policy, curve
+
+
+def _ppo_gradients(policy, obs, mask, actions, old_logp, advantages, returns, clip, entropy, value):
+    """The gradients of PPO's loss (clipped surrogate, value error, entropy bonus) on a
+    minibatch, by hand."""
+    n = len(obs)
+    advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    logits, values, layers = policy.forward(obs)
+    logp = _log_softmax(np.where(mask, logits, _NEG))
+    p = np.where(mask, np.exp(logp), 0.0).astype(np.float32)
+    rows = np.arange(n)
+    ratio = np.exp(logp[rows, actions] - old_logp)
+    # d(-min(r A, clip(r) A))/d logp[a]: -r A where the unclipped term is the smaller, else 0.
+    unclipped = ratio * advantages <= np.clip(ratio, 1 - clip, 1 + clip) * advantages
+    d_logp_a = np.where(unclipped, -ratio * advantages, 0.0).astype(np.float32) / n
+    d_logits = -p * d_logp_a[:, None]
+    d_logits[rows, actions] += d_logp_a
+    # Entropy bonus: loss -c H, dH/dz_j = -p_j (log p_j + H) over the legal actions.
+    safe_logp = np.where(mask, logp, 0.0)
+    h = -(p * safe_logp).sum(axis=1)
+    d_logits += (entropy / n) * p * (safe_logp + h[:, None])
+    d_values = (value * (values - returns) / n).astype(np.float32)
+    return policy.backward(layers, d_logits.astype(np.float32), d_values)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(
+        prog="python -m tabletop_arena.learn",
+        description="Train a policy with PPO on the batched environments; write policy.npz, curve.csv and curve.png.",
+    )
+    parser.add_argument("--game", default="expedition")
+    parser.add_argument("--preset", default="no-dice")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a game parameter (JSON value)")
+    parser.add_argument("--opponent", default="random", help="the built-in agent it trains against")
+    parser.add_argument("--steps", type=int, default=500_000)
+    parser.add_argument("--envs", type=int, default=64)
+    parser.add_argument("--rollout", type=int, default=64)
+    parser.add_argument("--hidden", type=int, nargs="+", default=[128, 128])
+    parser.add_argument("--lr", type=float, default=2.5e-4)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--evaluate-every", type=int, default=50_000)
+    parser.add_argument("--evaluate-games", type=int, default=200)
+    parser.add_argument("--against", nargs="+", default=["random", "greedy"])
+    parser.add_argument("--out", required=True, help="the directory it writes to")
+    args = parser.parse_args(argv)
+    params = {}
+    for item in args.param:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            parser.error(f"--param {item!r} is not KEY=VALUE")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    os.makedirs(args.out, exist_ok=True)
+
+    def progress(p):
+        rates = ", ".join(f"{k} {p[k]:.3f}" for k in args.against)
+        print(f"{p['steps']:>9} steps  {p['seconds']:>7.1f} s  win rate: {rates}", file=sys.stderr, flush=True)
+
+    policy, curve = train(
+        args.game,
+        args.preset,
+        opponent=args.opponent,
+        steps=args.steps,
+        envs=args.envs,
+        rollout=args.rollout,
+        hidden=tuple(args.hidden),
+        lr=args.lr,
+        seed=args.seed,
+        evaluate_every=args.evaluate_every,
+        evaluate_games=args.evaluate_games,
+        evaluate_against=tuple(args.against),
+        progress=progress,
+        **params,
+    )
+    policy.save(os.path.join(args.out, "policy.npz"))
+    write_curve(curve, os.path.join(args.out, "curve.csv"))
+    title = f"PPO on {args.game} {args.preset} against {args.opponent} (seed {args.seed}; evaluated on seed {args.seed + 1}'s deals)"
+    png = plot_curve(curve, os.path.join(args.out, "curve.png"), title)
+    print(f"wrote {args.out}/policy.npz, curve.csv" + (", curve.png" if png else " (no matplotlib: no curve.png)"), file=sys.stderr)
+
+
+def write_curve(curve, path):
+    """The curve as CSV: `steps,seconds,<opponent>,...`."""
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(curve[0]))
+        writer.writeheader()
+        writer.writerows(curve)
+
+
+def plot_curve(curve, path, title):
+    """The curve as a PNG (win rate against each opponent over training steps), with
+    matplotlib if it is installed; returns whether it wrote one."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4))
+    steps = [p["steps"] for p in curve]
+    for key in curve[0]:
+        if key not in ("steps", "seconds"):
+            ax.plot(steps, [p[key] for p in curve], marker="o", label=f"against {key}")
+    ax.set_xlabel("training steps (learner decisions)")
+    ax.set_ylabel("win rate")
+    ax.set_ylim(0, 1)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True
+
+
+if __name__ == "__main__":
+    main()
