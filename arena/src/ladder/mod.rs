@@ -377,8 +377,12 @@ impl Ladder {
             (0..k).map(|r| (0..k).map(|s| pick.agents[(s + r) % k]).collect()).collect()
         };
         let deal = secret_seed().map_err(|e| e.message().to_string())?;
-        // On a shared deal, what each game shows is held back until the pairing is over.
-        let shared = matches!(self.config.deals, Deals::Shared).then(SharedDeal::new);
+        // On a shared deal, the games' records are held back until the pairing is over; a
+        // cooperative deal's moves too (each agent plays the deal after the one before it).
+        let shared = matches!(self.config.deals, Deals::Shared).then(|| match entry.shape.cooperative {
+            true => SharedDeal::records_and_moves(),
+            false => SharedDeal::records(),
+        });
         let mut plays: Vec<MatchRecord> = Vec::new();
         let result = async {
             for order in &orders {

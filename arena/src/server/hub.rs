@@ -439,7 +439,7 @@ impl Hub {
         let mut out: Vec<_> = tables
             .iter()
             .filter_map(|t| {
-                let held = t.held_by().is_some();
+                let held = t.moves_held_by().is_some();
                 let s = t.lock();
                 let version = (!held).then_some(s.version);
                 s.ended.is_none().then(|| {

@@ -236,7 +236,7 @@ impl v1::matches_server::Matches for Services {
                 changed.as_mut().enable();
                 // A match on a deal other matches still play shows that it started, then
                 // nothing until they are over: its moves would tell their players their deal.
-                if let Some(deal) = table.held_by().cloned() {
+                if let Some(deal) = table.moves_held_by().cloned() {
                     let started = (next == 0).then(|| table.lock().events.first().cloned()).flatten();
                     if let Some(e) = started.filter(|e| e.version >= r.from_version)
                         && tx.send(Ok(e)).await.is_err()

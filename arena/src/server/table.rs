@@ -113,23 +113,32 @@ pub struct Setup {
     /// Where to note each Play round trip, when the server measures them (benchmarks).
     pub latencies: Option<Arc<Mutex<Vec<Duration>>>>,
     /// For a match whose deal other matches share (a ladder's pairing, a tournament's deal with
-    /// strangers at its tables): its moves and its record are given to no one until every one
-    /// of them is over.
+    /// strangers at its tables): what it shows is held back until every one of them is over.
     pub deal: Option<Arc<SharedDeal>>,
 }
 
-/// The matches that share a deal. Until every one of them is over, what one shows (its moves
-/// to spectators, its record and seed) would tell a player of another what its deal holds: it
-/// is held back until then.
+/// The matches that share a deal. Until every one of them is over, a match's record (its seed
+/// tells every hidden card of the deal) is given to no one. Its moves are held back too when
+/// someone may play the deal without having played this match (`moves`): its moves would tell
+/// them what their deal holds. Where every match on a deal is played one after another by the
+/// same agents (a ladder's competitive pairing), its moves tell its players nothing they did
+/// not see at its table: they are shown live.
 #[derive(Default)]
 pub struct SharedDeal {
     released: std::sync::atomic::AtomicBool,
     notify: tokio::sync::Notify,
+    moves: bool,
 }
 
 impl SharedDeal {
-    pub fn new() -> Arc<SharedDeal> {
+    /// A deal whose matches hold back their records until they are all over.
+    pub fn records() -> Arc<SharedDeal> {
         Arc::new(SharedDeal::default())
+    }
+
+    /// A deal whose matches hold back their records and their moves until they are all over.
+    pub fn records_and_moves() -> Arc<SharedDeal> {
+        Arc::new(SharedDeal { moves: true, ..SharedDeal::default() })
     }
 
     /// Every match on the deal is over: what they show is given from now on.
@@ -585,14 +594,15 @@ impl Table {
         })
     }
 
-    /// The shared deal that holds back its moves and record, while it does (another match on
-    /// its deal is not over yet).
-    pub fn held_by(&self) -> Option<&Arc<SharedDeal>> {
-        self.setup.deal.as_ref().filter(|d| !d.is_released())
+    /// The shared deal that holds back its moves from spectators, while it does (another
+    /// match on its deal is not over yet).
+    pub fn moves_held_by(&self) -> Option<&Arc<SharedDeal>> {
+        self.setup.deal.as_ref().filter(|d| d.moves && !d.is_released())
     }
 
+    /// Is its record held back (another match on its deal is not over yet)?
     fn held_back(&self) -> bool {
-        self.held_by().is_some()
+        self.setup.deal.as_ref().is_some_and(|d| !d.is_released())
     }
 
     /// Is its record given (over, and no other match on its deal in play)?

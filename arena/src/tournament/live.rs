@@ -134,7 +134,7 @@ impl Showcase for Shown {
         }
         let mut deals = self.deals.lock().unwrap_or_else(|p| p.into_inner());
         for j in jobs {
-            deals.entry((j.group, j.deal)).or_insert_with(|| (0, SharedDeal::new())).0 += 1;
+            deals.entry((j.group, j.deal)).or_insert_with(|| (0, SharedDeal::records_and_moves())).0 += 1;
         }
     }
 
@@ -143,7 +143,7 @@ impl Showcase for Shown {
         let deal = self.held.then(|| {
             let mut deals = self.deals.lock().unwrap_or_else(|p| p.into_inner());
             // A game the run did not announce holds its own deal back until it is over.
-            deals.entry(key).or_insert_with(|| (1, SharedDeal::new())).1.clone()
+            deals.entry(key).or_insert_with(|| (1, SharedDeal::records_and_moves())).1.clone()
         });
         let shown = crate::server::hub::Shown {
             game: game.spec.game().to_string(),

@@ -221,7 +221,7 @@ async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response
             "players": t.setup.players,
             "over": t.is_over(),
             // Its deal is played at other tables still: its moves are shown once they are over.
-            "held": t.held_by().is_some(),
+            "held": t.moves_held_by().is_some(),
         }))
         .into_response(),
         Err(s) => refused(s),

@@ -3,6 +3,7 @@
 //! tables shows nothing of one until every one is over when strangers sit at them.
 
 use crate::scratch;
+use arena::server::table::SharedDeal;
 use arena::server::{Hub, ServerConfig};
 use arena::tournament::live::Shown;
 use arena::tournament::run::{RunOptions, Showcase};
@@ -161,6 +162,47 @@ fn with_strangers_at_the_tables_a_deal_shows_nothing_until_all_its_games_are_ove
             .unwrap()
             .into_inner();
         assert_eq!(record.actions, first.lock().actions);
+    });
+    rt.block_on(server.stop()).unwrap();
+}
+
+#[test]
+fn a_deal_its_same_agents_play_one_game_after_another_shows_its_moves_live_and_holds_its_record() {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = rt.block_on(arena::server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default())).unwrap();
+    let (hub, url) = (server.hub.clone(), server.url());
+    let t = Tournament::load("t.yaml", TOURNAMENT, &no_files).unwrap();
+    let spec = t.games[0].spec.clone();
+    // A ladder's competitive pairing: its records wait for the pairing, its moves do not.
+    let deal = SharedDeal::records();
+    let shown = arena::server::hub::Shown {
+        game: "expedition".into(),
+        spec: spec.clone(),
+        seed: 8,
+        scenario: String::new(),
+        players: vec!["a".into(), "b".into()],
+        move_time: None,
+    };
+    let mut g = spec.new_game(8);
+    let table = hub.show(shown, g.clone_box(), Some(deal.clone())).unwrap();
+    let mut legal = Vec::new();
+    while let Some(seat) = g.to_move() {
+        legal.clear();
+        g.legal_actions(&mut legal);
+        table.shown_move(seat.index(), legal[0]).unwrap();
+        g.apply(legal[0]).unwrap();
+    }
+    hub.shown_over(&table, arena::referee::Referee::outcome(g.as_ref(), None), Vec::new());
+    rt.block_on(async {
+        let events = spectated(&url, &table.setup.id).await;
+        let moves = events.iter().filter(|e| matches!(e, v1::match_event::Event::Moved(_))).count();
+        assert_eq!(moves, table.lock().actions.len(), "every move shown while the deal is held");
+        let get = || async {
+            matches(&url).await.get_record(v1::GetRecordRequest { match_id: table.setup.id.clone() }).await
+        };
+        assert_eq!(get().await.unwrap_err().code(), tonic::Code::FailedPrecondition);
+        deal.release();
+        assert_eq!(get().await.unwrap().into_inner().actions, table.lock().actions);
     });
     rt.block_on(server.stop()).unwrap();
 }
