@@ -1,12 +1,13 @@
-//! `arena bench`: random-play speed (actions and games per second on one core) and the cost of
-//! a state clone, per game, preset and seat count; and the MCTS agent's search speed beside the
+//! `arena bench`: random-play speed (actions and games per second on one core), the cost of a
+//! state clone and of a seat's observation tensor, per game, preset and seat count; and the MCTS agent's search speed beside the
 //! speed of random playouts from the same position, and from deals sampled there as the
 //! search's iterations sample them; medians of several runs.
 
 use crate::setup::load_file;
 use clap::Args;
-use engine::core::ParamSource;
+use engine::core::{AnyGame, AnySpec, ParamSource, Seat, SmallRng, tensor_size};
 use engine::find_game;
+use rand::{RngExt, SeedableRng};
 use serde::Serialize;
 use std::time::Instant;
 
@@ -47,6 +48,9 @@ struct Row {
     games_per_second: f64,
     actions_per_game: f64,
     clone_ns: f64,
+    /// Nanoseconds to write the tensor of the seat to move into a reused row (what a learner's
+    /// batch does at every step), over the positions of random games.
+    tensor_ns: f64,
 }
 
 #[derive(Serialize)]
@@ -100,6 +104,39 @@ impl bots::WithGame for Speed {
     }
 }
 
+/// Positions of random games from `seed` on (every decision of each, up to `count`).
+fn positions(spec: &dyn AnySpec, seed: u64, count: usize) -> Result<Vec<Box<dyn AnyGame>>, String> {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let (mut out, mut legal) = (Vec::with_capacity(count), Vec::new());
+    for deal in seed.. {
+        let mut g = spec.new_game(deal);
+        while g.to_move().is_some() {
+            if out.len() == count {
+                return Ok(out);
+            }
+            out.push(g.clone_box());
+            legal.clear();
+            g.legal_actions(&mut legal);
+            g.apply(legal[rng.random_range(0..legal.len())]).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(out)
+}
+
+/// Nanoseconds per tensor of the seat to move at `positions`, each written into one reused
+/// row, `rounds` times over.
+fn tensor_ns(spec: &dyn AnySpec, positions: &[Box<dyn AnyGame>], rounds: usize) -> f64 {
+    let mut row = vec![0.0; tensor_size(&spec.tensor_layout())];
+    let t = Instant::now();
+    for _ in 0..rounds {
+        for g in positions {
+            g.write_observation_tensor(g.to_move().unwrap_or(Seat(0)), &mut row);
+            std::hint::black_box(&row);
+        }
+    }
+    t.elapsed().as_secs_f64() * 1e9 / (rounds * positions.len()) as f64
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -128,7 +165,8 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                     src.push(ParamSource::KeyValue { key: key.trim().into(), value: value.trim().into() });
                 }
                 let spec = (entry.spec)(Some(preset), &src, &load_file).map_err(|e| e.to_string())?;
-                let (mut aps, mut gps, mut apg, mut clone) = (vec![], vec![], vec![], vec![]);
+                let (mut aps, mut gps, mut apg, mut clone, mut tensor) = (vec![], vec![], vec![], vec![], vec![]);
+                let at = positions(spec.as_ref(), 1, 2_000)?;
                 let mut seed = 1;
                 for _ in 0..args.runs {
                     let (mut actions, mut played) = (0u64, 0u64);
@@ -146,6 +184,7 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                     let t = Instant::now();
                     std::hint::black_box(spec.clone_many(seed, n));
                     clone.push(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                    tensor.push(tensor_ns(spec.as_ref(), &at, 50));
                 }
                 let row = Row {
                     game: entry.name,
@@ -155,17 +194,19 @@ pub fn run(args: BenchArgs) -> Result<(), String> {
                     games_per_second: median(gps),
                     actions_per_game: median(apg),
                     clone_ns: median(clone),
+                    tensor_ns: median(tensor),
                 };
                 if !args.json {
                     outln!(
-                        "{:<11} {:<8} seats {}  {:>6.2} M actions/s  {:>9.0} games/s  {:>6.1} actions/game  clone {:>5.1} ns",
+                        "{:<11} {:<8} seats {}  {:>6.2} M actions/s  {:>9.0} games/s  {:>6.1} actions/game  clone {:>5.1} ns  tensor {:>6.0} ns",
                         row.game,
                         row.preset,
                         row.seats,
                         row.actions_per_second / 1e6,
                         row.games_per_second,
                         row.actions_per_game,
-                        row.clone_ns
+                        row.clone_ns,
+                        row.tensor_ns
                     );
                 }
                 rows.push(row);

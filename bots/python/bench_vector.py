@@ -14,12 +14,17 @@ median over the rounds, and the ratio is the ratio of the medians.
 """
 
 import argparse
+import os
 import statistics
 import time
 
-import numpy as np
+# numpy's BLAS threads spin for a while after each call, taking the cores the batch's threads
+# step the games on: one is enough for the policy's few array operations.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from tabletop_arena import gym, vector
+import numpy as np  # noqa: E402
+
+from tabletop_arena import gym, vector  # noqa: E402
 
 
 def pick(masks, rng):
@@ -27,8 +32,8 @@ def pick(masks, rng):
     return np.argmax(np.where(masks, rng.random(masks.shape), -1.0), axis=1)
 
 
-def batched(game, preset, params, n, opponent, seconds, rng):
-    envs = vector.make(game, n, preset, opponent=opponent, **params)
+def batched(game, preset, params, n, opponent, seconds, rng, threads=0):
+    envs = vector.make(game, n, preset, opponent=opponent, threads=threads, **params)
     _, info = envs.reset(seed=int(rng.integers(2**62)))
     steps, inside, start = 0, 0.0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -61,15 +66,19 @@ def main():
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--opponent", default="random")
+    parser.add_argument("--threads", type=int, default=0, help="the batch's threads (0: one per core)")
     args = parser.parse_args()
     cases = [("expedition", "no-dice", {"players": 2}), ("journey", "classic", {"travellers": 2})]
     rng = np.random.default_rng(1)
-    print(f"{args.games} games, opponent {args.opponent}, {args.rounds} rounds of {args.seconds} s")
+    print(
+        f"{args.games} games, opponent {args.opponent}, batch threads {args.threads or os.cpu_count()}, "
+        f"{args.rounds} rounds of {args.seconds} s"
+    )
     print(f"{'game':<28}{'batched steps/s':>18}{'single envs steps/s':>22}{'ratio':>8}")
     for game, preset, params in cases:
         a, b = [], []
         for r in range(args.rounds):
-            order = [(a, batched), (b, singles)]
+            order = [(a, lambda *xs: batched(*xs, threads=args.threads)), (b, singles)]
             for rates, run in order if r % 2 == 0 else reversed(order):
                 rates.append(run(game, preset, params, args.games, args.opponent, args.seconds, rng))
         ma, mb = statistics.median(a), statistics.median(b)

@@ -215,6 +215,11 @@ fn check_views(
             seen(&format!("a tensor of {} numbers, the layout says {width}", tensor.len()))
         );
         ensure!(tensor.iter().all(|x| x.is_finite()), "{}", seen("a tensor with a number that is not finite"));
+        ensure!(
+            g.observation_tensor_from_view(seat) == tensor,
+            "{}",
+            seen("the tensor written from its whole observation differs from the game's own")
+        );
         let mut d = g.determinize(seat, rng);
         ensure!(d.observation_json(seat) == o, "{}", seen("a determinisation changed its observation"));
         ensure!(d.observation_tensor(seat) == tensor, "{}", seen("a determinisation changed its tensor"));

@@ -11,6 +11,7 @@
 use super::{State, seat_of, value_error};
 use bots::{Agent, BotSpec, Budget, SeatView};
 use engine::core::{ActionId, AnyGame, AnySpec, Outcome, Seat};
+use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -184,7 +185,7 @@ impl Slot {
 }
 
 /// What a step gives Python: the observations, the rewards, the terminations and the info.
-type Steps<'py> = (Bound<'py, PyAny>, Vec<f32>, Vec<bool>, Bound<'py, PyDict>);
+type Steps<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyDict>);
 
 /// n games of one game, stepped together: see the module's documentation.
 #[pyclass(module = "tabletop_arena")]
@@ -194,6 +195,19 @@ pub struct Batch {
     /// by one call at a time; a step runs outside the GIL).
     slots: Mutex<Vec<Slot>>,
     pool: Option<rayon::ThreadPool>,
+    /// A learner's tensor's length, and the number of action ids.
+    size: usize,
+    actions: usize,
+}
+
+/// A game in a pass: its index, and its rows of the observations and of the masks.
+type Row<'a> = (usize, ((&'a mut Slot, &'a mut [f32]), &'a mut [bool]));
+
+/// What a pass over the games leaves for Python: each game's learner's observation and legal
+/// actions, written in place in the rows of one buffer each.
+struct Observed {
+    obs: Vec<f32>,
+    mask: Vec<bool>,
 }
 
 impl Batch {
@@ -203,22 +217,67 @@ impl Batch {
         py: Python<'_>,
         f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
     ) -> PyResult<Vec<T>> {
+        Ok(self.pass(py, f, false)?.0)
+    }
+
+    /// Run `f` on every game, then (if `observe`) write its learner's tensor and legal mask
+    /// into the game's rows, in the same pass: across the batch's threads (if it has them) and
+    /// outside the GIL.
+    fn pass<T: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
+        observe: bool,
+    ) -> PyResult<(Vec<T>, Observed)> {
         let setup = self.setup.clone();
         let mut slots = self.slots();
         let slots = &mut *slots;
+        let n = slots.len();
+        // An unobserving pass writes nothing: its rows, one number each, stay unread.
+        let (rows, masks) = if observe { (self.size, self.actions) } else { (1, 1) };
+        let run = |(i, ((slot, obs), mask)): Row<'_>| {
+            let out = f(&setup, i, slot)?;
+            if observe {
+                slot.game.write_observation_tensor(slot.seat(), obs);
+                for &a in &slot.legal {
+                    if let Some(m) = mask.get_mut(a as usize) {
+                        *m = true;
+                    }
+                }
+            }
+            Ok(out)
+        };
         let pool = self.pool.as_ref();
-        py.detach(|| match pool {
+        let (out, seen) = py.detach(|| match pool {
             Some(pool) => pool.install(|| {
-                slots
+                // The buffers are zeroed across the threads too (on one, it would take as long
+                // as a step of small games).
+                let mut seen = Observed { obs: Vec::with_capacity(n * rows), mask: Vec::with_capacity(n * masks) };
+                seen.obs.par_extend(rayon::iter::repeat_n(0.0, n * rows));
+                seen.mask.par_extend(rayon::iter::repeat_n(false, n * masks));
+                let out = slots
                     .par_iter_mut()
+                    .zip(seen.obs.par_chunks_mut(rows))
+                    .zip(seen.mask.par_chunks_mut(masks))
                     .enumerate()
                     .with_min_len(4)
-                    .map(|(i, s)| f(&setup, i, s))
-                    .collect::<Result<Vec<T>, String>>()
+                    .map(run)
+                    .collect::<Result<Vec<T>, String>>();
+                (out, seen)
             }),
-            None => slots.iter_mut().enumerate().map(|(i, s)| f(&setup, i, s)).collect(),
-        })
-        .map_err(PyRuntimeError::new_err)
+            None => {
+                let mut seen = Observed { obs: vec![0.0; n * rows], mask: vec![false; n * masks] };
+                let out = slots
+                    .iter_mut()
+                    .zip(seen.obs.chunks_mut(rows))
+                    .zip(seen.mask.chunks_mut(masks))
+                    .enumerate()
+                    .map(run)
+                    .collect();
+                (out, seen)
+            }
+        });
+        Ok((out.map_err(PyRuntimeError::new_err)?, seen))
     }
 
     fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -229,47 +288,21 @@ impl Batch {
     /// (n × actions, bool), the seats, the deals. The tensors are built across the batch's
     /// threads.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let tensors = self.each(py, |_, _, slot| Ok(slot.game.observation_tensor(slot.seat())))?;
-        self.assemble(py, &tensors)
+        let (_, seen) = self.pass(py, |_, _, _| Ok(()), true)?;
+        self.assemble(py, seen)
     }
 
-    /// The observations `tensors` (one per game, in order) and the info, as numpy arrays.
-    fn assemble<'py>(
-        &self,
-        py: Python<'py>,
-        tensors: &[Vec<f32>],
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    /// The observations and the info as numpy arrays (the buffers themselves: no copy).
+    fn assemble<'py>(&self, py: Python<'py>, seen: Observed) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let slots = self.slots();
         let n = slots.len();
-        let actions = self.setup.spec.action_count() as usize;
-        let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
-        let mut mask = vec![0u8; n * actions];
-        for (i, slot) in slots.iter().enumerate() {
-            for &a in &slot.legal {
-                mask[i * actions + a as usize] = 1;
-            }
-        }
         let info = PyDict::new(py);
-        info.set_item("action_mask", super::array(py, mask, "bool")?.call_method1("reshape", (n, actions))?)?;
-        info.set_item("seat", slots.iter().map(|s| u32::from(s.seat().0)).collect::<Vec<_>>())?;
-        info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>())?;
-        let obs = floats(py, tensors.iter().map(Vec::as_slice), n * size)?.call_method1("reshape", (n, size))?;
+        info.set_item("action_mask", seen.mask.into_pyarray(py).reshape([n, self.actions])?)?;
+        info.set_item("seat", slots.iter().map(|s| i64::from(s.seat().0)).collect::<Vec<_>>().into_pyarray(py))?;
+        info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>().into_pyarray(py))?;
+        let obs = seen.obs.into_pyarray(py).reshape([n, self.size])?.into_any();
         Ok((obs, info))
     }
-}
-
-/// Rows of float32 as one numpy array of `len` numbers (rows shorter than their share are
-/// zero-padded: none is).
-fn floats<'a, 'py>(py: Python<'py>, rows: impl Iterator<Item = &'a [f32]>, len: usize) -> PyResult<Bound<'py, PyAny>> {
-    let mut bytes = vec![0u8; len * 4];
-    let mut at = 0;
-    for row in rows {
-        for (dst, x) in bytes[at..at + row.len() * 4].chunks_exact_mut(4).zip(row) {
-            dst.copy_from_slice(&x.to_le_bytes());
-        }
-        at += row.len() * 4;
-    }
-    super::array(py, bytes, "<f4")
 }
 
 #[pymethods]
@@ -307,10 +340,17 @@ impl Batch {
             1 => None,
             k => Some(rayon::ThreadPoolBuilder::new().num_threads(k).build().map_err(value_error)?),
         };
+        let size = engine::core::tensor_size(&spec.tensor_layout());
+        let actions = spec.action_count() as usize;
+        if size == 0 || actions == 0 {
+            return Err(value_error(format!("{}: no tensor or no actions to learn from", spec.game())));
+        }
         let mut batch = Batch {
             setup: Arc::new(Setup { spec, cooperative, others, seat, seed }),
             slots: Mutex::new(Vec::new()),
             pool,
+            size,
+            actions,
         };
         batch.deal_all(py, seed, n)?;
         Ok(batch)
@@ -340,7 +380,11 @@ impl Batch {
     /// legal loses the game for the learner (`info["illegal"]`), unless `strict`: then nothing
     /// is played and `ValueError` names the game and the action.
     #[pyo3(signature = (actions, strict=false))]
-    fn step<'py>(&mut self, py: Python<'py>, actions: Vec<i64>, strict: bool) -> PyResult<Steps<'py>> {
+    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>, strict: bool) -> PyResult<Steps<'py>> {
+        let actions: Vec<i64> = match actions.cast::<PyArray1<i64>>() {
+            Ok(array) => array.readonly().as_slice()?.to_vec(),
+            Err(_) => actions.extract()?,
+        };
         let n = self.slots().len();
         if actions.len() != n {
             return Err(value_error(format!("{} actions for {n} games", actions.len())));
@@ -359,26 +403,26 @@ impl Batch {
                 None => ids.push(ActionId::MAX),
             }
         }
-        // Each game steps and builds its learner's next tensor on the batch's threads.
-        let stepped = self.each(py, |setup, i, slot| {
-            let s = slot.step(setup, ids[i])?;
-            Ok((s, slot.game.observation_tensor(slot.seat())))
-        })?;
-        let (stepped, tensors): (Vec<Stepped>, Vec<Vec<f32>>) = stepped.into_iter().unzip();
-        let (obs, info) = self.assemble(py, &tensors)?;
+        // Each game steps and writes its learner's next tensor on the batch's threads.
+        let (stepped, seen) = self.pass(py, |setup, i, slot| slot.step(setup, ids[i]), true)?;
+        let (obs, info) = self.assemble(py, seen)?;
         if stepped.iter().any(|s| s.terminated) {
             // Games that ended: their last observation and every seat's reward (zero rows for
             // the others).
-            let size = engine::core::tensor_size(&self.setup.spec.tensor_layout());
-            let seats = self.setup.spec.seats();
-            let pad = vec![0f32; size.max(seats)];
-            let rows = stepped.iter().map(|s| if s.terminated { s.final_obs.as_slice() } else { &pad[..size] });
-            info.set_item("final_obs", floats(py, rows, n * size)?.call_method1("reshape", (n, size))?)?;
-            let rows = stepped.iter().map(|s| if s.terminated { s.final_rewards.as_slice() } else { &pad[..seats] });
-            info.set_item("final_rewards", floats(py, rows, n * seats)?.call_method1("reshape", (n, seats))?)?;
+            let (size, seats) = (self.size, self.setup.spec.seats());
+            let mut last = vec![0f32; n * size];
+            let mut rewards = vec![0f32; n * seats];
+            for (i, s) in stepped.iter().enumerate().filter(|(_, s)| s.terminated) {
+                last[i * size..(i + 1) * size].copy_from_slice(&s.final_obs);
+                rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
+            }
+            info.set_item("final_obs", last.into_pyarray(py).reshape([n, size])?)?;
+            info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
         }
-        info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>())?;
-        Ok((obs, stepped.iter().map(|s| s.reward).collect(), stepped.iter().map(|s| s.terminated).collect(), info))
+        info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>().into_pyarray(py))?;
+        let rewards = stepped.iter().map(|s| s.reward).collect::<Vec<_>>().into_pyarray(py).into_any();
+        let terminated = stepped.iter().map(|s| s.terminated).collect::<Vec<_>>().into_pyarray(py).into_any();
+        Ok((obs, rewards, terminated, info))
     }
 
     /// Game `index` as a `State` (a copy).

@@ -3,11 +3,12 @@
 //! Every rule is the engine's: this module only converts between Rust and Python values.
 
 use engine::core::{ActionError, ActionId, AnyGame, AnySpec, ParamSource, Seat, SmallRng};
+use numpy::IntoPyArray;
 use prost::Message;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use pyo3::types::{PyByteArray, PyDict};
+use pyo3::types::PyDict;
 use rand::SeedableRng;
 use std::sync::Arc;
 
@@ -41,14 +42,6 @@ fn to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
     static DUMPS: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     let text: String = cached(value.py(), &DUMPS, "json", "dumps")?.call1((value,))?.extract()?;
     serde_json::from_str(&text).map_err(value_error)
-}
-
-/// Numbers as a numpy array of `dtype` (the bytes little-endian).
-fn array<'py>(py: Python<'py>, bytes: Vec<u8>, dtype: &str) -> PyResult<Bound<'py, PyAny>> {
-    static FROMBUFFER: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("dtype", dtype)?;
-    cached(py, &FROMBUFFER, "numpy", "frombuffer")?.call((PyByteArray::new(py, &bytes),), Some(&kwargs))
 }
 
 fn rng(seed: u64) -> SmallRng {
@@ -211,11 +204,11 @@ impl State {
 
     /// The legal actions as a numpy `int8` mask over the action-id range.
     fn legal_mask<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let mut mask = vec![0u8; self.spec.action_count() as usize];
+        let mut mask = vec![0i8; self.spec.action_count() as usize];
         for a in self.legal_actions() {
             mask[a as usize] = 1;
         }
-        array(py, mask, "int8")
+        Ok(mask.into_pyarray(py).into_any())
     }
 
     /// A readable label for an action id, e.g. `strike 7♦`; `ValueError` for an id that names
@@ -282,8 +275,7 @@ impl State {
     /// `Game.tensor_fields`), built from the observation alone.
     fn observation_tensor<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyAny>> {
         let seat = seat_of(self.game.seats(), seat)?;
-        let bytes = self.game.observation_tensor(seat).into_iter().flat_map(f32::to_le_bytes).collect();
-        array(py, bytes, "<f4")
+        Ok(self.game.observation_tensor(seat).into_pyarray(py).into_any())
     }
 
     /// A state `seat` cannot tell from this one: every fact hidden from the seat, and the

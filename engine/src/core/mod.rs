@@ -18,7 +18,7 @@ pub use pile::{DrawPile, Pile, redraw_shuffle};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
 pub use registry::{AnyGame, AnySpec, Dyn, Figures, GameEntry, Metric, MetricKind, Spec, random_playout};
-pub use tensor::{TensorField, TensorWriter, tensor_size};
+pub use tensor::{Detail, TensorField, TensorWriter, tensor_size};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
@@ -170,6 +170,13 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     fn action_label(&self, action: ActionId) -> String;
     /// Exactly what `seat` may know now.
     fn observation(&self, seat: Seat) -> Self::Observation;
+    /// The observation a seat's tensor is written from: [`Game::observation`] itself (the
+    /// default), or the same view without what the tensor never reads (the content's names
+    /// and texts, which its ids give), to spare their copies on a learner's hot path. The
+    /// conformance suite checks that both give one tensor.
+    fn tensor_observation(&self, seat: Seat) -> Self::Observation {
+        self.observation(seat)
+    }
     /// The observation as text a person can read.
     fn observation_text(&self, seat: Seat) -> String;
     /// A full state built from one seat's observation alone (OpenSpiel's "resample from
@@ -223,8 +230,8 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// The fields of a seat's observation as numbers, under these parameters.
     fn tensor_layout(params: &Self::Params) -> Vec<TensorField>;
     /// A seat's observation as numbers (laid out by [`Game::tensor_layout`]), from the
-    /// observation alone.
-    fn observation_tensor(params: &Self::Params, observation: &Self::Observation) -> Vec<f32>;
+    /// observation alone, written into `out` (the layout's size; every number written).
+    fn observation_tensor(params: &Self::Params, observation: &Self::Observation, out: &mut [f32]);
     /// Action ids run from 0 to this (exclusive); not every id in the range names an action.
     fn action_count(params: &Self::Params) -> u32;
     /// What the action an id names is, in any state (`None`: the id names no action).

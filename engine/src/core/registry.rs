@@ -5,7 +5,7 @@
 
 use super::{
     ActionError, ActionId, Game, GameParams, Outcome, ParamError, ParamFields, ParamInfo, ParamSource, Record, Seat,
-    SmallRng, resolve_params,
+    SmallRng, resolve_params, tensor_size,
 };
 use rand::{RngExt, SeedableRng};
 use serde::Deserialize;
@@ -86,6 +86,12 @@ pub trait AnyGame: Send + Sync {
     fn metrics(&self) -> Vec<Metric>;
     /// The seat's observation as numbers (see [`Game::observation_tensor`]).
     fn observation_tensor(&self, seat: Seat) -> Vec<f32>;
+    /// The same numbers written into `out`, whose length is the layout's size (a batch's row).
+    fn write_observation_tensor(&self, seat: Seat, out: &mut [f32]);
+    /// The tensor written from the seat's whole observation ([`Game::observation`]), as one
+    /// rebuilt from the wire's: the same numbers as [`AnyGame::observation_tensor`], which a
+    /// game may write from a lighter view ([`Game::tensor_observation`]).
+    fn observation_tensor_from_view(&self, seat: Seat) -> Vec<f32>;
     /// The concrete game (a [`Dyn<G>`]), for callers that work with the typed API.
     fn as_any(&self) -> &dyn std::any::Any;
     /// Is `other` the same game in the same state, hidden facts and random generator
@@ -141,7 +147,17 @@ impl<G: Game> AnyGame for Dyn<G> {
         self.0.metrics()
     }
     fn observation_tensor(&self, seat: Seat) -> Vec<f32> {
-        G::observation_tensor(self.0.params(), &self.0.observation(seat))
+        let mut out = vec![0.0; tensor_size(&G::tensor_layout(self.0.params()))];
+        self.write_observation_tensor(seat, &mut out);
+        out
+    }
+    fn write_observation_tensor(&self, seat: Seat, out: &mut [f32]) {
+        G::observation_tensor(self.0.params(), &self.0.tensor_observation(seat), out)
+    }
+    fn observation_tensor_from_view(&self, seat: Seat) -> Vec<f32> {
+        let mut out = vec![0.0; tensor_size(&G::tensor_layout(self.0.params()))];
+        G::observation_tensor(self.0.params(), &self.0.observation(seat), &mut out);
+        out
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -5,6 +5,17 @@
 
 use serde::Serialize;
 
+/// How much of an observation is built: all of it for a seat, or for a tensor (which reads
+/// ids and numbers) without the names and texts its ids give, to spare their copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detail {
+    /// The observation as sent to a seat.
+    Full,
+    /// The ids and numbers alone; names, texts and what a content set prints on a tile or a
+    /// card left empty.
+    Ids,
+}
+
 /// One field of a layout: its name, its length, what it holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct TensorField {
@@ -18,49 +29,60 @@ pub fn tensor_size(layout: &[TensorField]) -> usize {
     layout.iter().map(|f| f.size).sum()
 }
 
-/// Writes an observation's fields in the layout's order, each checked against its length.
-pub struct TensorWriter {
+/// Writes an observation's fields into a caller's buffer, in the layout's order, each checked
+/// against its length.
+pub struct TensorWriter<'a> {
     layout: Vec<TensorField>,
     next: usize,
-    data: Vec<f32>,
+    data: &'a mut [f32],
+    at: usize,
 }
 
-impl TensorWriter {
-    pub fn new(layout: Vec<TensorField>) -> TensorWriter {
-        let size = tensor_size(&layout);
-        TensorWriter { layout, next: 0, data: Vec::with_capacity(size) }
+impl<'a> TensorWriter<'a> {
+    /// A writer of `layout` into `out`, whose length is the layout's size.
+    pub fn new(layout: Vec<TensorField>, out: &'a mut [f32]) -> TensorWriter<'a> {
+        assert_eq!(out.len(), tensor_size(&layout), "a tensor's buffer holds the layout's size");
+        TensorWriter { layout, next: 0, data: out, at: 0 }
     }
 
-    fn expect(&mut self, name: &str) -> usize {
+    /// The next field, which must be `name`: its place in the buffer.
+    fn field(&mut self, name: &str) -> &mut [f32] {
         let f = self.layout.get(self.next).unwrap_or_else(|| panic!("field `{name}` is past the layout's end"));
-        assert_eq!(f.name, name, "fields written out of the layout's order");
+        // Every tensor of every position the conformance suite meets is written with this on.
+        debug_assert_eq!(f.name, name, "fields written out of the layout's order");
         self.next += 1;
-        f.size
+        let start = self.at;
+        self.at += f.size;
+        &mut self.data[start..self.at]
     }
 
     /// The field `name`, its values in order (as many as the layout says).
     pub fn values(&mut self, name: &str, values: impl IntoIterator<Item = f32>) {
-        let size = self.expect(name);
-        let start = self.data.len();
-        self.data.extend(values);
-        assert_eq!(self.data.len() - start, size, "field `{name}`: its size in the layout");
+        let field = self.field(name);
+        let size = field.len();
+        let mut written = 0;
+        for v in values {
+            assert!(written < size, "field `{name}`: more values than its size in the layout, {size}");
+            field[written] = v;
+            written += 1;
+        }
+        assert_eq!(written, size, "field `{name}`: its size in the layout");
     }
 
     /// 1 at each index given, 0 elsewhere.
     pub fn marks(&mut self, name: &str, indices: impl IntoIterator<Item = usize>) {
-        let size = self.expect(name);
-        let start = self.data.len();
-        self.data.resize(start + size, 0.0);
+        let field = self.field(name);
+        let size = field.len();
+        field.fill(0.0);
         for i in indices {
             assert!(i < size, "field `{name}`: index {i} of {size}");
-            self.data[start + i] = 1.0;
+            field[i] = 1.0;
         }
     }
 
-    /// The finished vector.
-    pub fn finish(self) -> Vec<f32> {
+    /// Every field written.
+    pub fn finish(self) {
         assert_eq!(self.next, self.layout.len(), "every field of the layout is written");
-        self.data
     }
 }
 
@@ -72,9 +94,11 @@ mod tests {
     fn fields_are_written_in_order_with_their_sizes() {
         let layout = vec![TensorField { name: "a", size: 3, doc: "" }, TensorField { name: "b", size: 2, doc: "" }];
         assert_eq!(tensor_size(&layout), 5);
-        let mut w = TensorWriter::new(layout);
+        let mut out = [7.0; 5];
+        let mut w = TensorWriter::new(layout, &mut out);
         w.marks("a", [0, 2]);
         w.values("b", [0.5, 0.25]);
-        assert_eq!(w.finish(), vec![1.0, 0.0, 1.0, 0.5, 0.25]);
+        w.finish();
+        assert_eq!(out, [1.0, 0.0, 1.0, 0.5, 0.25]);
     }
 }

@@ -16,7 +16,7 @@ mod setup;
 pub mod tensor;
 mod turn;
 
-use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
+use crate::core::{ActionId, Detail, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -326,8 +326,8 @@ impl Game for Expedition {
         tensor::layout(params)
     }
 
-    fn observation_tensor(params: &ExpeditionParams, observation: &Observation) -> Vec<f32> {
-        tensor::encode(params, observation)
+    fn observation_tensor(params: &ExpeditionParams, observation: &Observation, out: &mut [f32]) {
+        tensor::encode(params, observation, out)
     }
 
     fn action_count(_: &ExpeditionParams) -> u32 {
@@ -347,11 +347,15 @@ impl Game for Expedition {
     }
 
     fn observation(&self, seat: Seat) -> Observation {
-        self.observe(seat)
+        self.observe(seat, Detail::Full)
+    }
+
+    fn tensor_observation(&self, seat: Seat) -> Observation {
+        self.observe(seat, Detail::Ids)
     }
 
     fn observation_text(&self, seat: Seat) -> String {
-        observe::render(&self.observe(seat))
+        observe::render(&self.observe(seat, Detail::Full))
     }
 
     fn from_observation(params: &ExpeditionParams, observation: &Observation) -> Result<Self, String> {

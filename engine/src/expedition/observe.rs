@@ -7,7 +7,7 @@
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
 use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
-use crate::core::{DrawPile, Pile, Seat, SmallRng, fresh_chance, redraw_shuffle};
+use crate::core::{Detail, DrawPile, Pile, Seat, SmallRng, fresh_chance, redraw_shuffle};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -148,16 +148,31 @@ pub struct Observation {
     pub final_scores: Option<Vec<FinalScore>>,
 }
 
-fn tile_view(c: &Content, t: u8) -> TileView {
+fn tile_view(c: &Content, t: u8, detail: Detail) -> TileView {
     let tile = &c.tiles[t as usize];
-    TileView { id: t, name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
+    match detail {
+        Detail::Full => TileView { id: t, name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() },
+        Detail::Ids => TileView { id: t, name: String::new(), kind: tile.kind, tools: Vec::new() },
+    }
 }
 
 /// A card as a seat sees it. Dice cards are identical, so one shows by its kind alone: its id
 /// is that of the first Dice card of the content, whichever it is.
-fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
+fn card_view(c: &Content, k: u8, discovery: DiscoveryRule, detail: Detail) -> CardView {
     let card = &c.cards[k as usize];
     let k = if c.is_dice(k) { c.dice_cards.trailing_zeros() as u8 } else { k };
+    if detail == Detail::Ids {
+        let kind = match card.kind {
+            CardKind::Mission { .. } => CardClass::Mission,
+            CardKind::Discovery { .. } => CardClass::Discovery,
+            CardKind::Dice => CardClass::Dice,
+        };
+        let coins = match card.kind {
+            CardKind::Mission { coins, .. } => coins,
+            _ => 0,
+        };
+        return CardView { id: k, name: String::new(), kind, tiles: Vec::new(), coins };
+    }
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
         CardKind::Mission { tiles, coins } => CardView {
@@ -187,23 +202,40 @@ fn card_line(v: &CardView) -> String {
     }
 }
 
-fn bits(mut m: u64) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        if m == 0 {
-            None
-        } else {
-            let b = m.trailing_zeros() as u8;
-            m &= m - 1;
-            Some(b)
-        }
-    })
+/// The set bits of a mask, lowest first (as many as it has set: a vector of them is
+/// allocated once).
+fn bits(m: u64) -> Bits {
+    Bits(m)
 }
 
+struct Bits(u64);
+
+impl Iterator for Bits {
+    type Item = u8;
+
+    fn next(&mut self) -> Option<u8> {
+        if self.0 == 0 {
+            return None;
+        }
+        let b = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(b)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.0.count_ones() as usize;
+        (n, Some(n))
+    }
+}
+
+impl ExactSizeIterator for Bits {}
+
 impl Expedition {
-    pub(crate) fn observe(&self, seat: Seat) -> Observation {
+    pub(crate) fn observe(&self, seat: Seat, detail: Detail) -> Observation {
         let c = &*self.shared.content;
         let rule = self.shared.params.discovery_cards;
-        let view = |k: u8| card_view(c, k, rule);
+        let view = |k: u8| card_view(c, k, rule, detail);
+        let tile_view = |t: u8| tile_view(c, t, detail);
         let over = self.step == Step::Over;
         let n = self.n as usize;
         let outcome = over.then(|| self.final_outcome());
@@ -217,12 +249,12 @@ impl Expedition {
                     seat: s as u8,
                     turn_position: self.turn_position(s) as u8,
                     character_id: p.character,
-                    character: ch.name.clone(),
+                    character: if detail == Detail::Full { ch.name.clone() } else { String::new() },
                     favourite: ch.favourite,
                     torch_lit: p.torch_lit,
                     tools: ToolCounts::from_array(p.tools),
-                    tiles: p.tiles.iter().map(|&t| tile_view(c, t)).collect(),
-                    discoveries: p.done.iter().map(|&t| tile_view(c, t)).collect(),
+                    tiles: p.tiles.iter().map(|&t| tile_view(t)).collect(),
+                    discoveries: p.done.iter().map(|&t| tile_view(t)).collect(),
                     coins_visible: (printed + places) as u8,
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
@@ -257,7 +289,7 @@ impl Expedition {
             completed_this_turn: self.completed,
             hq: (0..super::HQ_COLUMNS)
                 .map(|col| ColumnView {
-                    tile: (self.hq_tile[col] != NONE).then(|| tile_view(c, self.hq_tile[col])),
+                    tile: (self.hq_tile[col] != NONE).then(|| tile_view(self.hq_tile[col])),
                     tools: self.hq_tools[col]
                         .iter()
                         .filter(|&&t| t != NONE)
@@ -267,7 +299,7 @@ impl Expedition {
                 .collect(),
             pile_count: self.pile.len() as u8,
             pile_top_is_place: self.pile.top().map(|t| c.is_place(t)),
-            pile_bottom: self.pile.known_bottom().iter().map(|&t| tile_view(c, t)).collect(),
+            pile_bottom: self.pile.known_bottom().iter().map(|&t| tile_view(t)).collect(),
             bag: ToolCounts::from_array(self.bag),
             deck_count: self.deck.len() as u8,
             face_up: self.face_up.iter().map(|&k| (k != NONE).then(|| view(k))).collect(),

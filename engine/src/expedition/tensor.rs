@@ -48,12 +48,12 @@ pub fn layout(p: &ExpeditionParams) -> Vec<TensorField> {
 }
 
 /// The observation as numbers.
-pub fn encode(p: &ExpeditionParams, o: &Observation) -> Vec<f32> {
+pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
     let c = p.content.get();
     let (t, k) = (c.tiles.len(), c.cards.len());
     let n = usize::from(o.players).max(1);
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
-    let mut w = TensorWriter::new(layout(p));
+    let mut w = TensorWriter::new(layout(p), out);
     w.marks("players", [usize::from(o.players).clamp(2, 4) - 2]);
     w.values("dice_game", [f32::from(u8::from(o.dice_game))]);
     w.marks("to_move", [o.to_move.map_or(SEATS, rel)]);
@@ -159,5 +159,5 @@ pub fn encode(p: &ExpeditionParams, o: &Observation) -> Vec<f32> {
         "seat_cards_seen",
         o.seats.iter().flat_map(|s| s.cards_seen_taken.iter().map(move |v| rel(s.seat) * k + usize::from(v.id))),
     );
-    w.finish()
+    w.finish();
 }

@@ -27,7 +27,7 @@ pub use params::JourneyParams;
 pub use setup::JourneyScenario;
 
 use crate::core::{
-    ActionId, DrawPile, Figures, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance,
+    ActionId, Detail, DrawPile, Figures, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance,
 };
 use params::{AceRank, Aces, AdversaryScale, Destination};
 use serde::{Deserialize, Serialize};
@@ -731,8 +731,8 @@ impl Game for Journey {
         tensor::layout(params)
     }
 
-    fn observation_tensor(params: &JourneyParams, observation: &JourneyObservation) -> Vec<f32> {
-        tensor::encode(params, observation)
+    fn observation_tensor(params: &JourneyParams, observation: &JourneyObservation, out: &mut [f32]) {
+        tensor::encode(params, observation, out)
     }
 
     fn action_count(_: &JourneyParams) -> u32 {
@@ -755,7 +755,11 @@ impl Game for Journey {
     }
 
     fn observation(&self, seat: Seat) -> JourneyObservation {
-        observation::observe(self, seat.0)
+        observation::observe(self, seat.0, Detail::Full)
+    }
+
+    fn tensor_observation(&self, seat: Seat) -> JourneyObservation {
+        observation::observe(self, seat.0, Detail::Ids)
     }
 
     fn observation_text(&self, seat: Seat) -> String {

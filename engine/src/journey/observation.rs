@@ -11,7 +11,7 @@ use super::{
     CARD_COUNT, CacheSpot, Card, Due, FightState, Journey, JourneyParams, Phase, Status, Suit, companions,
     return_journey,
 };
-use crate::core::{DrawPile, Pile, SmallRng, fresh_chance, redraw_shuffle};
+use crate::core::{Detail, DrawPile, Pile, SmallRng, fresh_chance, redraw_shuffle};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -150,7 +150,7 @@ fn current_stop(g: &Journey) -> Option<Card> {
     }
 }
 
-pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
+pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservation {
     let n = g.travellers();
     let fight = g.fight.as_ref();
     let (refuge, left, passes) = match g.phase {
@@ -164,7 +164,7 @@ pub(super) fn observe(g: &Journey, seat: u8) -> JourneyObservation {
         front: g.front,
         turns: g.turns,
         phase: g.phase,
-        doing: phase_text(g),
+        doing: if detail == Detail::Full { phase_text(g) } else { String::new() },
         travellers: (0..n)
             .map(|s| TravellerView { seat: s as u8, status: g.status[s], satchel: g.satchels[s].as_slice().to_vec() })
             .collect(),

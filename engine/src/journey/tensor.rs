@@ -113,12 +113,12 @@ fn phase_index(p: &Phase) -> usize {
 }
 
 /// The observation as numbers.
-pub fn encode(p: &JourneyParams, o: &JourneyObservation) -> Vec<f32> {
+pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
     let n = p.travellers().max(1);
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
     let idx = |cards: &[Card]| cards.iter().map(|c| c.index()).collect::<Vec<_>>();
     let one = |c: Option<Card>| c.map(|c| c.index());
-    let mut w = TensorWriter::new(layout(p));
+    let mut w = TensorWriter::new(layout(p), out);
     let mut satchels = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for t in &o.travellers {
         satchels[rel(t.seat)] = idx(&t.satchel);
@@ -241,5 +241,5 @@ pub fn encode(p: &JourneyParams, o: &JourneyObservation) -> Vec<f32> {
         due[6 + rel(d.seat).min(3)] = 1.0;
     }
     w.values("due", due);
-    w.finish()
+    w.finish();
 }

@@ -64,16 +64,13 @@ class BatchEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        obs, info = self._batch.reset(int(seed))
-        return obs, self._info(info)
+        return self._batch.reset(int(seed))
 
     def step(self, actions):
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1).tolist()
+        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
         obs, rewards, terminations, info = self._batch.step(actions, self.strict)
-        terminations = np.asarray(terminations, dtype=np.bool_)
-        info = self._info(info)
         info["_final_obs"] = terminations
-        return obs, np.asarray(rewards, dtype=np.float32), terminations, np.zeros(self.num_envs, np.bool_), info
+        return obs, rewards, terminations, np.zeros(self.num_envs, np.bool_), info
 
     def action_masks(self):
         """The legal actions of every game now (`n x actions`, bool): what sb3-contrib's
@@ -83,14 +80,6 @@ class BatchEnv(VectorEnv):
     def state(self, i):
         """Game `i` as a `tabletop_arena.State` (a copy)."""
         return self._batch.state(i)
-
-    @staticmethod
-    def _info(info):
-        info["seat"] = np.asarray(info["seat"], dtype=np.int64)
-        info["deal"] = np.asarray(info["deal"], dtype=np.uint64)
-        if "illegal" in info:
-            info["illegal"] = np.asarray(info["illegal"], dtype=np.bool_)
-        return info
 
     def close_extras(self, **kwargs):
         self._batch = None
