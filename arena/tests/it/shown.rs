@@ -4,7 +4,7 @@
 
 use crate::scratch;
 use arena::server::table::SharedDeal;
-use arena::server::{Hub, ServerConfig};
+use arena::server::{Hub, Running, ServerConfig};
 use arena::tournament::live::Shown;
 use arena::tournament::run::{RunOptions, Showcase};
 use arena::tournament::{self, Tournament, external};
@@ -43,14 +43,20 @@ async fn spectated(url: &str, id: &str) -> Vec<v1::match_event::Event> {
     events
 }
 
+/// A runtime, and a server on an ephemeral port of 127.0.0.1 in it.
+fn serving() -> (tokio::runtime::Runtime, Running) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let server = rt.block_on(arena::server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default())).unwrap();
+    (rt, server)
+}
+
 fn finished(hub: &Hub) -> Vec<Arc<arena::server::table::Table>> {
     hub.recently_finished(1000)
 }
 
 #[test]
 fn every_game_of_a_tournament_of_built_in_agents_is_shown_as_it_was_played() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = rt.block_on(arena::server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default())).unwrap();
+    let (rt, server) = serving();
     let (hub, url) = (server.hub.clone(), server.url());
     let t = Tournament::load("t.yaml", TOURNAMENT, &no_files).unwrap();
     let dir = scratch::scratch("shown", "built-in");
@@ -96,8 +102,7 @@ fn every_game_of_a_tournament_of_built_in_agents_is_shown_as_it_was_played() {
 
 #[test]
 fn with_strangers_at_the_tables_a_deal_shows_nothing_until_all_its_games_are_over() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = rt.block_on(arena::server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default())).unwrap();
+    let (rt, server) = serving();
     let (hub, url) = (server.hub.clone(), server.url());
     let t = Tournament::load("t.yaml", TOURNAMENT, &no_files).unwrap();
     // The two games of the first expedition deal, seats swapped.
@@ -168,8 +173,7 @@ fn with_strangers_at_the_tables_a_deal_shows_nothing_until_all_its_games_are_ove
 
 #[test]
 fn a_deal_its_same_agents_play_one_game_after_another_shows_its_moves_live_and_holds_its_record() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
-    let server = rt.block_on(arena::server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default())).unwrap();
+    let (rt, server) = serving();
     let (hub, url) = (server.hub.clone(), server.url());
     let t = Tournament::load("t.yaml", TOURNAMENT, &no_files).unwrap();
     let spec = t.games[0].spec.clone();

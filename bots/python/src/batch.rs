@@ -90,6 +90,7 @@ struct Stepped {
 }
 
 /// The batch's fixed settings, shared by its games.
+#[derive(Clone)]
 struct Setup {
     spec: Arc<dyn AnySpec>,
     cooperative: bool,
@@ -211,38 +212,24 @@ struct Observed {
 }
 
 impl Batch {
-    /// Run `f` on every game, across the batch's threads (if it has them) and outside the GIL.
-    fn each<T: Send>(
-        &self,
-        py: Python<'_>,
-        f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
-    ) -> PyResult<Vec<T>> {
-        Ok(self.pass(py, f, false)?.0)
-    }
-
-    /// Run `f` on every game, then (if `observe`) write its learner's tensor and legal mask
-    /// into the game's rows, in the same pass: across the batch's threads (if it has them) and
-    /// outside the GIL.
+    /// Run `f` on every game, then write its learner's tensor and legal mask into the game's
+    /// rows, in the same pass: across the batch's threads (if it has them) and outside the GIL.
     fn pass<T: Send>(
         &self,
         py: Python<'_>,
         f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
-        observe: bool,
     ) -> PyResult<(Vec<T>, Observed)> {
         let setup = self.setup.clone();
         let mut slots = self.slots();
         let slots = &mut *slots;
         let n = slots.len();
-        // An unobserving pass writes nothing: its rows, one number each, stay unread.
-        let (rows, masks) = if observe { (self.size, self.actions) } else { (1, 1) };
+        let (rows, masks) = (self.size, self.actions);
         let run = |(i, ((slot, obs), mask)): Row<'_>| {
             let out = f(&setup, i, slot)?;
-            if observe {
-                slot.game.write_observation_tensor(slot.seat(), obs);
-                for &a in &slot.legal {
-                    if let Some(m) = mask.get_mut(a as usize) {
-                        *m = true;
-                    }
+            slot.game.write_observation_tensor(slot.seat(), obs);
+            for &a in &slot.legal {
+                if let Some(m) = mask.get_mut(a as usize) {
+                    *m = true;
                 }
             }
             Ok(out)
@@ -288,7 +275,7 @@ impl Batch {
     /// (n × actions, bool), the seats, the deals. The tensors are built across the batch's
     /// threads.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let (_, seen) = self.pass(py, |_, _, _| Ok(()), true)?;
+        let (_, seen) = self.pass(py, |_, _, _| Ok(()))?;
         self.assemble(py, seen)
     }
 
@@ -314,7 +301,6 @@ impl Batch {
     #[new]
     #[pyo3(signature = (game, n, others="random", seat=None, seed=0, threads=0))]
     fn new(
-        py: Python<'_>,
         game: &super::Game,
         n: usize,
         others: &str,
@@ -345,15 +331,10 @@ impl Batch {
         if size == 0 || actions == 0 {
             return Err(value_error(format!("{}: no tensor or no actions to learn from", spec.game())));
         }
-        let mut batch = Batch {
-            setup: Arc::new(Setup { spec, cooperative, others, seat, seed }),
-            slots: Mutex::new(Vec::new()),
-            pool,
-            size,
-            actions,
-        };
-        batch.deal_all(py, seed, n)?;
-        Ok(batch)
+        let setup = Setup { spec, cooperative, others, seat, seed };
+        let slots = (0..n as u64).map(|i| setup.deal(i, 0)).collect::<Result<_, _>>();
+        let slots = Mutex::new(slots.map_err(PyRuntimeError::new_err)?);
+        Ok(Batch { setup: Arc::new(setup), slots, pool, size, actions })
     }
 
     /// The number of games.
@@ -364,9 +345,12 @@ impl Batch {
 
     /// Deal every game again from `seed`: `(observations, info)`.
     fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let n = self.slots().len();
-        self.deal_all(py, seed, n)?;
-        self.observe(py)
+        self.setup = Arc::new(Setup { seed, ..(*self.setup).clone() });
+        let (_, seen) = self.pass(py, |setup, i, slot| {
+            *slot = setup.deal(i as u64, 0)?;
+            Ok(())
+        })?;
+        self.assemble(py, seen)
     }
 
     /// The observations and info now.
@@ -404,7 +388,7 @@ impl Batch {
             }
         }
         // Each game steps and writes its learner's next tensor on the batch's threads.
-        let (stepped, seen) = self.pass(py, |setup, i, slot| slot.step(setup, ids[i]), true)?;
+        let (stepped, seen) = self.pass(py, |setup, i, slot| slot.step(setup, ids[i]))?;
         let (obs, info) = self.assemble(py, seen)?;
         if stepped.iter().any(|s| s.terminated) {
             // Games that ended: their last observation and every seat's reward (zero rows for
@@ -431,31 +415,6 @@ impl Batch {
         let slot =
             slots.get(index).ok_or_else(|| value_error(format!("game {index}: the batch has {}", slots.len())))?;
         Ok(State { game: slot.game.clone_box(), spec: self.setup.spec.clone() })
-    }
-}
-
-impl Batch {
-    /// Deal `n` games from `seed`.
-    fn deal_all(&mut self, py: Python<'_>, seed: u64, n: usize) -> PyResult<()> {
-        let old = &self.setup;
-        let setup = Setup {
-            spec: old.spec.clone(),
-            cooperative: old.cooperative,
-            others: old.others.clone(),
-            seat: old.seat,
-            seed,
-        };
-        self.setup = Arc::new(setup);
-        if self.slots().len() != n {
-            let dealt = (0..n as u64).map(|i| self.setup.deal(i, 0)).collect::<Result<_, _>>();
-            *self.slots() = dealt.map_err(PyRuntimeError::new_err)?;
-            return Ok(());
-        }
-        self.each(py, |setup, i, slot| {
-            *slot = setup.deal(i as u64, 0)?;
-            Ok(())
-        })?;
-        Ok(())
     }
 }
 

@@ -99,6 +99,13 @@ pub trait AnyGame: Send + Sync {
     fn same_state(&self, other: &dyn AnyGame) -> bool;
 }
 
+/// An observation's tensor, in a vector of its layout's size.
+fn tensor_of<G: Game>(params: &G::Params, observation: &G::Observation) -> Vec<f32> {
+    let mut out = vec![0.0; tensor_size(&G::tensor_layout(params))];
+    G::observation_tensor(params, observation, &mut out);
+    out
+}
+
 /// A concrete game behind [`AnyGame`] (a wrapper, so the two traits' methods never clash).
 #[derive(Clone)]
 pub struct Dyn<G: Game>(pub G);
@@ -147,17 +154,13 @@ impl<G: Game> AnyGame for Dyn<G> {
         self.0.metrics()
     }
     fn observation_tensor(&self, seat: Seat) -> Vec<f32> {
-        let mut out = vec![0.0; tensor_size(&G::tensor_layout(self.0.params()))];
-        self.write_observation_tensor(seat, &mut out);
-        out
+        tensor_of::<G>(self.0.params(), &self.0.tensor_observation(seat))
     }
     fn write_observation_tensor(&self, seat: Seat, out: &mut [f32]) {
         G::observation_tensor(self.0.params(), &self.0.tensor_observation(seat), out)
     }
     fn observation_tensor_from_view(&self, seat: Seat) -> Vec<f32> {
-        let mut out = vec![0.0; tensor_size(&G::tensor_layout(self.0.params()))];
-        G::observation_tensor(self.0.params(), &self.0.observation(seat), &mut out);
-        out
+        tensor_of::<G>(self.0.params(), &self.0.observation(seat))
     }
     fn as_any(&self) -> &dyn std::any::Any {
         self

@@ -162,14 +162,10 @@ fn card_view(c: &Content, k: u8, discovery: DiscoveryRule, detail: Detail) -> Ca
     let card = &c.cards[k as usize];
     let k = if c.is_dice(k) { c.dice_cards.trailing_zeros() as u8 } else { k };
     if detail == Detail::Ids {
-        let kind = match card.kind {
-            CardKind::Mission { .. } => CardClass::Mission,
-            CardKind::Discovery { .. } => CardClass::Discovery,
-            CardKind::Dice => CardClass::Dice,
-        };
-        let coins = match card.kind {
-            CardKind::Mission { coins, .. } => coins,
-            _ => 0,
+        let (kind, coins) = match card.kind {
+            CardKind::Mission { coins, .. } => (CardClass::Mission, coins),
+            CardKind::Discovery { .. } => (CardClass::Discovery, 0),
+            CardKind::Dice => (CardClass::Dice, 0),
         };
         return CardView { id: k, name: String::new(), kind, tiles: Vec::new(), coins };
     }
