@@ -111,7 +111,7 @@ impl Bots {
         if ids.is_empty() {
             return Err("a decision with no legal action".into());
         }
-        // The random agent reads no observation: skip converting it.
+        // The random agent reads no observation (and asks for none).
         let wire = match (&self.spec, &r.observation) {
             (BotSpec::Random, _) => {
                 WireView { observation: serde_json::Value::Null, text: String::new(), labels: vec![], tensor: vec![] }
@@ -187,8 +187,10 @@ pub async fn run_bot(
         tensors: false,
         version: who.version,
         max_games: who.max_games,
-        // The built-in agents read the typed observation, never its text.
+        // The built-in agents read the typed observation, never its text; the random agent
+        // reads neither.
         omit_text: true,
+        omit_observation: matches!(spec, BotSpec::Random),
     };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await

@@ -1,7 +1,7 @@
 //! `arena bench-ladder`: the ladder's figures, on this machine.
 //!
 //! - Throughput: a ladder (expedition no-dice, 2 players, no anchors) in this process, and
-//!   Play clients (the built-in random agent over real sockets on 127.0.0.1) that together
+//!   Play clients (a built-in agent, random by default, over real sockets on 127.0.0.1) that together
 //!   keep `clients × games_each / 2` games in flight: decisions a second, counted by the
 //!   server, over `--seconds` after a warm-up, with the games finished and stored.
 //! - From a game's end to the standings: the time of one refit (every stored result, with
@@ -34,6 +34,10 @@ pub struct BenchLadderArgs {
     /// Stored games for the restart figure.
     #[arg(long, default_value_t = 100_000)]
     pub restart_games: usize,
+    /// The built-in agent each client plays: `random` asks for no observation, the others
+    /// read the typed observation (`rules` is the cheapest of them).
+    #[arg(long, default_value = "random")]
+    pub agent: String,
     /// Bootstrap resamples of each refit.
     #[arg(long, default_value_t = 200)]
     pub bootstrap: u32,
@@ -69,8 +73,8 @@ async fn measure(args: &BenchLadderArgs, scratch: &std::path::Path) -> Result<()
         stops.push(stop);
         let who =
             arena::client::Identity { name: format!("random-{k}"), max_games: args.games_each, ..Default::default() };
-        let url = url.clone();
-        tokio::spawn(async move { arena::client::run_bot(&url, "random", who, k as u64, Some(stopped)).await });
+        let (url, agent) = (url.clone(), args.agent.clone());
+        tokio::spawn(async move { arena::client::run_bot(&url, &agent, who, k as u64, Some(stopped)).await });
     }
     tokio::time::sleep(Duration::from_secs(2)).await;
     let (d0, g0, t0) =
@@ -89,11 +93,12 @@ async fn measure(args: &BenchLadderArgs, scratch: &std::path::Path) -> Result<()
     let played = stored - g0;
     in_flight.sort_unstable();
     outln!(
-        "throughput: {:.0} decisions/s, {:.0} games/s ({} clients, median {} games in flight, {:.1} s; {} decisions, {} games \
-         stored)",
+        "throughput: {:.0} decisions/s, {:.0} games/s ({} {} clients, median {} games in flight, {:.1} s; {} decisions, {} \
+         games stored)",
         decisions as f64 / elapsed,
         played as f64 / elapsed,
         args.clients,
+        args.agent,
         in_flight.get(in_flight.len() / 2).copied().unwrap_or(0),
         elapsed,
         decisions,

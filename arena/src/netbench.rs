@@ -205,7 +205,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
         params_yaml: &params_yaml,
         version: 20,
         tensors: None,
-        text: true,
+        observation: arena::server::wire::Shown::WithText,
     };
     let view = SeatView::local(g.as_ref(), seat, &ids, Budget::default());
     let request = arena::server::wire::decision_request(&view, asking)?;

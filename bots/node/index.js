@@ -45,19 +45,22 @@ function target(server) {
  * @param {(request: object) => number|Resign|Promise<number|Resign>} agent picks an action id
  *   (or throws or returns a Resign to give the seat up)
  * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string,
- *   version?: string, maxGames?: number, leaveAfter?: number, signal?: AbortSignal}} options
+ *   version?: string, maxGames?: number, leaveAfter?: number, signal?: AbortSignal,
+ *   text?: boolean, observation?: boolean}} options
  *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
  *   this client, sent as the `x-arena-key` metadata. On a ladder (`arena ladder`), saying Hello
  *   is joining: `version` plays it as `name@version`, rated apart; `maxGames` is how many games
  *   it takes at once (0: the ladder's default). Once `leaveAfter` of its games have ended, or
  *   `signal` aborts, it leaves (the contract's `Leave`): no new games, those in play played
  *   out, and the promise resolves when the server then ends the stream, its name free.
+ *   `text: false` leaves each request's observation text out; `observation: false` the whole
+ *   observation (an agent that reads only `request.legal` is served several times faster).
  * @returns {Promise<{decisions: number, resigned: number, ended: number, endings: object[], errors: object[]}>}
  *   `endings`: every MatchEnded (its outcome carries the verdicts and `forfeited_by`).
  */
 function play(agent, {
   server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '', version = '', maxGames = 0,
-  leaveAfter = 0, signal,
+  leaveAfter = 0, signal, text = true, observation = true,
 }) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
@@ -111,7 +114,11 @@ function play(agent, {
       if (e.code === grpc.status.CANCELLED || e.code === grpc.status.UNAVAILABLE) resolve(stats);
       else reject(e);
     });
-    stream.write({ hello: { name, games, key, version, max_games: maxGames } });
+    stream.write({
+      hello: {
+        name, games, key, version, max_games: maxGames, omit_text: !text, omit_observation: !observation,
+      },
+    });
   });
 }
 

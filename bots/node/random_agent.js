@@ -16,7 +16,8 @@ const server = arg('server', process.env.ARENA_SERVER || 'http://127.0.0.1:50051
 const name = arg('name', process.env.ARENA_NAME || 'node-random');
 const seed = Number(arg('seed', '1'));
 
-play(randomAgent(seed), { server, name, key: process.env.ARENA_KEY || '' })
+// It reads only the legal actions: the requests carry no observation.
+play(randomAgent(seed), { server, name, key: process.env.ARENA_KEY || '', observation: false })
   .then((s) => {
     console.error(`${s.decisions} decisions, ${s.ended} seats played to the end`);
   })

@@ -5,6 +5,7 @@ use super::hub::{Hub, secret};
 use super::names;
 use super::session::{Session, StreamFault};
 use super::shares::{ClientId, Held, KEY_HEADER};
+use super::wire;
 use crate::files::shown;
 use engine::games;
 use futures_util::StreamExt;
@@ -299,7 +300,7 @@ impl v1::play_server::Play for Services {
             .map_err(|e| Status::invalid_argument(format!("Hello.version: `{}`: {e}", shown(&hello.version))))?;
         let mut session = Session::new(id.clone(), name.clone(), hello.games.clone(), tx.clone());
         session.tensors = hello.tensors;
-        session.text = !hello.omit_text;
+        session.observation = wire::Shown::asked(&hello);
         session.max_games = hello.max_games;
         let session = Arc::new(session);
         self.hub.register(session.clone(), &hello.key, &client)?;

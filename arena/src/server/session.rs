@@ -132,8 +132,8 @@ pub struct Session {
     pub games: Vec<String>,
     /// Send each request's observation tensor and legal mask.
     pub tensors: bool,
-    /// Send each request's observation text.
-    pub text: bool,
+    /// How much of the observation each request carries.
+    pub observation: wire::Shown,
     /// Games it takes at once on a ladder (0: the ladder's default).
     pub max_games: u32,
     tx: Outbound,
@@ -190,7 +190,7 @@ impl Session {
             name,
             games,
             tensors: false,
-            text: true,
+            observation: wire::Shown::WithText,
             max_games: 0,
             tx,
             requests: Mutex::new(Requests::default()),
@@ -443,7 +443,7 @@ impl Agent for RemoteAgent {
             params_yaml: &self.params_yaml,
             version: self.version,
             tensors: self.session.tensors.then_some(self.action_count),
-            text: self.session.text,
+            observation: self.session.observation,
         };
         let request = wire::decision_request(view, asking).map_err(AgentError::Failed)?;
         let limit = view.budget().per_move;

@@ -578,7 +578,7 @@ impl Table {
             params_yaml: &self.params_yaml,
             version,
             tensors: session.tensors.then(|| self.setup.spec.action_count()),
-            text: session.text,
+            observation: session.observation,
         };
         let request = wire::decision_request(&view, asking).map_err(|e| (Fault::Crash, e))?;
         let asked = Instant::now();

@@ -59,12 +59,35 @@ pub struct Asking<'a> {
     /// The game's action-id range, when the client asked for tensors: the observation tensor
     /// and the legal mask go with the request.
     pub tensors: Option<u32>,
-    /// The observation's text goes with the request (unless the client said `omit_text`).
-    pub text: bool,
+    /// How much of the observation goes with the request.
+    pub observation: Shown,
+}
+
+/// How much of a seat's observation a client asked its requests to carry (`Hello.omit_text`,
+/// `Hello.omit_observation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shown {
+    /// Typed, and as text.
+    WithText,
+    /// Typed only.
+    Typed,
+    /// None: the legal actions (and the tensor, if asked for) alone.
+    Nothing,
+}
+
+impl Shown {
+    /// What a Hello asked for.
+    pub fn asked(hello: &v1::Hello) -> Shown {
+        match (hello.omit_observation, hello.omit_text) {
+            (true, _) => Shown::Nothing,
+            (false, true) => Shown::Typed,
+            (false, false) => Shown::WithText,
+        }
+    }
 }
 
 /// The request for one decision of the seat whose view this is: its observation (typed and as
-/// text, unless the client left the text out), the legal actions with their labels, its
+/// text, as much of it as the client asked for), the legal actions with their labels, its
 /// per-move limit as the time left, and the tensor and legal mask when asked for.
 pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionRequest, String> {
     let (tensor, legal_mask) = match asking.tensors {
@@ -77,11 +100,11 @@ pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionR
         seat: u32::from(view.seat().0),
         game: asking.game.to_string(),
         params_yaml: asking.params_yaml.to_string(),
-        observation: Some(if asking.text {
-            observation(asking.game, view)?
-        } else {
-            typed_observation(asking.game, view)?
-        }),
+        observation: match asking.observation {
+            Shown::WithText => Some(observation(asking.game, view)?),
+            Shown::Typed => Some(typed_observation(asking.game, view)?),
+            Shown::Nothing => None,
+        },
         legal: legal(view),
         time_left_ms: as_ms(view.budget().per_move) as u32,
         version: asking.version,

@@ -1245,6 +1245,23 @@ async fn tensors_and_legal_masks_on_request() {
     assert_eq!(terse_observation.game, observation.game, "the same deal, the same typed observation");
     assert_eq!(terse.legal, r.legal);
     drop(tx);
+    // A client that leaves the observation out gets the legal actions, and the tensor it asked
+    // for, alone.
+    let (tx, mut inbound) = play_stream(
+        &running.url(),
+        v1::Hello { name: "blind".into(), omit_observation: true, tensors: true, ..Default::default() },
+    )
+    .await
+    .unwrap();
+    let mut req = create("expedition", 3);
+    req.seats = play_seats(&["blind", "blind"]);
+    m.create_match(req).await.unwrap();
+    let blind = next_request(&mut inbound).await;
+    assert_eq!(blind.observation, None, "omit_observation: no observation");
+    assert_eq!(blind.legal, r.legal, "the same deal, the same legal actions with their labels");
+    assert_eq!(blind.tensor, r.tensor, "the tensor, as asked");
+    assert_eq!(blind.legal_mask, r.legal_mask);
+    drop(tx);
     running.stop().await.unwrap();
 }
 

@@ -46,7 +46,14 @@ test('a random Node agent plays complete games of both games', async () => {
   try {
     const v1 = contract();
     const matches = new v1.Matches(target(url), grpc.credentials.createInsecure());
-    const playing = play(randomAgent(7), { server: url, name: 'node' });
+    // It reads only the legal actions and asks for no observation.
+    const random = randomAgent(7);
+    let observed = 0;
+    const agent = (r) => {
+      if (r.observation) observed += 1;
+      return random(r);
+    };
+    const playing = play(agent, { server: url, name: 'node', observation: false });
     // Wait until the agent has said Hello: a match naming it succeeds.
     const seats = (n) => Array.from({ length: n }, () => ({ play: 'node' }));
     const create = (req) => createWhenConnected(matches, req);
@@ -72,6 +79,7 @@ test('a random Node agent plays complete games of both games', async () => {
     const stats = await playing;
     assert.ok(stats.decisions > 10, `decisions: ${stats.decisions}`);
     assert.strictEqual(stats.ended, 4, 'a MatchEnded for each of its four seats');
+    assert.strictEqual(observed, 0, 'no request carried an observation');
     assert.deepStrictEqual(stats.errors, []);
   } finally {
     child.kill('SIGKILL');

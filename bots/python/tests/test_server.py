@@ -40,14 +40,22 @@ def create_when_connected(client, name, **match):
 class Checking:
     """A random agent that checks what every request gives it."""
 
-    def __init__(self, text=True):
-        self.requests, self.endings, self.text = 0, [], text
+    def __init__(self, text=True, observation=True):
+        self.requests, self.endings, self.text, self.observation = 0, [], text, observation
 
     def act(self, request):
         self.requests += 1
-        assert bool(request.text) == self.text, "the observation's text unless left out"
+        assert bool(request.text) == (self.text and self.observation), "the observation's text unless left out"
         assert request.legal and len(request.labels) == len(request.legal)
         assert request.game.name in ("journey", "expedition")
+        if not self.observation:
+            # Left out: the legal actions, and the tensor asked for, alone.
+            with pytest.raises(ValueError, match="no observation"):
+                request.observation
+            if request.tensor is not None:
+                assert request.tensor.shape == request.game.tensor_shape
+                assert sorted(request.legal_mask.nonzero()[0]) == sorted(request.legal)
+            return request.legal[self.requests % len(request.legal)]
         rebuilt = request.game.from_observation(request.observation, request.seat, self.requests)
         assert sorted(rebuilt.legal_actions()) == sorted(request.legal)
         if request.tensor is not None:
@@ -60,12 +68,14 @@ class Checking:
         self.endings.append(message)
 
 
-@pytest.mark.parametrize("tensors, text", [(False, True), (True, True), (False, False)])
-def test_the_play_client_plays_complete_games(server, tensors, text):
-    name = f"py-{int(tensors)}{int(text)}"
-    agent = Checking(text)
+@pytest.mark.parametrize(
+    "tensors, text, observation", [(False, True, True), (True, True, True), (False, False, True), (True, True, False)]
+)
+def test_the_play_client_plays_complete_games(server, tensors, text, observation):
+    name = f"py-{int(tensors)}{int(text)}{int(observation)}"
+    agent = Checking(text, observation)
     # The stream lasts until the server stops (at the module's end).
-    kwargs = {"server": server, "name": name, "tensors": tensors, "text": text}
+    kwargs = {"server": server, "name": name, "tensors": tensors, "text": text, "observation": observation}
     threading.Thread(target=ta.play, args=(agent,), kwargs=kwargs, daemon=True).start()
     with ta.Client(server) as client:
         ids = [

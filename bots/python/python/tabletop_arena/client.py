@@ -109,6 +109,8 @@ class Request:
     @property
     def observation(self):
         if self._observation is None:
+            if not self.message.HasField("observation"):
+                raise ValueError("this request carries no observation: play(..., observation=False) asked for none")
             _, text = _native.observation_from_wire(self.message.observation.SerializeToString())
             self._observation = json.loads(text)
         return self._observation
@@ -163,6 +165,7 @@ def play(
     version="",
     at_once=0,
     text=True,
+    observation=True,
     max_games=None,
     stop=None,
 ):
@@ -185,6 +188,8 @@ def play(
 
     `text=False` leaves each request's observation text out (`request.text` is then empty):
     an agent that reads the typed observation or the tensor spares the server its writing.
+    `observation=False` leaves the whole observation out (`request.observation` then raises):
+    an agent that reads only `request.legal`, or the tensor, is served several times faster.
     """
     pb, rpc = stubs()
     server = server or os.environ.get("ARENA_SERVER", "http://127.0.0.1:50051")
@@ -199,6 +204,7 @@ def play(
         version=version,
         max_games=at_once,
         omit_text=not text,
+        omit_observation=not observation,
     )
     outbox.put(pb.BotMessage(hello=hello))
     known = _Games()
