@@ -161,6 +161,10 @@ pub struct Identity {
     pub version: String,
     /// On a ladder, the games it takes at once (0: the ladder's default).
     pub max_games: u32,
+    /// Ask for the typed observation with every request: None, as the agent needs it (the
+    /// random agent reads none); Some(true) even so (bench-wire's round trip, set beside an
+    /// echo of a whole request).
+    pub observation: Option<bool>,
     /// Leave (the contract's `Leave`) once this many of its games have ended (0: never): no
     /// new games, those in play played out, then the server ends the stream.
     pub leave_after: u64,
@@ -190,7 +194,7 @@ pub async fn run_bot(
         // The built-in agents read the typed observation, never its text; the random agent
         // reads neither.
         omit_text: true,
-        omit_observation: matches!(spec, BotSpec::Random),
+        omit_observation: !who.observation.unwrap_or(!matches!(spec, BotSpec::Random)),
     };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await

@@ -253,6 +253,7 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         version: args.agent_version.clone(),
         max_games: args.max_games,
         leave_after: args.leave_after.unwrap_or(0),
+        observation: None,
     };
     runtime()?.block_on(async {
         let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;

@@ -125,7 +125,8 @@ fn in_process(seconds: f64) -> Result<f64, String> {
 }
 
 fn bench_bot() -> arena::client::Identity {
-    arena::client::Identity { name: "bench".into(), ..Default::default() }
+    // The whole request, as an agent that reads the observation has it: the echo's shape.
+    arena::client::Identity { name: "bench".into(), observation: Some(true), ..Default::default() }
 }
 
 fn play_match() -> v1::CreateMatchRequest {

@@ -14,22 +14,35 @@ use crate::served;
 
 const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\n";
 
+/// A process killed (SIGKILL: kill -9) and reaped when dropped, a test's panic included: a
+/// failed test leaves no ladder or client running.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The ladder started on a free port: the process and its URL.
-fn ladder(file: &Path, data: &Path) -> (Child, String) {
+fn ladder(file: &Path, data: &Path) -> (Process, String) {
     let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
     let (child, url, mut out) = served::serving(&args, "serving on ");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (child, url)
+    (Process(child), url)
 }
 
 /// `arena bot random` joined as `name` (and `version`).
-fn client(url: &str, name: &str, version: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["bot", "random", "--server", url, "--name", name, "--agent-version", version])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap()
+fn client(url: &str, name: &str, version: &str) -> Process {
+    Process(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["bot", "random", "--server", url, "--name", name, "--agent-version", version])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
 }
 
 fn runtime() -> tokio::runtime::Runtime {
@@ -68,9 +81,8 @@ fn until(url: &str, within: Duration, what: &str, done: impl Fn(&v1::LadderStand
     }
 }
 
-fn stop(mut child: Child) {
-    let _ = child.kill();
-    let _ = child.wait();
+fn stop(process: Process) {
+    drop(process);
 }
 
 /// The standings without what changes from one reading to the next while nothing is played
@@ -160,9 +172,7 @@ fn clients_join_are_matched_and_rated_and_nothing_is_lost_to_a_kill() {
             (again.games, again.rated_games) == (s.games, s.rated_games)
         }
     });
-    let mut server = server;
-    let _ = server.kill(); // SIGKILL: kill -9
-    let _ = server.wait();
+    stop(server); // SIGKILL: kill -9
     let (restarted, url) = ladder(&file, &data);
     let resumed = standings(&url);
     assert_eq!(resumed.games, settled.games, "no finished game lost");
@@ -175,13 +185,12 @@ fn a_kill_mid_games_loses_no_finished_game() {
     let file = scratch::scratch("ladder", "mid.yaml");
     std::fs::write(&file, LADDER).unwrap();
     let data = scratch::scratch("ladder", "mid-data");
-    let (mut server, url) = ladder(&file, &data);
+    let (server, url) = ladder(&file, &data);
     let clients = [client(&url, "carol", ""), client(&url, "dave", "")];
     until(&url, Duration::from_secs(30), "games in play", |s| s.games >= 10 && s.in_play > 0);
     // Every game the ladder has told of is finished and stored before it was told.
     let told: Vec<u64> = agent_games(&url, "carol").unwrap().games.iter().map(|g| g.game_id).collect();
-    let _ = server.kill();
-    let _ = server.wait();
+    stop(server);
     for c in clients {
         stop(c);
     }
@@ -285,13 +294,15 @@ fn a_keyed_ladder_lets_in_only_its_names_and_their_versions() {
     assert!(refused("stranger", "").contains("only the names the operator gave a key"));
     assert!(refused("frank", "wrong-key-wrong-key").contains("reserved"));
     let keyed = |version: &str| {
-        Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["bot", "random", "--server", &url, "--name", "frank", "--key", "0123456789abcdef0123"])
-            .args(["--agent-version", version])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap()
+        Process(
+            Command::new(env!("CARGO_BIN_EXE_arena"))
+                .args(["bot", "random", "--server", &url, "--name", "frank", "--key", "0123456789abcdef0123"])
+                .args(["--agent-version", version])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
     };
     let (frank, frank2) = (keyed(""), keyed("2"));
     until(&url, Duration::from_secs(30), "frank and frank@2 rated", |s| {
