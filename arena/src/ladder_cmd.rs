@@ -168,6 +168,14 @@ fn standings(url: &str) -> Result<(), String> {
                 r.score
             );
         }
+        for u in &list.unrated {
+            let mark = match (u.anchor, u.connected) {
+                (true, _) => " (anchor)",
+                (false, true) => " (connected)",
+                _ => "",
+            };
+            outln!("{:>4}  {:<32} not rated yet: {}", "-", format!("{}{mark}", u.agent), u.reason);
+        }
     }
     Ok(())
 }

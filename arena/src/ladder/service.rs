@@ -74,7 +74,9 @@ impl LadderService {
 }
 
 /// A rating list as the wire has it; `anchor` and `connected` say which participants (by
-/// index) are anchors and connected now.
+/// index) are anchors and connected now. Of those without a rating, it lists the ones that
+/// are playing (connected or anchors) and the ones kept out of the rated pool; an agent gone
+/// before its first rated result is left out.
 pub fn rating_table(
     label: &str,
     list: &RatingList,
@@ -101,6 +103,17 @@ pub fn rating_table(
                     bound: e.bound.map(|b| b.label().to_string()).unwrap_or_default(),
                 }
             })
+            .collect(),
+        unrated: list
+            .unrated
+            .iter()
+            .map(|u| v1::UnratedRow {
+                agent: u.name.clone(),
+                reason: u.reason.clone(),
+                anchor: anchor(u.participant),
+                connected: connected(u.participant),
+            })
+            .filter(|u| u.anchor || u.connected || u.reason != reports::ratings::NO_RATED_GAME)
             .collect(),
     }
 }
@@ -198,5 +211,31 @@ impl v1::ladder_server::Ladder for LadderService {
         let game = self.published(req.into_inner().game_id)?;
         let cooperative = engine::find_game(&game.game.game).is_ok_and(|e| e.cooperative);
         crate::server::wire::record(&game, cooperative).map(Response::new).map_err(Status::internal)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reports::ratings::{Pairwise, RatedGame, RatingOptions, rate};
+
+    #[test]
+    fn agents_without_a_rating_are_listed_while_they_play() {
+        // a and b met; c (connected), d (an anchor) and e (gone) have played nothing.
+        let names: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|s| s.to_string()).collect();
+        let games: Vec<RatedGame> = (0..6)
+            .map(|i| RatedGame {
+                group: 0,
+                unit: i,
+                results: vec![Pairwise { a: 0, b: 1, score: (i % 2) as f64 }],
+                plays: 1,
+            })
+            .collect();
+        let list = rate(&names, &games, &RatingOptions { anchor: None, bootstrap: 20, seed: 1 });
+        let table = rating_table("overall", &list, &|p| p == 3, &|p| p == 2);
+        assert_eq!(table.rows.iter().map(|r| r.agent.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+        let unrated: Vec<_> =
+            table.unrated.iter().map(|u| (u.agent.as_str(), u.reason.as_str(), u.anchor, u.connected)).collect();
+        assert_eq!(unrated, [("c", "no rated game", false, true), ("d", "no rated game", true, false)]);
     }
 }

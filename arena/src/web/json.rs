@@ -65,6 +65,9 @@ pub fn standings(s: &v1::LadderStandings) -> Value {
                 "rank": r.rank, "agent": r.agent, "rating": r.rating, "lower": r.lower, "upper": r.upper,
                 "results": r.results, "score": r.score, "anchor": r.anchor, "connected": r.connected,
             })).collect::<Vec<_>>(),
+            "unrated": t.unrated.iter().map(|u| json!({
+                "agent": u.agent, "reason": u.reason, "anchor": u.anchor, "connected": u.connected,
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
 }

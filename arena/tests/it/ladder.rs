@@ -228,7 +228,24 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
     let data = scratch::scratch("ladder", "records-data");
     let (server, url) = ladder(&file, &data);
     let erin = client(&url, "erin", "");
-    until(&url, Duration::from_secs(30), "erin rated", |s| row(s, "erin").is_some_and(|r| r.results >= 2));
+    // Fay plays expedition only: she is rated there and listed as not rated yet in journey.
+    let fay = Process(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["bot", "random", "--server", &url, "--name", "fay", "--games", "expedition"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    until(&url, Duration::from_secs(30), "erin and fay rated", |s| {
+        row(s, "erin").is_some_and(|r| r.results >= 2) && row(s, "fay").is_some_and(|r| r.results >= 2)
+    });
+    let journey = standings(&url).lists.into_iter().find(|l| l.label.starts_with("journey")).expect("a journey list");
+    assert!(journey.rows.iter().all(|r| r.agent != "fay"), "{journey:#?}");
+    assert!(
+        journey.unrated.iter().any(|u| u.agent == "fay" && u.connected && u.reason == "no rated game"),
+        "{journey:#?}"
+    );
     // Rated results may all be of pairings still in play (their records held back): wait for a
     // game whose pairing is over.
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
@@ -269,9 +286,13 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
     let printed = Command::new(env!("CARGO_BIN_EXE_arena")).args(["ladder", "standings", &url]).output().unwrap();
     let text = String::from_utf8_lossy(&printed.stdout);
     assert!(
-        printed.status.success() && text.contains("erin (connected)") && text.contains("random (anchor)"),
+        printed.status.success()
+            && text.contains("erin (connected)")
+            && text.contains("random (anchor)")
+            && text.lines().any(|l| l.contains("fay (connected)") && l.contains("not rated yet: no rated game")),
         "{text}"
     );
+    stop(fay);
     stop(erin);
     stop(server);
 }

@@ -164,9 +164,12 @@ pub struct Unrated {
     pub participant: usize,
     /// Its name.
     pub name: String,
-    /// Why it has no rating: "no rated game", or not connected to the rated pool by any game.
+    /// Why it has no rating: [`NO_RATED_GAME`], or not connected to the rated pool by any game.
     pub reason: String,
 }
+
+/// Why a participant that has played nothing rated has no rating.
+pub const NO_RATED_GAME: &str = "no rated game";
 
 /// The results of one participant against another (both directions are listed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -61,7 +61,8 @@ mod pool;
 
 pub use fit::{ELO_PER_NEPER, VIRTUAL_DRAWS_PER_PAIR, fit_elo};
 pub use list::{
-    Bound, HeadToHead, Pairwise, Progression, Rated, RatedGame, RatingGap, RatingList, RatingOptions, Unrated,
+    Bound, HeadToHead, NO_RATED_GAME, Pairwise, Progression, Rated, RatedGame, RatingGap, RatingList, RatingOptions,
+    Unrated,
 };
 
 use crate::stats::percentile_interval;

@@ -4,7 +4,7 @@
 
 use super::fit::Design;
 use super::graph::strong_components;
-use super::{Bound, RatedGame, Unrated, valid};
+use super::{Bound, NO_RATED_GAME, RatedGame, Unrated, valid};
 use std::collections::BTreeMap;
 
 /// The valid results, tallied per ordered pair of participants (both directions).
@@ -96,7 +96,7 @@ impl Pool {
         let mut unrated = Vec::new();
         for i in 0..n {
             if played[i] == 0 {
-                unrated.push(Unrated { participant: i, name: participants[i].clone(), reason: "no rated game".into() });
+                unrated.push(Unrated { participant: i, name: participants[i].clone(), reason: NO_RATED_GAME.into() });
             } else if Some(pool[i]) != main {
                 unrated.push(Unrated {
                     participant: i,
@@ -105,10 +105,10 @@ impl Pool {
                 });
             }
         }
-        if unrated.iter().any(|u| u.reason != "no rated game") {
+        if unrated.iter().any(|u| u.reason != NO_RATED_GAME) {
             notes.push(format!(
                 "Some participants never met the rated pool ({}), even through common opponents: their ratings would not be comparable, so they are not rated in this list.",
-                unrated.iter().filter(|u| u.reason != "no rated game").map(|u| u.name.as_str()).collect::<Vec<_>>().join(", ")
+                unrated.iter().filter(|u| u.reason != NO_RATED_GAME).map(|u| u.name.as_str()).collect::<Vec<_>>().join(", ")
             ));
         }
         if let Some(a) = anchor

@@ -30,6 +30,10 @@ function showStandings(s) {
       table.append(tr);
     }
     lists.append(table);
+    if (list.unrated && list.unrated.length) {
+      const who = list.unrated.map((u) => u.agent + (u.anchor ? ' (anchor)' : '') + ': ' + u.reason);
+      lists.append(arena.el('p', 'Not rated yet: ' + who.join('; ') + '.', 'unrated'));
+    }
   }
   document.getElementById('standings').hidden = false;
 }

@@ -338,7 +338,8 @@ class Client:
 
     def standings(self):
         """A ladder's `Standings`: `lists[0]` overall, then one per game entry; each row an
-        agent's `rating` with its 95% interval (`lower`, `upper`), `results` and `score`."""
+        agent's `rating` with its 95% interval (`lower`, `upper`), `results` and `score`; each
+        list's `unrated`, the agents playing that have no rating there yet, with the reason."""
         return self.ladder.Standings(self.pb.StandingsRequest())
 
     def agent_games(self, agent, limit=20):
