@@ -151,11 +151,7 @@ fn standings(url: &str) -> Result<(), String> {
         outln!("{}", list.label);
         outln!("{:>4}  {:<32} {:>7}  {:>17}  {:>7}  {:>6}", "rank", "agent", "Elo", "95% interval", "results", "score");
         for r in &list.rows {
-            let mark = match (r.anchor, r.connected) {
-                (true, _) => " (anchor)",
-                (false, true) => " (connected)",
-                _ => "",
-            };
+            let mark = mark(r.anchor, r.connected);
             let bound = if r.bound.is_empty() { String::new() } else { format!("  [{}]", r.bound) };
             outln!(
                 "{:>4}  {:<32} {:>+7.1}  ({:>+6.0} to {:>+6.0})  {:>7}  {:>6.3}{bound}",
@@ -169,13 +165,18 @@ fn standings(url: &str) -> Result<(), String> {
             );
         }
         for u in &list.unrated {
-            let mark = match (u.anchor, u.connected) {
-                (true, _) => " (anchor)",
-                (false, true) => " (connected)",
-                _ => "",
-            };
+            let mark = mark(u.anchor, u.connected);
             outln!("{:>4}  {:<32} not rated yet: {}", "-", format!("{}{mark}", u.agent), u.reason);
         }
     }
     Ok(())
+}
+
+/// What the standings say after an agent's name: an anchor, connected, or nothing (away).
+fn mark(anchor: bool, connected: bool) -> &'static str {
+    match (anchor, connected) {
+        (true, _) => " (anchor)",
+        (false, true) => " (connected)",
+        _ => "",
+    }
 }

@@ -35,9 +35,15 @@ fn ladder(file: &Path, data: &Path) -> (Process, String) {
 
 /// `arena bot random` joined as `name` (and `version`).
 fn client(url: &str, name: &str, version: &str) -> Process {
+    bot(url, &["--name", name, "--agent-version", version])
+}
+
+/// `arena bot random` on the ladder at `url`, with `args`.
+fn bot(url: &str, args: &[&str]) -> Process {
     Process(
         Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["bot", "random", "--server", url, "--name", name, "--agent-version", version])
+            .args(["bot", "random", "--server", url])
+            .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -229,14 +235,7 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
     let (server, url) = ladder(&file, &data);
     let erin = client(&url, "erin", "");
     // Fay plays expedition only: she is rated there and listed as not rated yet in journey.
-    let fay = Process(
-        Command::new(env!("CARGO_BIN_EXE_arena"))
-            .args(["bot", "random", "--server", &url, "--name", "fay", "--games", "expedition"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let fay = bot(&url, &["--name", "fay", "--games", "expedition"]);
     until(&url, Duration::from_secs(30), "erin and fay rated", |s| {
         row(s, "erin").is_some_and(|r| r.results >= 2) && row(s, "fay").is_some_and(|r| r.results >= 2)
     });
@@ -314,17 +313,8 @@ fn a_keyed_ladder_lets_in_only_its_names_and_their_versions() {
     };
     assert!(refused("stranger", "").contains("only the names the operator gave a key"));
     assert!(refused("frank", "wrong-key-wrong-key").contains("reserved"));
-    let keyed = |version: &str| {
-        Process(
-            Command::new(env!("CARGO_BIN_EXE_arena"))
-                .args(["bot", "random", "--server", &url, "--name", "frank", "--key", "0123456789abcdef0123"])
-                .args(["--agent-version", version])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap(),
-        )
-    };
+    let keyed =
+        |version: &str| bot(&url, &["--name", "frank", "--key", "0123456789abcdef0123", "--agent-version", version]);
     let (frank, frank2) = (keyed(""), keyed("2"));
     until(&url, Duration::from_secs(30), "frank and frank@2 rated", |s| {
         row(s, "frank").is_some_and(|r| r.results > 0) && row(s, "frank@2").is_some_and(|r| r.results > 0)

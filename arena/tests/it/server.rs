@@ -935,6 +935,17 @@ async fn next_of(
     }
 }
 
+/// A Play client that says `hello` sits at both seats of expedition's deal 3: its first
+/// request (its stream then closed).
+async fn first_request_of_deal_3(url: &str, m: &mut MatchesClient<Channel>, hello: v1::Hello) -> v1::DecisionRequest {
+    let name = hello.name.clone();
+    let (_tx, mut inbound) = play_stream(url, hello).await.unwrap();
+    let mut req = create("expedition", 3);
+    req.seats = play_seats(&[&name, &name]);
+    m.create_match(req).await.unwrap();
+    next_request(&mut inbound).await
+}
+
 async fn next_request(inbound: &mut tonic::Streaming<v1::ServerMessage>) -> v1::DecisionRequest {
     match next_of(inbound, |m| matches!(m, v1::server_message::Message::Request(_))).await {
         v1::server_message::Message::Request(r) => r,
@@ -1218,50 +1229,40 @@ async fn tensors_and_legal_masks_on_request() {
         .into_inner();
     assert!(plain.tensor.is_empty() && plain.legal_mask.is_empty(), "not unless asked");
     // Over Play, when the Hello asks.
-    let (tx, mut inbound) =
-        play_stream(&running.url(), v1::Hello { name: "learner".into(), tensors: true, ..Default::default() })
-            .await
-            .unwrap();
-    let mut req = create("expedition", 3);
-    req.seats = play_seats(&["learner", "learner"]);
-    m.create_match(req).await.unwrap();
-    let r = next_request(&mut inbound).await;
+    let url = running.url();
+    let r = first_request_of_deal_3(
+        &url,
+        &mut m,
+        v1::Hello { name: "learner".into(), tensors: true, ..Default::default() },
+    )
+    .await;
     assert!(!r.tensor.is_empty());
     assert_eq!(bits(&r.legal_mask), sorted(&r.legal));
     let observation = r.observation.as_ref().unwrap();
     assert!(observation.text.starts_with("Expedition, "), "the text unless left out: {}", observation.text);
-    drop(tx);
     // A client that leaves the text out has the typed observation, the same, without it.
-    let (tx, mut inbound) =
-        play_stream(&running.url(), v1::Hello { name: "terse".into(), omit_text: true, ..Default::default() })
-            .await
-            .unwrap();
-    let mut req = create("expedition", 3);
-    req.seats = play_seats(&["terse", "terse"]);
-    m.create_match(req).await.unwrap();
-    let terse = next_request(&mut inbound).await;
+    let terse = first_request_of_deal_3(
+        &url,
+        &mut m,
+        v1::Hello { name: "terse".into(), omit_text: true, ..Default::default() },
+    )
+    .await;
     let terse_observation = terse.observation.as_ref().unwrap();
     assert_eq!(terse_observation.text, "", "omit_text: no text");
     assert_eq!(terse_observation.game, observation.game, "the same deal, the same typed observation");
     assert_eq!(terse.legal, r.legal);
-    drop(tx);
     // A client that leaves the observation out gets the legal actions, and the tensor it asked
     // for, alone.
-    let (tx, mut inbound) = play_stream(
-        &running.url(),
+    let blind = first_request_of_deal_3(
+        &url,
+        &mut m,
         v1::Hello { name: "blind".into(), omit_observation: true, tensors: true, ..Default::default() },
     )
-    .await
-    .unwrap();
-    let mut req = create("expedition", 3);
-    req.seats = play_seats(&["blind", "blind"]);
-    m.create_match(req).await.unwrap();
-    let blind = next_request(&mut inbound).await;
+    .await;
     assert_eq!(blind.observation, None, "omit_observation: no observation");
     assert_eq!(blind.legal, r.legal, "the same deal, the same legal actions with their labels");
     assert_eq!(blind.tensor, r.tensor, "the tensor, as asked");
     assert_eq!(blind.legal_mask, r.legal_mask);
-    drop(tx);
     running.stop().await.unwrap();
 }
 
