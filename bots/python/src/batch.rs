@@ -11,7 +11,8 @@
 use super::{State, seat_of, value_error};
 use bots::{Agent, BotSpec, Budget, SeatView};
 use engine::core::{ActionId, AnyGame, AnySpec, Outcome, Seat};
-use numpy::{IntoPyArray, PyArray1, PyArrayMethods};
+use numpy::ndarray::Array2;
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -84,8 +85,7 @@ struct Stepped {
     reward: f32,
     terminated: bool,
     illegal: bool,
-    /// At the end: the learner's last observation and every seat's reward.
-    final_obs: Vec<f32>,
+    /// At the end: every seat's reward (the learner's last observation is in the pass's row).
     final_rewards: Vec<f32>,
 }
 
@@ -152,8 +152,9 @@ impl Slot {
         Ok(())
     }
 
-    /// One learner action; the others' seats played; at the end, the next deal.
-    fn step(&mut self, setup: &Setup, action: ActionId) -> Result<Stepped, String> {
+    /// One learner action; the others' seats played; at the end, the learner's last tensor
+    /// written into `last` (zeros if the game goes on) and the next deal.
+    fn step(&mut self, setup: &Setup, action: ActionId, last: &mut [f32]) -> Result<Stepped, String> {
         let mover = self.seat();
         let mut out = Stepped::default();
         if self.legal.contains(&action) {
@@ -178,8 +179,10 @@ impl Slot {
             out.final_rewards[mover.0 as usize] = out.reward;
         }
         if out.terminated {
-            out.final_obs = self.game.observation_tensor(mover);
+            self.game.write_observation_tensor(mover, last);
             *self = setup.deal(self.index, self.episode + 1)?;
+        } else {
+            last.fill(0.0);
         }
         Ok(out)
     }
@@ -188,6 +191,37 @@ impl Slot {
 /// What a step gives Python: the observations, the rewards, the terminations and the info.
 type Steps<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyDict>);
 
+/// Observation buffers whose arrays Python has let go of, ready for another step: a batch's
+/// observations are large (256 games of expedition: 900 KB), and a fresh buffer each step costs
+/// more in the kernel's page faults and in zeroing than the games' steps themselves.
+type Spares = Arc<Mutex<Vec<Vec<f32>>>>;
+
+/// At most this many spare buffers are kept (a learner that holds on to every step's
+/// observations gets fresh ones).
+const SPARES: usize = 4;
+
+/// A step's observations, owned by the numpy array that shows them (its base object): when
+/// Python drops the array, the buffer goes back to the batch's spares. Every number of a reused
+/// buffer is written again (the tensor writer writes every field whole; the conformance suite
+/// checks it over a buffer of NaNs).
+#[pyclass(module = "tabletop_arena", frozen)]
+struct Observations {
+    rows: Mutex<Option<Array2<f32>>>,
+    spares: Spares,
+}
+
+impl Drop for Observations {
+    fn drop(&mut self) {
+        let rows = self.rows.get_mut().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some((buffer, _)) = rows.map(Array2::into_raw_vec_and_offset) {
+            let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
+            if spares.len() < SPARES {
+                spares.push(buffer);
+            }
+        }
+    }
+}
+
 /// n games of one game, stepped together: see the module's documentation.
 #[pyclass(module = "tabletop_arena")]
 pub struct Batch {
@@ -195,20 +229,24 @@ pub struct Batch {
     /// A Python class must be shareable between threads: the games are behind a lock (held
     /// by one call at a time; a step runs outside the GIL).
     slots: Mutex<Vec<Slot>>,
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<&'static rayon::ThreadPool>,
+    spares: Spares,
     /// A learner's tensor's length, and the number of action ids.
     size: usize,
     actions: usize,
 }
 
-/// A game in a pass: its index, and its rows of the observations and of the masks.
-type Row<'a> = (usize, ((&'a mut Slot, &'a mut [f32]), &'a mut [bool]));
+/// A game in a pass: its index, and its rows of the observations, of the masks and of the
+/// last observations.
+type Row<'a> = (usize, (((&'a mut Slot, &'a mut [f32]), &'a mut [bool]), &'a mut [f32]));
 
 /// What a pass over the games leaves for Python: each game's learner's observation and legal
-/// actions, written in place in the rows of one buffer each.
+/// actions, and the last observation of a game that ended (zeros for the others), written in
+/// place in the rows of one buffer each.
 struct Observed {
     obs: Vec<f32>,
     mask: Vec<bool>,
+    last: Vec<f32>,
 }
 
 impl Batch {
@@ -217,15 +255,15 @@ impl Batch {
     fn pass<T: Send>(
         &self,
         py: Python<'_>,
-        f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
+        f: impl Fn(&Setup, usize, &mut Slot, &mut [f32]) -> Result<T, String> + Sync,
     ) -> PyResult<(Vec<T>, Observed)> {
         let setup = self.setup.clone();
         let mut slots = self.slots();
         let slots = &mut *slots;
         let n = slots.len();
         let (rows, masks) = (self.size, self.actions);
-        let run = |(i, ((slot, obs), mask)): Row<'_>| {
-            let out = f(&setup, i, slot)?;
+        let run = |(i, (((slot, obs), mask), last)): Row<'_>| {
+            let out = f(&setup, i, slot, last)?;
             slot.game.write_observation_tensor(slot.seat(), obs);
             for &a in &slot.legal {
                 if let Some(m) = mask.get_mut(a as usize) {
@@ -234,18 +272,16 @@ impl Batch {
             }
             Ok(out)
         };
-        let pool = self.pool.as_ref();
+        let pool = self.pool;
+        let mut seen =
+            Observed { obs: self.buffer(n * rows), mask: vec![false; n * masks], last: self.buffer(n * rows) };
         let (out, seen) = py.detach(|| match pool {
             Some(pool) => pool.install(|| {
-                // The buffers are zeroed across the threads too (on one, it would take as long
-                // as a step of small games).
-                let mut seen = Observed { obs: Vec::with_capacity(n * rows), mask: Vec::with_capacity(n * masks) };
-                seen.obs.par_extend(rayon::iter::repeat_n(0.0, n * rows));
-                seen.mask.par_extend(rayon::iter::repeat_n(false, n * masks));
                 let out = slots
                     .par_iter_mut()
                     .zip(seen.obs.par_chunks_mut(rows))
                     .zip(seen.mask.par_chunks_mut(masks))
+                    .zip(seen.last.par_chunks_mut(rows))
                     .enumerate()
                     .with_min_len(4)
                     .map(run)
@@ -253,11 +289,11 @@ impl Batch {
                 (out, seen)
             }),
             None => {
-                let mut seen = Observed { obs: vec![0.0; n * rows], mask: vec![false; n * masks] };
                 let out = slots
                     .iter_mut()
                     .zip(seen.obs.chunks_mut(rows))
                     .zip(seen.mask.chunks_mut(masks))
+                    .zip(seen.last.chunks_mut(rows))
                     .enumerate()
                     .map(run)
                     .collect();
@@ -265,6 +301,33 @@ impl Batch {
             }
         });
         Ok((out.map_err(PyRuntimeError::new_err)?, seen))
+    }
+
+    /// A buffer of `n` numbers (a tensor per game): a spare one, or a new one.
+    fn buffer(&self, n: usize) -> Vec<f32> {
+        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
+    }
+
+    /// A buffer of a tensor per game as an `n x tensor` numpy array, which owns it: the
+    /// buffer comes back to the spares when Python drops the array.
+    fn rows<'py>(&self, py: Python<'py>, buffer: Vec<f32>) -> PyResult<Bound<'py, PyAny>> {
+        let rows = Array2::from_shape_vec((buffer.len() / self.size, self.size), buffer).map_err(value_error)?;
+        let owner = Bound::new(py, Observations { rows: Mutex::new(Some(rows)), spares: self.spares.clone() })?;
+        let guard = owner.get().rows.lock().unwrap_or_else(|p| p.into_inner());
+        let rows = guard.as_ref().ok_or_else(|| PyRuntimeError::new_err("observations already given back"))?;
+        // SAFETY: the array shows the memory of `rows`, owned by `owner`, its base object, which
+        // lives as long as the array; `rows` is never reallocated nor moved out until `owner` is
+        // dropped (the buffer then goes to the spares, the array being gone).
+        Ok(unsafe { PyArray2::borrow_from_array(rows, owner.clone().into_any()) }.into_any())
+    }
+
+    /// A buffer not handed to Python, back to the spares.
+    fn spare(&self, buffer: Vec<f32>) {
+        let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
+        if spares.len() < SPARES {
+            spares.push(buffer);
+        }
     }
 
     fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -275,11 +338,13 @@ impl Batch {
     /// (n × actions, bool), the seats, the deals. The tensors are built across the batch's
     /// threads.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let (_, seen) = self.pass(py, |_, _, _| Ok(()))?;
+        let (_, mut seen) = self.pass(py, |_, _, _, _| Ok(()))?;
+        self.spare(std::mem::take(&mut seen.last));
         self.assemble(py, seen)
     }
 
-    /// The observations and the info as numpy arrays (the buffers themselves: no copy).
+    /// The observations and the info as numpy arrays (the buffers themselves: no copy; the
+    /// observations' buffer comes back to the spares when Python drops its array).
     fn assemble<'py>(&self, py: Python<'py>, seen: Observed) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let slots = self.slots();
         let n = slots.len();
@@ -287,8 +352,7 @@ impl Batch {
         info.set_item("action_mask", seen.mask.into_pyarray(py).reshape([n, self.actions])?)?;
         info.set_item("seat", slots.iter().map(|s| i64::from(s.seat().0)).collect::<Vec<_>>().into_pyarray(py))?;
         info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>().into_pyarray(py))?;
-        let obs = seen.obs.into_pyarray(py).reshape([n, self.size])?.into_any();
-        Ok((obs, info))
+        Ok((self.rows(py, seen.obs)?, info))
     }
 }
 
@@ -322,10 +386,7 @@ impl Batch {
             return Err(value_error("seat: in self-play the learner plays every seat"));
         }
         let cooperative = engine::find_game(spec.game()).map_err(value_error)?.cooperative;
-        let pool = match threads {
-            1 => None,
-            k => Some(rayon::ThreadPoolBuilder::new().num_threads(k).build().map_err(value_error)?),
-        };
+        let pool = pool(threads).map_err(value_error)?;
         let size = engine::core::tensor_size(&spec.tensor_layout());
         let actions = spec.action_count() as usize;
         if size == 0 || actions == 0 {
@@ -334,7 +395,7 @@ impl Batch {
         let setup = Setup { spec, cooperative, others, seat, seed };
         let slots = (0..n as u64).map(|i| setup.deal(i, 0)).collect::<Result<_, _>>();
         let slots = Mutex::new(slots.map_err(PyRuntimeError::new_err)?);
-        Ok(Batch { setup: Arc::new(setup), slots, pool, size, actions })
+        Ok(Batch { setup: Arc::new(setup), slots, pool, spares: Spares::default(), size, actions })
     }
 
     /// The number of games.
@@ -346,10 +407,11 @@ impl Batch {
     /// Deal every game again from `seed`: `(observations, info)`.
     fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         self.setup = Arc::new(Setup { seed, ..(*self.setup).clone() });
-        let (_, seen) = self.pass(py, |setup, i, slot| {
+        let (_, mut seen) = self.pass(py, |setup, i, slot, _| {
             *slot = setup.deal(i as u64, 0)?;
             Ok(())
         })?;
+        self.spare(std::mem::take(&mut seen.last));
         self.assemble(py, seen)
     }
 
@@ -388,20 +450,21 @@ impl Batch {
             }
         }
         // Each game steps and writes its learner's next tensor on the batch's threads.
-        let (stepped, seen) = self.pass(py, |setup, i, slot| slot.step(setup, ids[i]))?;
+        let (stepped, mut seen) = self.pass(py, |setup, i, slot, last| slot.step(setup, ids[i], last))?;
+        let last = std::mem::take(&mut seen.last);
         let (obs, info) = self.assemble(py, seen)?;
         if stepped.iter().any(|s| s.terminated) {
             // Games that ended: their last observation and every seat's reward (zero rows for
             // the others).
-            let (size, seats) = (self.size, self.setup.spec.seats());
-            let mut last = vec![0f32; n * size];
+            let seats = self.setup.spec.seats();
             let mut rewards = vec![0f32; n * seats];
             for (i, s) in stepped.iter().enumerate().filter(|(_, s)| s.terminated) {
-                last[i * size..(i + 1) * size].copy_from_slice(&s.final_obs);
                 rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
             }
-            info.set_item("final_obs", last.into_pyarray(py).reshape([n, size])?)?;
+            info.set_item("final_obs", self.rows(py, last)?)?;
             info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
+        } else {
+            self.spare(last);
         }
         info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>().into_pyarray(py))?;
         let rewards = stepped.iter().map(|s| s.reward).collect::<Vec<_>>().into_pyarray(py).into_any();
@@ -416,6 +479,33 @@ impl Batch {
             slots.get(index).ok_or_else(|| value_error(format!("game {index}: the batch has {}", slots.len())))?;
         Ok(State { game: slot.game.clone_box(), spec: self.setup.spec.clone() })
     }
+}
+
+/// The process's pool of `threads` threads (0: one per core), shared by every batch that asks
+/// for that many (as rayon's global pool is shared: it lives as long as the process). The first
+/// pool a thread builds counts that thread as one of its own, so that the thread that steps a
+/// batch (Python's, usually) steps games too instead of waking a worker and waiting for it:
+/// on two cores, 1.4x the steps of a pool of two workers beside a waiting caller.
+/// One thread: none, the caller steps every game.
+fn pool(threads: usize) -> Result<Option<&'static rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
+    static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        k => k,
+    };
+    if threads == 1 {
+        return Ok(None);
+    }
+    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(&(_, pool)) = pools.iter().find(|(k, _)| *k == threads) {
+        return Ok(Some(pool));
+    }
+    let builder = || rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("batch-{i}"));
+    // A thread already in a pool cannot join another: that one's threads are all workers.
+    let pool = builder().use_current_thread().build().or_else(|_| builder().build())?;
+    let pool: &'static rayon::ThreadPool = Box::leak(Box::new(pool));
+    pools.push((threads, pool));
+    Ok(Some(pool))
 }
 
 /// The seeds a batch plays from: `(deal, [agent seed of each seat])` of game `index`'s

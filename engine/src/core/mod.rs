@@ -170,12 +170,13 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     fn action_label(&self, action: ActionId) -> String;
     /// Exactly what `seat` may know now.
     fn observation(&self, seat: Seat) -> Self::Observation;
-    /// The observation a seat's tensor is written from: [`Game::observation`] itself (the
-    /// default), or the same view without what the tensor never reads (the content's names
-    /// and texts, which its ids give), to spare their copies on a learner's hot path. The
-    /// conformance suite checks that both give one tensor.
-    fn tensor_observation(&self, seat: Seat) -> Self::Observation {
-        self.observation(seat)
+    /// A seat's tensor ([`Game::observation_tensor`] of its observation) written into `out`:
+    /// from [`Game::observation`] (the default), or by a game from a lighter view or straight
+    /// from the state, to spare a learner's hot path the observation's copies. The conformance
+    /// suite checks, in every position it meets, that it equals the tensor of the seat's whole
+    /// observation and that redrawing what the seat cannot see leaves it alone.
+    fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
+        Self::observation_tensor(self.params(), &self.observation(seat), out)
     }
     /// The observation as text a person can read.
     fn observation_text(&self, seat: Seat) -> String;

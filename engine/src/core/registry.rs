@@ -90,7 +90,7 @@ pub trait AnyGame: Send + Sync {
     fn write_observation_tensor(&self, seat: Seat, out: &mut [f32]);
     /// The tensor written from the seat's whole observation ([`Game::observation`]), as one
     /// rebuilt from the wire's: the same numbers as [`AnyGame::observation_tensor`], which a
-    /// game may write from a lighter view ([`Game::tensor_observation`]).
+    /// game may write from a lighter view or from the state ([`Game::write_tensor`]).
     fn observation_tensor_from_view(&self, seat: Seat) -> Vec<f32>;
     /// The concrete game (a [`Dyn<G>`]), for callers that work with the typed API.
     fn as_any(&self) -> &dyn std::any::Any;
@@ -154,10 +154,12 @@ impl<G: Game> AnyGame for Dyn<G> {
         self.0.metrics()
     }
     fn observation_tensor(&self, seat: Seat) -> Vec<f32> {
-        tensor_of::<G>(self.0.params(), &self.0.tensor_observation(seat))
+        let mut out = vec![0.0; tensor_size(&G::tensor_layout(self.0.params()))];
+        self.0.write_tensor(seat, &mut out);
+        out
     }
     fn write_observation_tensor(&self, seat: Seat, out: &mut [f32]) {
-        G::observation_tensor(self.0.params(), &self.0.tensor_observation(seat), out)
+        self.0.write_tensor(seat, out)
     }
     fn observation_tensor_from_view(&self, seat: Seat) -> Vec<f32> {
         tensor_of::<G>(self.0.params(), &self.0.observation(seat))

@@ -32,16 +32,18 @@ pub fn tensor_size(layout: &[TensorField]) -> usize {
 /// Writes an observation's fields into a caller's buffer, in the layout's order, each checked
 /// against its length.
 pub struct TensorWriter<'a> {
-    layout: Vec<TensorField>,
+    layout: &'a [TensorField],
     next: usize,
     data: &'a mut [f32],
     at: usize,
 }
 
 impl<'a> TensorWriter<'a> {
-    /// A writer of `layout` into `out`, whose length is the layout's size.
-    pub fn new(layout: Vec<TensorField>, out: &'a mut [f32]) -> TensorWriter<'a> {
-        assert_eq!(out.len(), tensor_size(&layout), "a tensor's buffer holds the layout's size");
+    /// A writer of `layout` into `out`, whose length is the layout's size: every number is
+    /// zeroed first (one pass, rather than a fill per field), then written field by field.
+    pub fn new(layout: &'a [TensorField], out: &'a mut [f32]) -> TensorWriter<'a> {
+        assert_eq!(out.len(), tensor_size(layout), "a tensor's buffer holds the layout's size");
+        out.fill(0.0);
         TensorWriter { layout, next: 0, data: out, at: 0 }
     }
 
@@ -69,11 +71,10 @@ impl<'a> TensorWriter<'a> {
         assert_eq!(written, size, "field `{name}`: its size in the layout");
     }
 
-    /// 1 at each index given, 0 elsewhere.
+    /// 1 at each index given, 0 elsewhere (as zeroed by [`TensorWriter::new`]).
     pub fn marks(&mut self, name: &str, indices: impl IntoIterator<Item = usize>) {
         let field = self.field(name);
         let size = field.len();
-        field.fill(0.0);
         for i in indices {
             assert!(i < size, "field `{name}`: index {i} of {size}");
             field[i] = 1.0;
@@ -95,7 +96,7 @@ mod tests {
         let layout = vec![TensorField { name: "a", size: 3, doc: "" }, TensorField { name: "b", size: 2, doc: "" }];
         assert_eq!(tensor_size(&layout), 5);
         let mut out = [7.0; 5];
-        let mut w = TensorWriter::new(layout, &mut out);
+        let mut w = TensorWriter::new(&layout, &mut out);
         w.marks("a", [0, 2]);
         w.values("b", [0.5, 0.25]);
         w.finish();

@@ -16,7 +16,7 @@ mod setup;
 pub mod tensor;
 mod turn;
 
-use crate::core::{ActionId, Detail, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
+use crate::core::{ActionId, DrawPile, Game, Metric, Outcome, Pile, Seat, SmallRng, TensorField, fresh_chance};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::Arc;
@@ -347,15 +347,15 @@ impl Game for Expedition {
     }
 
     fn observation(&self, seat: Seat) -> Observation {
-        self.observe(seat, Detail::Full)
+        self.observe(seat)
     }
 
-    fn tensor_observation(&self, seat: Seat) -> Observation {
-        self.observe(seat, Detail::Ids)
+    fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
+        tensor::write_for(self, seat, out)
     }
 
     fn observation_text(&self, seat: Seat) -> String {
-        observe::render(&self.observe(seat, Detail::Full))
+        observe::render(&self.observe(seat))
     }
 
     fn from_observation(params: &ExpeditionParams, observation: &Observation) -> Result<Self, String> {

@@ -7,7 +7,7 @@
 
 use super::content::{CardKind, Content, TileKind, WILD_TEXT};
 use super::{DiscoveryRule, Expedition, ExpeditionParams, Face, NONE, ScoreBreakdown, Step, Tool};
-use crate::core::{Detail, DrawPile, Pile, Seat, SmallRng, fresh_chance, redraw_shuffle};
+use crate::core::{DrawPile, Pile, Seat, SmallRng, fresh_chance, redraw_shuffle};
 use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -148,27 +148,28 @@ pub struct Observation {
     pub final_scores: Option<Vec<FinalScore>>,
 }
 
-fn tile_view(c: &Content, t: u8, detail: Detail) -> TileView {
+fn tile_view(c: &Content, t: u8) -> TileView {
     let tile = &c.tiles[t as usize];
-    match detail {
-        Detail::Full => TileView { id: t, name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() },
-        Detail::Ids => TileView { id: t, name: String::new(), kind: tile.kind, tools: Vec::new() },
-    }
+    TileView { id: t, name: tile.name.clone(), kind: tile.kind, tools: tile.tools.clone() }
+}
+
+/// The id a card shows by: its own, or for a Dice card that of the first Dice card of the
+/// content (they are identical: none can be told from another).
+pub(crate) fn shown_card(c: &Content, k: u8) -> u8 {
+    if c.is_dice(k) { c.dice_cards.trailing_zeros() as u8 } else { k }
+}
+
+/// A set of cards as a seat sees it: [`shown_card`] of each.
+pub(crate) fn shown_cards(c: &Content, cards: u64) -> u64 {
+    let dice = cards & c.dice_cards;
+    if dice == 0 { cards } else { (cards & !dice) | 1 << c.dice_cards.trailing_zeros() }
 }
 
 /// A card as a seat sees it. Dice cards are identical, so one shows by its kind alone: its id
 /// is that of the first Dice card of the content, whichever it is.
-fn card_view(c: &Content, k: u8, discovery: DiscoveryRule, detail: Detail) -> CardView {
+fn card_view(c: &Content, k: u8, discovery: DiscoveryRule) -> CardView {
     let card = &c.cards[k as usize];
-    let k = if c.is_dice(k) { c.dice_cards.trailing_zeros() as u8 } else { k };
-    if detail == Detail::Ids {
-        let (kind, coins) = match card.kind {
-            CardKind::Mission { coins, .. } => (CardClass::Mission, coins),
-            CardKind::Discovery { .. } => (CardClass::Discovery, 0),
-            CardKind::Dice => (CardClass::Dice, 0),
-        };
-        return CardView { id: k, name: String::new(), kind, tiles: Vec::new(), coins };
-    }
+    let k = shown_card(c, k);
     let name = |t: u8| c.tiles[t as usize].name.clone();
     match card.kind {
         CardKind::Mission { tiles, coins } => CardView {
@@ -200,11 +201,11 @@ fn card_line(v: &CardView) -> String {
 
 /// The set bits of a mask, lowest first (as many as it has set: a vector of them is
 /// allocated once).
-fn bits(m: u64) -> Bits {
+pub(crate) fn bits(m: u64) -> Bits {
     Bits(m)
 }
 
-struct Bits(u64);
+pub(crate) struct Bits(u64);
 
 impl Iterator for Bits {
     type Item = u8;
@@ -227,40 +228,23 @@ impl Iterator for Bits {
 impl ExactSizeIterator for Bits {}
 
 impl Expedition {
-    pub(crate) fn observe(&self, seat: Seat, detail: Detail) -> Observation {
-        let c = &*self.shared.content;
-        let rule = self.shared.params.discovery_cards;
-        let view = |k: u8| card_view(c, k, rule, detail);
-        let tile_view = |t: u8| tile_view(c, t, detail);
-        let over = self.step == Step::Over;
-        let n = self.n as usize;
-        let outcome = over.then(|| self.final_outcome());
-        let seats = (0..n)
-            .map(|s| {
-                let p = &self.players[s];
-                let places = p.done.iter().filter(|&&t| c.is_place(t)).count() as i32;
-                let printed = super::PRINTED_COINS - (p.done.len() >= super::BOARD_SPACES) as i32;
-                let ch = &c.characters[p.character as usize];
-                SeatView {
-                    seat: s as u8,
-                    turn_position: self.turn_position(s) as u8,
-                    character_id: p.character,
-                    character: if detail == Detail::Full { ch.name.clone() } else { String::new() },
-                    favourite: ch.favourite,
-                    torch_lit: p.torch_lit,
-                    tools: ToolCounts::from_array(p.tools),
-                    tiles: p.tiles.iter().map(|&t| tile_view(t)).collect(),
-                    discoveries: p.done.iter().map(|&t| tile_view(t)).collect(),
-                    coins_visible: (printed + places) as u8,
-                    score: p.score,
-                    cards_held: p.cards.count_ones() as u8,
-                    cards: (over || s == seat.index()).then(|| bits(p.cards).map(view).collect()),
-                    cards_seen_taken: bits(p.known).map(view).collect(),
-                }
-            })
-            .collect();
+    /// Does `viewer` see the cards `seat` holds? Its own, and everyone's once the game is over.
+    pub(crate) fn shows_cards(&self, viewer: Seat, seat: usize) -> bool {
+        self.step == Step::Over || seat == viewer.index()
+    }
+
+    /// Lost Coins visible on `seat`'s board: the printed ones not covered, and Place backs.
+    pub(crate) fn coins_visible(&self, seat: usize) -> u8 {
+        let (c, p) = (&*self.shared.content, &self.players[seat]);
+        let places = p.done.iter().filter(|&&t| c.is_place(t)).count() as i32;
+        let printed = super::PRINTED_COINS - (p.done.len() >= super::BOARD_SPACES) as i32;
+        (printed + places) as u8
+    }
+
+    /// What the player to move must put back first, if anything.
+    pub(crate) fn returning(&self) -> Option<Returning> {
         let cur = &self.players[self.current as usize];
-        let returning = if over {
+        if self.step == Step::Over {
             None
         } else if cur.tiles.len() > super::TILE_LIMIT {
             Some(Returning::Tile)
@@ -268,7 +252,39 @@ impl Expedition {
             Some(Returning::Tool)
         } else {
             None
-        };
+        }
+    }
+
+    pub(crate) fn observe(&self, seat: Seat) -> Observation {
+        let c = &*self.shared.content;
+        let rule = self.shared.params.discovery_cards;
+        let view = |k: u8| card_view(c, k, rule);
+        let tile_view = |t: u8| tile_view(c, t);
+        let over = self.step == Step::Over;
+        let n = self.n as usize;
+        let outcome = over.then(|| self.final_outcome());
+        let seats = (0..n)
+            .map(|s| {
+                let p = &self.players[s];
+                let ch = &c.characters[p.character as usize];
+                SeatView {
+                    seat: s as u8,
+                    turn_position: self.turn_position(s) as u8,
+                    character_id: p.character,
+                    character: ch.name.clone(),
+                    favourite: ch.favourite,
+                    torch_lit: p.torch_lit,
+                    tools: ToolCounts::from_array(p.tools),
+                    tiles: p.tiles.iter().map(|&t| tile_view(t)).collect(),
+                    discoveries: p.done.iter().map(|&t| tile_view(t)).collect(),
+                    coins_visible: self.coins_visible(s),
+                    score: p.score,
+                    cards_held: p.cards.count_ones() as u8,
+                    cards: self.shows_cards(seat, s).then(|| bits(p.cards).map(view).collect()),
+                    cards_seen_taken: bits(p.known).map(view).collect(),
+                }
+            })
+            .collect();
         Observation {
             seat: seat.0,
             players: self.n,
@@ -276,7 +292,7 @@ impl Expedition {
             first_player: self.first,
             to_move: (!over).then_some(self.current),
             step: self.step,
-            returning,
+            returning: self.returning(),
             round: self.round,
             max_rounds: self.shared.params.max_rounds(),
             last_round: self.last_round,

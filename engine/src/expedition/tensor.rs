@@ -2,19 +2,29 @@
 //! Seats are relative to the observer (slot 0 is the observer, slot k the k-th player after
 //! it clockwise); tile fields have one entry per tile of the content set (T), card fields one
 //! per card (K: Missions, Discovery cards, then Dice cards — all Dice cards show as the first).
+//!
+//! A tensor is written from the facts of [`Facts`], gathered either from a seat's observation
+//! or straight from the state for that seat (a learner's hot path: no observation is built).
+//! The conformance suite checks, in every position it meets, that both give one tensor, and
+//! that redrawing what the seat cannot see changes neither.
 
-use super::observe::Observation;
-use super::{ExpeditionParams, Face, HQ_COLUMNS, Returning, Step};
-use crate::core::{TensorField, TensorWriter};
+use super::observe::{Observation, bits, shown_cards};
+use super::{Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, NONE, Returning, Step};
+use crate::core::{Seat, TensorField, TensorWriter};
 
 const SEATS: usize = 4;
 
 /// The fields, in order, for the content set of `p`.
 pub fn layout(p: &ExpeditionParams) -> Vec<TensorField> {
     let c = p.content.get();
-    let (t, k) = (c.tiles.len(), c.cards.len());
+    fields(c.tiles.len(), c.cards.len()).to_vec()
+}
+
+/// The fields, in order, for a content set of `t` tiles and `k` cards (on the stack: a tensor
+/// written from a state allocates nothing).
+fn fields(t: usize, k: usize) -> [TensorField; 25] {
     let f = |name, size, doc| TensorField { name, size, doc };
-    vec![
+    [
         f("players", 3, "2, 3 or 4 players (one-hot)"),
         f("dice_game", 1, "1 in the dice game, 0 in the no-dice variant"),
         f("to_move", SEATS + 1, "the relative seat to move, or none (last)"),
@@ -47,13 +57,195 @@ pub fn layout(p: &ExpeditionParams) -> Vec<TensorField> {
     ]
 }
 
+/// What one seat's tensor reads, in fixed-size form: sets of tiles and cards as bit sets of
+/// their ids (cards as shown: every Dice card as the first), empty spaces as [`NONE`].
+struct Facts {
+    seat: u8,
+    players: u8,
+    dice_game: bool,
+    to_move: Option<u8>,
+    first_player: u8,
+    step: Step,
+    returning: Option<Returning>,
+    die: Option<Face>,
+    round: u16,
+    max_rounds: u16,
+    last_round: bool,
+    coin_bonus: u8,
+    completed_this_turn: u8,
+    pile_count: u8,
+    deck_count: u8,
+    pile_top_is_place: Option<bool>,
+    pile_bottom: u64,
+    hq_tiles: [u8; HQ_COLUMNS],
+    /// Each column's tools, counted by kind.
+    hq_tools: [[u8; 4]; HQ_COLUMNS],
+    bag: [u8; 4],
+    face_up: [u8; FACE_UP],
+    out_of_play_tiles: u8,
+    out_of_play_cards: u8,
+    out_of_play_tools: [u8; 4],
+    /// By seat (absolute), the first `players` of them.
+    seats: [SeatFacts; SEATS],
+}
+
+#[derive(Clone, Copy, Default)]
+struct SeatFacts {
+    turn_position: u8,
+    favourite: usize,
+    torch_lit: bool,
+    tools: [u8; 4],
+    tiles: u64,
+    discoveries: u64,
+    coins_visible: u8,
+    score: i32,
+    cards_held: u8,
+    /// The cards held, where the seat sees them (else none).
+    cards: u64,
+    cards_seen_taken: u64,
+}
+
+/// A bit set of ids (an id past 63 is in none: the writer then finds it out of its field).
+fn set(ids: impl IntoIterator<Item = u8>) -> u64 {
+    ids.into_iter().fold(0, |m, id| m | 1u64.checked_shl(u32::from(id)).unwrap_or(0))
+}
+
+impl Facts {
+    fn of_observation(o: &Observation) -> Facts {
+        let mut seats = [SeatFacts::default(); SEATS];
+        for v in &o.seats {
+            if let Some(s) = seats.get_mut(usize::from(v.seat)) {
+                *s = SeatFacts {
+                    turn_position: v.turn_position,
+                    favourite: v.favourite.index(),
+                    torch_lit: v.torch_lit,
+                    tools: v.tools.to_array(),
+                    tiles: set(v.tiles.iter().map(|t| t.id)),
+                    discoveries: set(v.discoveries.iter().map(|t| t.id)),
+                    coins_visible: v.coins_visible,
+                    score: v.score,
+                    cards_held: v.cards_held,
+                    cards: set(v.cards.iter().flatten().map(|k| k.id)),
+                    cards_seen_taken: set(v.cards_seen_taken.iter().map(|k| k.id)),
+                };
+            }
+        }
+        let mut hq_tiles = [NONE; HQ_COLUMNS];
+        let mut hq_tools = [[0; 4]; HQ_COLUMNS];
+        for (col, v) in o.hq.iter().enumerate().take(HQ_COLUMNS) {
+            hq_tiles[col] = v.tile.as_ref().map_or(NONE, |t| t.id);
+            for tool in &v.tools {
+                hq_tools[col][tool.index()] += 1;
+            }
+        }
+        let mut face_up = [NONE; FACE_UP];
+        for (space, v) in face_up.iter_mut().zip(&o.face_up) {
+            *space = v.as_ref().map_or(NONE, |k| k.id);
+        }
+        Facts {
+            seat: o.seat,
+            players: o.players,
+            dice_game: o.dice_game,
+            to_move: o.to_move,
+            first_player: o.first_player,
+            step: o.step,
+            returning: o.returning,
+            die: o.die,
+            round: o.round,
+            max_rounds: o.max_rounds,
+            last_round: o.last_round,
+            coin_bonus: o.coin_bonus,
+            completed_this_turn: o.completed_this_turn,
+            pile_count: o.pile_count,
+            deck_count: o.deck_count,
+            pile_top_is_place: o.pile_top_is_place,
+            pile_bottom: set(o.pile_bottom.iter().map(|t| t.id)),
+            hq_tiles,
+            hq_tools,
+            bag: o.bag.to_array(),
+            face_up,
+            out_of_play_tiles: o.out_of_play_tiles,
+            out_of_play_cards: o.out_of_play_cards,
+            out_of_play_tools: o.out_of_play_tools.to_array(),
+            seats,
+        }
+    }
+
+    /// The facts `seat`'s observation shows, read from the state: what it may see is decided
+    /// by the methods its observation is built with ([`Expedition::shows_cards`], ...).
+    fn of_state(g: &Expedition, seat: Seat) -> Facts {
+        let c = &*g.shared.content;
+        let over = g.step == Step::Over;
+        let mut seats = [SeatFacts::default(); SEATS];
+        for (s, (v, p)) in seats.iter_mut().zip(&g.players).enumerate().take(usize::from(g.n)) {
+            *v = SeatFacts {
+                turn_position: g.turn_position(s) as u8,
+                favourite: c.characters[usize::from(p.character)].favourite.index(),
+                torch_lit: p.torch_lit,
+                tools: p.tools,
+                tiles: set(p.tiles.iter().copied()),
+                discoveries: set(p.done.iter().copied()),
+                coins_visible: g.coins_visible(s),
+                score: p.score,
+                cards_held: p.cards.count_ones() as u8,
+                cards: if g.shows_cards(seat, s) { shown_cards(c, p.cards) } else { 0 },
+                cards_seen_taken: shown_cards(c, p.known),
+            };
+        }
+        let mut hq_tools = [[0; 4]; HQ_COLUMNS];
+        for (counts, tools) in hq_tools.iter_mut().zip(&g.hq_tools) {
+            for &t in tools.iter().filter(|&&t| t != NONE) {
+                counts[usize::from(t)] += 1;
+            }
+        }
+        Facts {
+            seat: seat.0,
+            players: g.n,
+            dice_game: g.shared.params.dice,
+            to_move: (!over).then_some(g.current),
+            first_player: g.first,
+            step: g.step,
+            returning: g.returning(),
+            die: g.die,
+            round: g.round,
+            max_rounds: g.shared.params.max_rounds(),
+            last_round: g.last_round,
+            coin_bonus: g.coin_bonus,
+            completed_this_turn: g.completed,
+            pile_count: g.pile.len() as u8,
+            deck_count: g.deck.len() as u8,
+            pile_top_is_place: g.pile.top().map(|t| c.is_place(t)),
+            pile_bottom: set(g.pile.known_bottom().iter().copied()),
+            hq_tiles: g.hq_tile,
+            hq_tools,
+            bag: g.bag,
+            face_up: g.face_up.map(|k| if k == NONE { NONE } else { super::observe::shown_card(c, k) }),
+            out_of_play_tiles: g.boxed_tiles.count_ones() as u8,
+            out_of_play_cards: g.boxed_cards.count_ones() as u8,
+            out_of_play_tools: g.boxed_tools,
+            seats,
+        }
+    }
+}
+
 /// The observation as numbers.
 pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
     let c = p.content.get();
-    let (t, k) = (c.tiles.len(), c.cards.len());
-    let n = usize::from(o.players).max(1);
+    write(&fields(c.tiles.len(), c.cards.len()), c.tiles.len(), c.cards.len(), &Facts::of_observation(o), out);
+}
+
+/// `seat`'s tensor written straight from the state: the same numbers as [`encode`] of its
+/// observation, with no observation built.
+pub(crate) fn write_for(g: &Expedition, seat: Seat, out: &mut [f32]) {
+    let (t, k) = (g.shared.content.tiles.len(), g.shared.content.cards.len());
+    write(&fields(t, k), t, k, &Facts::of_state(g, seat), out);
+}
+
+fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32]) {
+    let n = usize::from(o.players).clamp(1, SEATS);
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
-    let mut w = TensorWriter::new(layout(p), out);
+    let relative: [usize; SEATS] = std::array::from_fn(|s| rel(s as u8));
+    let mut w = TensorWriter::new(layout, out);
     w.marks("players", [usize::from(o.players).clamp(2, 4) - 2]);
     w.values("dice_game", [f32::from(u8::from(o.dice_game))]);
     w.marks("to_move", [o.to_move.map_or(SEATS, rel)]);
@@ -95,24 +287,18 @@ pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
         ],
     );
     w.marks("pile_top_place", o.pile_top_is_place.map(|place| if place { 0 } else { 1 }));
-    w.marks("pile_bottom", o.pile_bottom.iter().map(|v| usize::from(v.id)));
+    w.marks("pile_bottom", bits(o.pile_bottom).map(usize::from));
     w.marks(
         "hq_tiles",
-        o.hq.iter().enumerate().filter_map(|(col, v)| v.tile.as_ref().map(|tile| col * t + usize::from(tile.id))),
+        o.hq_tiles.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(col, &id)| col * t + usize::from(id)),
     );
-    let mut hq_tools = [0.0f32; HQ_COLUMNS * 4];
-    for (col, v) in o.hq.iter().enumerate().take(HQ_COLUMNS) {
-        for tool in &v.tools {
-            hq_tools[col * 4 + tool.index()] += 1.0 / 3.0;
-        }
-    }
-    w.values("hq_tools", hq_tools);
-    w.values("bag", o.bag.to_array().map(|x| f32::from(x) / 20.0));
+    w.values("hq_tools", o.hq_tools.as_flattened().iter().map(|&x| f32::from(x) / 3.0));
+    w.values("bag", o.bag.map(|x| f32::from(x) / 20.0));
     w.marks(
         "face_up",
-        o.face_up.iter().enumerate().filter_map(|(i, v)| v.as_ref().map(|card| i * k + usize::from(card.id))),
+        o.face_up.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(i, &id)| i * k + usize::from(id)),
     );
-    let out = o.out_of_play_tools.to_array();
+    let out = o.out_of_play_tools;
     w.values(
         "out_of_play",
         [
@@ -124,40 +310,31 @@ pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
             f32::from(out[3]) / 20.0,
         ],
     );
+    let seats = || relative.iter().copied().zip(&o.seats).take(n);
     w.marks("seat_present", 0..n);
-    w.marks("seat_position", o.seats.iter().map(|s| rel(s.seat) * SEATS + usize::from(s.turn_position).min(3)));
-    w.marks("seat_favourite", o.seats.iter().map(|s| rel(s.seat) * 4 + s.favourite.index()));
-    w.marks("seat_torch", o.seats.iter().filter(|s| s.torch_lit).map(|s| rel(s.seat)));
+    w.marks("seat_position", seats().map(|(r, s)| r * SEATS + usize::from(s.turn_position).min(3)));
+    w.marks("seat_favourite", seats().map(|(r, s)| r * 4 + s.favourite));
+    w.marks("seat_torch", seats().filter(|(_, s)| s.torch_lit).map(|(r, _)| r));
     let mut tools = [0.0f32; SEATS * 4];
-    for s in &o.seats {
-        for (i, x) in s.tools.to_array().iter().enumerate() {
-            tools[rel(s.seat) * 4 + i] = f32::from(*x) / 6.0;
+    for (r, s) in seats() {
+        for (i, x) in s.tools.iter().enumerate() {
+            tools[r * 4 + i] = f32::from(*x) / 6.0;
         }
     }
     w.values("seat_tools", tools);
-    w.marks(
-        "seat_tiles",
-        o.seats.iter().flat_map(|s| s.tiles.iter().map(move |v| rel(s.seat) * t + usize::from(v.id))),
-    );
-    w.marks(
-        "seat_discoveries",
-        o.seats.iter().flat_map(|s| s.discoveries.iter().map(move |v| rel(s.seat) * t + usize::from(v.id))),
-    );
+    w.marks("seat_tiles", seats().flat_map(|(r, s)| bits(s.tiles).map(move |id| r * t + usize::from(id))));
+    w.marks("seat_discoveries", seats().flat_map(|(r, s)| bits(s.discoveries).map(move |id| r * t + usize::from(id))));
     let mut counts = [0.0f32; SEATS * 3];
-    for s in &o.seats {
-        let r = rel(s.seat) * 3;
-        counts[r] = f32::from(s.coins_visible) / 20.0;
-        counts[r + 1] = s.score as f32 / 100.0;
-        counts[r + 2] = f32::from(s.cards_held) / 10.0;
+    for (r, s) in seats() {
+        counts[r * 3] = f32::from(s.coins_visible) / 20.0;
+        counts[r * 3 + 1] = s.score as f32 / 100.0;
+        counts[r * 3 + 2] = f32::from(s.cards_held) / 10.0;
     }
     w.values("seat_counts", counts);
-    w.marks(
-        "seat_cards",
-        o.seats.iter().flat_map(|s| s.cards.iter().flatten().map(move |v| rel(s.seat) * k + usize::from(v.id))),
-    );
+    w.marks("seat_cards", seats().flat_map(|(r, s)| bits(s.cards).map(move |id| r * k + usize::from(id))));
     w.marks(
         "seat_cards_seen",
-        o.seats.iter().flat_map(|s| s.cards_seen_taken.iter().map(move |v| rel(s.seat) * k + usize::from(v.id))),
+        seats().flat_map(|(r, s)| bits(s.cards_seen_taken).map(move |id| r * k + usize::from(id))),
     );
     w.finish();
 }

@@ -758,8 +758,8 @@ impl Game for Journey {
         observation::observe(self, seat.0, Detail::Full)
     }
 
-    fn tensor_observation(&self, seat: Seat) -> JourneyObservation {
-        observation::observe(self, seat.0, Detail::Ids)
+    fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
+        Self::observation_tensor(self.params(), &observation::observe(self, seat.0, Detail::Ids), out)
     }
 
     fn observation_text(&self, seat: Seat) -> String {

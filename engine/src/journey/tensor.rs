@@ -118,7 +118,8 @@ pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
     let idx = |cards: &[Card]| cards.iter().map(|c| c.index()).collect::<Vec<_>>();
     let one = |c: Option<Card>| c.map(|c| c.index());
-    let mut w = TensorWriter::new(layout(p), out);
+    let layout = layout(p);
+    let mut w = TensorWriter::new(&layout, out);
     let mut satchels = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     for t in &o.travellers {
         satchels[rel(t.seat)] = idx(&t.satchel);
