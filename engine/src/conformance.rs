@@ -220,6 +220,10 @@ fn check_views(
             "{}",
             seen("the tensor written from its whole observation differs from the game's own")
         );
+        // A reused buffer (a learner's batch row) is written whole: nothing of what it held stays.
+        let mut reused = vec![f32::NAN; width];
+        g.write_observation_tensor(seat, &mut reused);
+        ensure!(reused == tensor, "{}", seen("a tensor written over a used buffer keeps some of its numbers"));
         let mut d = g.determinize(seat, rng);
         ensure!(d.observation_json(seat) == o, "{}", seen("a determinisation changed its observation"));
         ensure!(d.observation_tensor(seat) == tensor, "{}", seen("a determinisation changed its tensor"));

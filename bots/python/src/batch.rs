@@ -202,8 +202,8 @@ const SPARES: usize = 4;
 
 /// A step's observations, owned by the numpy array that shows them (its base object): when
 /// Python drops the array, the buffer goes back to the batch's spares. Every number of a reused
-/// buffer is written again (the tensor writer writes every field whole; the conformance suite
-/// checks it over a buffer of NaNs).
+/// buffer is written again (the conformance suite checks a tensor written over a buffer of
+/// NaNs).
 #[pyclass(module = "tabletop_arena", frozen)]
 struct Observations {
     rows: Mutex<Option<Array2<f32>>>,
@@ -214,11 +214,16 @@ impl Drop for Observations {
     fn drop(&mut self) {
         let rows = self.rows.get_mut().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((buffer, _)) = rows.map(Array2::into_raw_vec_and_offset) {
-            let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
-            if spares.len() < SPARES {
-                spares.push(buffer);
-            }
+            give_back(&self.spares, buffer);
         }
+    }
+}
+
+/// A buffer no array shows any more, back to the spares (if they have room).
+fn give_back(spares: &Spares, buffer: Vec<f32>) {
+    let mut spares = spares.lock().unwrap_or_else(|p| p.into_inner());
+    if spares.len() < SPARES {
+        spares.push(buffer);
     }
 }
 
@@ -324,10 +329,7 @@ impl Batch {
 
     /// A buffer not handed to Python, back to the spares.
     fn spare(&self, buffer: Vec<f32>) {
-        let mut spares = self.spares.lock().unwrap_or_else(|p| p.into_inner());
-        if spares.len() < SPARES {
-            spares.push(buffer);
-        }
+        give_back(&self.spares, buffer);
     }
 
     fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -485,8 +487,8 @@ impl Batch {
 /// for that many (as rayon's global pool is shared: it lives as long as the process). The first
 /// pool a thread builds counts that thread as one of its own, so that the thread that steps a
 /// batch (Python's, usually) steps games too instead of waking a worker and waiting for it:
-/// on two cores, 1.4x the steps of a pool of two workers beside a waiting caller.
-/// One thread: none, the caller steps every game.
+/// on two cores, 1.4x the steps of a pool of two workers beside a waiting caller. For one
+/// thread there is no pool: the caller steps every game.
 fn pool(threads: usize) -> Result<Option<&'static rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
     static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
     let threads = match threads {
