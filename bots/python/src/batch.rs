@@ -153,7 +153,7 @@ impl Slot {
     }
 
     /// One learner action; the others' seats played; at the end, the learner's last tensor
-    /// written into `last` (zeros if the game goes on) and the next deal.
+    /// written into `last` (a row of zeros, left as it is if the game goes on) and the next deal.
     fn step(&mut self, setup: &Setup, action: ActionId, last: &mut [f32]) -> Result<Stepped, String> {
         let mover = self.seat();
         let mut out = Stepped::default();
@@ -181,8 +181,6 @@ impl Slot {
         if out.terminated {
             self.game.write_observation_tensor(mover, last);
             *self = setup.deal(self.index, self.episode + 1)?;
-        } else {
-            last.fill(0.0);
         }
         Ok(out)
     }
@@ -194,36 +192,57 @@ type Steps<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Boun
 /// Observation buffers whose arrays Python has let go of, ready for another step: a batch's
 /// observations are large (256 games of expedition: 900 KB), and a fresh buffer each step costs
 /// more in the kernel's page faults and in zeroing than the games' steps themselves.
-type Spares = Arc<Mutex<Vec<Vec<f32>>>>;
+type Spares = Arc<Mutex<Pools>>;
 
-/// At most this many spare buffers are kept (a learner that holds on to every step's
-/// observations gets fresh ones).
+/// The spare buffers, by what they hold.
+#[derive(Default)]
+struct Pools {
+    /// Any numbers: for the observations, whose every number a pass writes again (the
+    /// conformance suite checks a tensor written over a buffer of NaNs).
+    written: Vec<Vec<f32>>,
+    /// Only zeros: for the last observations, of which a pass writes only the rows of the
+    /// games that ended (most steps, none).
+    zeroed: Vec<Vec<f32>>,
+}
+
+/// At most this many spare buffers of each kind are kept (a learner that holds on to every
+/// step's observations gets fresh ones).
 const SPARES: usize = 4;
 
 /// A step's observations, owned by the numpy array that shows them (its base object): when
-/// Python drops the array, the buffer goes back to the batch's spares. Every number of a reused
-/// buffer is written again (the conformance suite checks a tensor written over a buffer of
-/// NaNs).
+/// Python drops the array, the buffer goes back to the batch's spares.
 #[pyclass(module = "tabletop_arena", frozen)]
 struct Observations {
     rows: Mutex<Option<Array2<f32>>>,
+    /// For last observations: the rows written (the games that ended). They are zeroed again
+    /// when the buffer comes back, the other rows being zeros still: Python's array of them is
+    /// read-only.
+    ended: Option<Vec<usize>>,
     spares: Spares,
 }
 
 impl Drop for Observations {
     fn drop(&mut self) {
         let rows = self.rows.get_mut().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some((buffer, _)) = rows.map(Array2::into_raw_vec_and_offset) {
-            give_back(&self.spares, buffer);
+        let Some(rows) = rows else { return };
+        let size = rows.ncols();
+        let (mut buffer, _) = rows.into_raw_vec_and_offset();
+        if let Some(ended) = &self.ended {
+            for &i in ended {
+                buffer[i * size..(i + 1) * size].fill(0.0);
+            }
         }
+        give_back(&self.spares, buffer, self.ended.is_some());
     }
 }
 
-/// A buffer no array shows any more, back to the spares (if they have room).
-fn give_back(spares: &Spares, buffer: Vec<f32>) {
-    let mut spares = spares.lock().unwrap_or_else(|p| p.into_inner());
-    if spares.len() < SPARES {
-        spares.push(buffer);
+/// A buffer no array shows any more, back to the spares (if they have room): to those of
+/// zeros if `zeroed`.
+fn give_back(spares: &Spares, buffer: Vec<f32>, zeroed: bool) {
+    let mut pools = spares.lock().unwrap_or_else(|p| p.into_inner());
+    let pool = if zeroed { &mut pools.zeroed } else { &mut pools.written };
+    if pool.len() < SPARES {
+        pool.push(buffer);
     }
 }
 
@@ -279,7 +298,7 @@ impl Batch {
         };
         let pool = self.pool;
         let mut seen =
-            Observed { obs: self.buffer(n * rows), mask: vec![false; n * masks], last: self.buffer(n * rows) };
+            Observed { obs: self.buffer(n * rows), mask: vec![false; n * masks], last: self.zeros(n * rows) };
         let (out, seen) = py.detach(|| match pool {
             Some(pool) => pool.install(|| {
                 let out = slots
@@ -308,28 +327,45 @@ impl Batch {
         Ok((out.map_err(PyRuntimeError::new_err)?, seen))
     }
 
-    /// A buffer of `n` numbers (a tensor per game): a spare one, or a new one.
+    /// A buffer of `n` numbers (a tensor per game) to be written whole: a spare one, or a new
+    /// one.
     fn buffer(&self, n: usize) -> Vec<f32> {
-        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let mut pools = self.spares.lock().unwrap_or_else(|p| p.into_inner());
+        let spare = pools.written.pop().or_else(|| pools.zeroed.pop());
+        spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
+    }
+
+    /// A buffer of `n` zeros: a spare one, or a new one.
+    fn zeros(&self, n: usize) -> Vec<f32> {
+        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).zeroed.pop();
         spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
     }
 
     /// A buffer of a tensor per game as an `n x tensor` numpy array, which owns it: the
-    /// buffer comes back to the spares when Python drops the array.
-    fn rows<'py>(&self, py: Python<'py>, buffer: Vec<f32>) -> PyResult<Bound<'py, PyAny>> {
+    /// buffer comes back to the spares when Python drops the array. With `ended` (the rows
+    /// written in a buffer of zeros), the array is read-only, and those rows are zeroed again
+    /// when it comes back.
+    fn rows<'py>(&self, py: Python<'py>, buffer: Vec<f32>, ended: Option<Vec<usize>>) -> PyResult<Bound<'py, PyAny>> {
+        let read_only = ended.is_some();
         let rows = Array2::from_shape_vec((buffer.len() / self.size, self.size), buffer).map_err(value_error)?;
-        let owner = Bound::new(py, Observations { rows: Mutex::new(Some(rows)), spares: self.spares.clone() })?;
+        let owner = Bound::new(py, Observations { rows: Mutex::new(Some(rows)), ended, spares: self.spares.clone() })?;
         let guard = owner.get().rows.lock().unwrap_or_else(|p| p.into_inner());
         let rows = guard.as_ref().ok_or_else(|| PyRuntimeError::new_err("observations already given back"))?;
         // SAFETY: the array shows the memory of `rows`, owned by `owner`, its base object, which
         // lives as long as the array; `rows` is never reallocated nor moved out until `owner` is
         // dropped (the buffer then goes to the spares, the array being gone).
-        Ok(unsafe { PyArray2::borrow_from_array(rows, owner.clone().into_any()) }.into_any())
+        let array = unsafe { PyArray2::borrow_from_array(rows, owner.clone().into_any()) }.into_any();
+        if read_only {
+            let flags = PyDict::new(py);
+            flags.set_item("write", false)?;
+            array.call_method("setflags", (), Some(&flags))?;
+        }
+        Ok(array)
     }
 
-    /// A buffer not handed to Python, back to the spares.
-    fn spare(&self, buffer: Vec<f32>) {
-        give_back(&self.spares, buffer);
+    /// A buffer not handed to Python, back to the spares: to those of zeros if `zeroed`.
+    fn spare(&self, buffer: Vec<f32>, zeroed: bool) {
+        give_back(&self.spares, buffer, zeroed);
     }
 
     fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
@@ -341,7 +377,7 @@ impl Batch {
     /// threads.
     fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let (_, mut seen) = self.pass(py, |_, _, _, _| Ok(()))?;
-        self.spare(std::mem::take(&mut seen.last));
+        self.spare(std::mem::take(&mut seen.last), true);
         self.assemble(py, seen)
     }
 
@@ -354,7 +390,7 @@ impl Batch {
         info.set_item("action_mask", seen.mask.into_pyarray(py).reshape([n, self.actions])?)?;
         info.set_item("seat", slots.iter().map(|s| i64::from(s.seat().0)).collect::<Vec<_>>().into_pyarray(py))?;
         info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>().into_pyarray(py))?;
-        Ok((self.rows(py, seen.obs)?, info))
+        Ok((self.rows(py, seen.obs, None)?, info))
     }
 }
 
@@ -413,7 +449,7 @@ impl Batch {
             *slot = setup.deal(i as u64, 0)?;
             Ok(())
         })?;
-        self.spare(std::mem::take(&mut seen.last));
+        self.spare(std::mem::take(&mut seen.last), true);
         self.assemble(py, seen)
     }
 
@@ -463,10 +499,11 @@ impl Batch {
             for (i, s) in stepped.iter().enumerate().filter(|(_, s)| s.terminated) {
                 rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
             }
-            info.set_item("final_obs", self.rows(py, last)?)?;
+            let ended = stepped.iter().enumerate().filter(|(_, s)| s.terminated).map(|(i, _)| i).collect();
+            info.set_item("final_obs", self.rows(py, last, Some(ended))?)?;
             info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
         } else {
-            self.spare(last);
+            self.spare(last, true);
         }
         info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>().into_pyarray(py))?;
         let rewards = stepped.iter().map(|s| s.reward).collect::<Vec<_>>().into_pyarray(py).into_any();

@@ -60,6 +60,10 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
             played[(i, episode[i])][1].append(actions[i])
         obs, rewards, terminations, truncations, info = envs.step(actions)
         assert not truncations.any()
+        if terminations.any():
+            # Last observations only for the games that ended (their buffers are used again).
+            assert not info["final_obs"].flags.writeable
+            assert not info["final_obs"][~terminations].any(), "the rows of games that go on are zeros"
         for i in np.flatnonzero(terminations):
             ended.append((i, episode[i], info["final_obs"][i].copy(), float(rewards[i]), info["final_rewards"][i].copy()))
             episode[i] += 1

@@ -81,6 +81,22 @@ impl<'a> TensorWriter<'a> {
         }
     }
 
+    /// The field `name` as blocks of `stride` numbers, a mark in block `b` at each id of the
+    /// bit set `ids`, for each `(b, ids)` of `blocks` (ids of a set of tiles or cards, per
+    /// seat, say): [`marks`](Self::marks) without an iterator per block.
+    pub fn bit_sets(&mut self, name: &str, stride: usize, blocks: impl IntoIterator<Item = (usize, u64)>) {
+        let field = self.field(name);
+        let size = field.len();
+        for (block, mut ids) in blocks {
+            while ids != 0 {
+                let i = block * stride + ids.trailing_zeros() as usize;
+                assert!(i < size, "field `{name}`: index {i} of {size}");
+                field[i] = 1.0;
+                ids &= ids - 1;
+            }
+        }
+    }
+
     /// Every field written.
     pub fn finish(self) {
         assert_eq!(self.next, self.layout.len(), "every field of the layout is written");
@@ -101,5 +117,23 @@ mod tests {
         w.values("b", [0.5, 0.25]);
         w.finish();
         assert_eq!(out, [1.0, 0.0, 1.0, 0.5, 0.25]);
+    }
+
+    #[test]
+    fn bit_sets_mark_each_id_in_its_block() {
+        let layout = vec![TensorField { name: "a", size: 6, doc: "" }];
+        let mut out = [7.0; 6];
+        let mut w = TensorWriter::new(&layout, &mut out);
+        w.bit_sets("a", 3, [(0, 0b101), (1, 0b010)]);
+        w.finish();
+        assert_eq!(out, [1.0, 0.0, 1.0, 0.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    #[should_panic(expected = "field `a`: index 6 of 6")]
+    fn a_bit_past_its_field_is_refused() {
+        let layout = vec![TensorField { name: "a", size: 6, doc: "" }];
+        let mut out = [0.0; 6];
+        TensorWriter::new(&layout, &mut out).bit_sets("a", 3, [(1, 0b1000)]);
     }
 }

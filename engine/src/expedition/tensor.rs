@@ -8,7 +8,7 @@
 //! The conformance suite checks, in every position it meets, that both give one tensor, and
 //! that redrawing what the seat cannot see changes neither.
 
-use super::observe::{Observation, bits, shown_cards};
+use super::observe::{Observation, shown_cards};
 use super::{Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, NONE, Returning, Step};
 use crate::core::{Seat, TensorField, TensorWriter};
 
@@ -243,7 +243,15 @@ pub(crate) fn write_for(g: &Expedition, seat: Seat, out: &mut [f32]) {
 
 fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32]) {
     let n = usize::from(o.players).clamp(1, SEATS);
-    let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
+    let me = usize::from(o.seat) % n;
+    // (seat - me) mod n, without a division (this is a learner's hot path).
+    let rel = |seat: u8| {
+        let mut r = usize::from(seat) + n - me;
+        while r >= n {
+            r -= n;
+        }
+        r
+    };
     let relative: [usize; SEATS] = std::array::from_fn(|s| rel(s as u8));
     let mut w = TensorWriter::new(layout, out);
     w.marks("players", [usize::from(o.players).clamp(2, 4) - 2]);
@@ -287,7 +295,7 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         ],
     );
     w.marks("pile_top_place", o.pile_top_is_place.map(|place| if place { 0 } else { 1 }));
-    w.marks("pile_bottom", bits(o.pile_bottom).map(usize::from));
+    w.bit_sets("pile_bottom", t, [(0, o.pile_bottom)]);
     w.marks(
         "hq_tiles",
         o.hq_tiles.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(col, &id)| col * t + usize::from(id)),
@@ -322,8 +330,8 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         }
     }
     w.values("seat_tools", tools);
-    w.marks("seat_tiles", seats().flat_map(|(r, s)| bits(s.tiles).map(move |id| r * t + usize::from(id))));
-    w.marks("seat_discoveries", seats().flat_map(|(r, s)| bits(s.discoveries).map(move |id| r * t + usize::from(id))));
+    w.bit_sets("seat_tiles", t, seats().map(|(r, s)| (r, s.tiles)));
+    w.bit_sets("seat_discoveries", t, seats().map(|(r, s)| (r, s.discoveries)));
     let mut counts = [0.0f32; SEATS * 3];
     for (r, s) in seats() {
         counts[r * 3] = f32::from(s.coins_visible) / 20.0;
@@ -331,10 +339,7 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         counts[r * 3 + 2] = f32::from(s.cards_held) / 10.0;
     }
     w.values("seat_counts", counts);
-    w.marks("seat_cards", seats().flat_map(|(r, s)| bits(s.cards).map(move |id| r * k + usize::from(id))));
-    w.marks(
-        "seat_cards_seen",
-        seats().flat_map(|(r, s)| bits(s.cards_seen_taken).map(move |id| r * k + usize::from(id))),
-    );
+    w.bit_sets("seat_cards", k, seats().map(|(r, s)| (r, s.cards)));
+    w.bit_sets("seat_cards_seen", k, seats().map(|(r, s)| (r, s.cards_seen_taken)));
     w.finish();
 }

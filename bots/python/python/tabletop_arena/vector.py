@@ -23,7 +23,8 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
   score), to the seat that moved;
 - a game that ends is dealt again in the same step (`metadata["autoreset_mode"]` is
   `SAME_STEP`): its last observation is `info["final_obs"][i]` and every seat's reward
-  `info["final_rewards"][i]` (both present when a game ended);
+  `info["final_rewards"][i]` (both present when a game ended; `final_obs` is read-only, its
+  rows of the games that go on zeros);
 - an action that is not legal loses that game for the learner (as a tournament's referee
   rules: reward -1, or 0 in a cooperative game; `info["illegal"][i]`); with `strict=True`
   it raises `ValueError` naming the game and the action, and nothing is played;
