@@ -11,9 +11,9 @@ a Play client (`python -m tabletop_arena.agents.policy`).
 The network and its gradients are numpy (a two-layer MLP with a policy head over every action
 id and a value head; illegal actions are masked out of the softmax), so training needs nothing
 beyond the package: PPO with clipped ratios, generalised advantage estimation and Adam, as in
-Schulman et al. (2017) and the "37 implementation details" of Huang et al. (2022). Learners
-with torch can train the same environments with sb3-contrib's `MaskablePPO` instead
-(`docs/learning.md`); this module is what CI trains and checks end to end.
+Schulman et al. (2017) and the "37 implementation details" of Huang et al. (2022). With torch,
+`tabletop_arena.sb3` trains sb3-contrib's `MaskablePPO` on the same environments, and its
+models evaluate and play through the same functions (`docs/learning.md`).
 
 `python -m tabletop_arena.learn --help` trains from the command line and writes the policy, its
 learning curve (CSV, and a PNG with matplotlib: the `learn` extra) into a directory.
@@ -355,15 +355,7 @@ def main(argv=None):
     parser.add_argument("--against", nargs="+", default=["random", "greedy"])
     parser.add_argument("--out", required=True, help="the directory it writes to")
     args = parser.parse_args(argv)
-    params = {}
-    for item in args.param:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            parser.error(f"--param {item!r} is not KEY=VALUE")
-        try:
-            params[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            params[key] = raw
+    params = parse_params(parser, args.param)
     os.makedirs(args.out, exist_ok=True)
 
     def progress(p):
@@ -391,6 +383,20 @@ def main(argv=None):
     title = f"PPO on {args.game} {args.preset} against {args.opponent} (seed {args.seed}; evaluated on seed {args.seed + 1}'s deals)"
     png = plot_curve(curve, os.path.join(args.out, "curve.png"), title)
     print(f"wrote {args.out}/policy.npz, curve.csv" + (", curve.png" if png else " (no matplotlib: no curve.png)"), file=sys.stderr)
+
+
+def parse_params(parser, items):
+    """Game parameters from `--param KEY=VALUE` items (a JSON value, else the text)."""
+    params = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep:
+            parser.error(f"--param {item!r} is not KEY=VALUE")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
 
 
 def write_curve(curve, path):

@@ -1,5 +1,7 @@
-"""A trained policy (`tabletop_arena.learn`) over the Play stream:
-`python -m tabletop_arena.agents.policy --model policy.npz --server URL`.
+"""A trained policy over the Play stream:
+`python -m tabletop_arena.agents.policy --model policy.npz --server URL`: numpy's PPO
+(`tabletop_arena.learn`, a `.npz`) or sb3-contrib's MaskablePPO (`tabletop_arena.sb3`, a
+`.zip`; the `sb3` extra).
 
 It asks the server for each request's tensor and legal mask and samples the policy's legal
 actions, as it played when it learned (seeded by `--seed`; `--greedy` plays the most likely).
@@ -37,12 +39,21 @@ class PolicyAgent:
         return int(self.policy.act(tensor[None, :], mask[None, :], self.rng, greedy=self.greedy)[0])
 
 
+def load_policy(path):
+    """A policy saved by `tabletop_arena.learn` (`.npz`) or by `tabletop_arena.sb3` (`.zip`)."""
+    if str(path).endswith(".zip"):
+        from tabletop_arena.sb3 import MaskablePolicy
+
+        return MaskablePolicy.load(path)
+    return Policy.load(path)
+
+
 def main(argv=None):
     parser = arguments(__doc__)
-    parser.add_argument("--model", required=True, help="a policy saved by tabletop_arena.learn")
+    parser.add_argument("--model", required=True, help="a policy saved by tabletop_arena.learn (.npz) or tabletop_arena.sb3 (.zip)")
     parser.add_argument("--greedy", action="store_true", help="play the policy's most likely action instead of sampling")
     args = parser.parse_args(argv)
-    policy = Policy.load(args.model)
+    policy = load_policy(args.model)
     games = args.games or ([policy.spec["game"]] if policy.spec.get("game") else [])
     agent = PolicyAgent(policy, greedy=args.greedy, seed=args.seed)
     stats = play(agent, server=args.server, name=args.name or "python-policy", games=games, tensors=True)
