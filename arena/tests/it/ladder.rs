@@ -6,31 +6,20 @@
 use arena::ladder::store::Store;
 use proto::v1;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::scratch;
-use crate::served;
+use crate::served::{self, Process};
 
 const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\n";
-
-/// A process killed (SIGKILL: kill -9) and reaped when dropped, a test's panic included: a
-/// failed test leaves no ladder or client running.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 /// The ladder started on a free port: the process and its URL.
 fn ladder(file: &Path, data: &Path) -> (Process, String) {
     let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
     let (child, url, mut out) = served::serving(&args, "serving on ");
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (Process(child), url)
+    (child, url)
 }
 
 /// `arena bot random` joined as `name` (and `version`).

@@ -60,12 +60,14 @@ fn a_killed_tournament_resumes_to_the_same_games_and_ratings() {
     assert!(!whole.join("deal-secret").exists());
 
     let killed = temp_dir("killed");
-    let mut child = arena()
-        .args(["tournament", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--quiet"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = served::Process(
+        arena()
+            .args(["tournament", file.to_str().unwrap(), "--out", killed.to_str().unwrap(), "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     // Kill it (SIGKILL) once a few games are logged, well before the end.
     let start = Instant::now();
     loop {
@@ -367,12 +369,14 @@ fn external_participants_play_over_the_play_stream() {
     let out = temp_dir("external-out");
     // The arena says where the visitor should connect.
     let (mut child, url, _err) = served::tournament_awaiting_visitors(&file, &out);
-    let mut visitor = Command::new(bin)
-        .args(["bot", "greedy", "--server", &url, "--name", "visitor"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut visitor = served::Process(
+        Command::new(bin)
+            .args(["bot", "greedy", "--server", &url, "--name", "visitor"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let status = child.wait().unwrap();
     assert!(status.success());
     let _ = visitor.wait();

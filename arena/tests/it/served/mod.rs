@@ -2,25 +2,54 @@
 #![allow(dead_code)] // each test file uses what it needs of these
 
 use std::io::BufRead;
+use std::ops::{Deref, DerefMut};
 use std::process::{Child, ChildStdout, Command, Stdio};
+
+/// A child process killed (SIGKILL) and reaped when dropped, a test's panic included: a failed
+/// test leaves no server, ladder or client running. A test that stops it itself (SIGTERM,
+/// `wait`) still can, through the `Child` it derefs to.
+pub struct Process(pub Child);
+
+impl Deref for Process {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl DerefMut for Process {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
 
 /// The server started with `flags` after `--addr 127.0.0.1:0`: the process, its URL, and the
 /// rest of what it prints.
-pub fn serve(flags: &[&str]) -> (Child, String, std::io::BufReader<ChildStdout>) {
+pub fn serve(flags: &[&str]) -> (Process, String, std::io::BufReader<ChildStdout>) {
     serving(&[&["serve"], flags].concat(), "serving tabletop.arena.v1 on ")
 }
 
 /// `arena ARGS --addr 127.0.0.1:0`, a command that serves (`serve`, `ladder`) and says so on
 /// its first line (which holds `says`), ending with the address: the process, its URL, and the
 /// rest of what it prints.
-pub fn serving(args: &[&str], says: &str) -> (Child, String, std::io::BufReader<ChildStdout>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .args(["--addr", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+pub fn serving(args: &[&str], says: &str) -> (Process, String, std::io::BufReader<ChildStdout>) {
+    let mut child = Process(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(args)
+            .args(["--addr", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
     let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
@@ -35,13 +64,15 @@ pub fn serving(args: &[&str], says: &str) -> (Child, String, std::io::BufReader<
 pub fn tournament_awaiting_visitors(
     file: &std::path::Path,
     out: &std::path::Path,
-) -> (Child, String, std::io::BufReader<std::process::ChildStderr>) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+) -> (Process, String, std::io::BufReader<std::process::ChildStderr>) {
+    let mut child = Process(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
     let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut line = String::new();
     let url = loop {
