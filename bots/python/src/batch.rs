@@ -138,18 +138,16 @@ impl Slot {
     /// Play the built-in agents' seats until the learner is to move or the game is over; the
     /// legal actions then listed.
     fn play_others(&mut self) -> Result<(), String> {
-        let mut legal = Vec::new();
-        while let Some(seat) = self.game.to_move() {
-            legal.clear();
-            self.game.legal_actions(&mut legal);
-            let Some(agent) = self.agents[seat.0 as usize].as_mut() else { break };
-            let view = SeatView::local(self.game.as_ref(), seat, &legal, Budget::default());
+        loop {
+            // Listed once per position: the agent's choices, or the learner's.
+            self.legal.clear();
+            self.game.legal_actions(&mut self.legal);
+            let Some(seat) = self.game.to_move() else { return Ok(()) };
+            let Some(agent) = self.agents[seat.0 as usize].as_mut() else { return Ok(()) };
+            let view = SeatView::local(self.game.as_ref(), seat, &self.legal, Budget::default());
             let action = agent.act(&view).map_err(|e| format!("the agent at seat {}: {e}", seat.0))?;
             self.game.apply(action).map_err(|e| format!("the agent at seat {}: {e}", seat.0))?;
         }
-        self.legal.clear();
-        self.game.legal_actions(&mut self.legal);
-        Ok(())
     }
 
     /// One learner action; the others' seats played; at the end, the learner's last tensor

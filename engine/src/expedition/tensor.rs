@@ -14,6 +14,28 @@ use crate::core::{Seat, TensorField, TensorWriter};
 
 const SEATS: usize = 4;
 
+/// `x / d` for every count `x` a byte holds, computed at compile time: a tensor has some
+/// seventy such numbers, and a division each cost a third of its writing.
+const fn fractions(d: f32) -> [f32; 256] {
+    let mut out = [0.0; 256];
+    let mut x = 0;
+    while x < 256 {
+        out[x] = x as f32 / d;
+        x += 1;
+    }
+    out
+}
+
+static THIRDS: [f32; 256] = fractions(3.0);
+static SIXTHS: [f32; 256] = fractions(6.0);
+static TENTHS: [f32; 256] = fractions(10.0);
+static TWENTIETHS: [f32; 256] = fractions(20.0);
+
+/// `x / d` by the table of `d`: the same number as the division.
+fn part(table: &[f32; 256], x: u8) -> f32 {
+    table[usize::from(x)]
+}
+
 /// The fields, in order, for the content set of `p`.
 pub fn layout(p: &ExpeditionParams) -> Vec<TensorField> {
     let c = p.content.get();
@@ -287,8 +309,8 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         [
             f32::from(o.round) / f32::from(o.max_rounds.max(1)),
             f32::from(u8::from(o.last_round)),
-            f32::from(o.coin_bonus) / 10.0,
-            f32::from(o.completed_this_turn) / 6.0,
+            part(&TENTHS, o.coin_bonus),
+            part(&SIXTHS, o.completed_this_turn),
             f32::from(o.pile_count) / t.max(1) as f32,
             f32::from(o.deck_count) / k.max(1) as f32,
             f32::from(o.max_rounds) / 200.0,
@@ -300,8 +322,8 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         "hq_tiles",
         o.hq_tiles.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(col, &id)| col * t + usize::from(id)),
     );
-    w.values("hq_tools", o.hq_tools.as_flattened().iter().map(|&x| f32::from(x) / 3.0));
-    w.values("bag", o.bag.map(|x| f32::from(x) / 20.0));
+    w.values("hq_tools", o.hq_tools.as_flattened().iter().map(|&x| part(&THIRDS, x)));
+    w.values("bag", o.bag.map(|x| part(&TWENTIETHS, x)));
     w.marks(
         "face_up",
         o.face_up.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(i, &id)| i * k + usize::from(id)),
@@ -312,10 +334,10 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         [
             f32::from(o.out_of_play_tiles) / t.max(1) as f32,
             f32::from(o.out_of_play_cards) / k.max(1) as f32,
-            f32::from(out[0]) / 20.0,
-            f32::from(out[1]) / 20.0,
-            f32::from(out[2]) / 20.0,
-            f32::from(out[3]) / 20.0,
+            part(&TWENTIETHS, out[0]),
+            part(&TWENTIETHS, out[1]),
+            part(&TWENTIETHS, out[2]),
+            part(&TWENTIETHS, out[3]),
         ],
     );
     let seats = || relative.iter().copied().zip(&o.seats).take(n);
@@ -326,7 +348,7 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
     let mut tools = [0.0f32; SEATS * 4];
     for (r, s) in seats() {
         for (i, x) in s.tools.iter().enumerate() {
-            tools[r * 4 + i] = f32::from(*x) / 6.0;
+            tools[r * 4 + i] = part(&SIXTHS, *x);
         }
     }
     w.values("seat_tools", tools);
@@ -334,9 +356,9 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
     w.bit_sets("seat_discoveries", t, seats().map(|(r, s)| (r, s.discoveries)));
     let mut counts = [0.0f32; SEATS * 3];
     for (r, s) in seats() {
-        counts[r * 3] = f32::from(s.coins_visible) / 20.0;
+        counts[r * 3] = part(&TWENTIETHS, s.coins_visible);
         counts[r * 3 + 1] = s.score as f32 / 100.0;
-        counts[r * 3 + 2] = f32::from(s.cards_held) / 10.0;
+        counts[r * 3 + 2] = part(&TENTHS, s.cards_held);
     }
     w.values("seat_counts", counts);
     w.bit_sets("seat_cards", k, seats().map(|(r, s)| (r, s.cards)));
