@@ -3,14 +3,16 @@ in Rust per call) against a Python loop over n single environments (`tabletop_ar
 both driven by one policy, in interleaved rounds on the same interpreter.
 
     pip install "./bots/python[pettingzoo]"
-    python bots/python/bench_vector.py --games 256 --seconds 2 --rounds 5
+    python bots/python/bench_vector.py --games 256 1024 --seconds 2 --rounds 5
 
 A step is one learner decision (the opponents' moves between two of them are inside it). The
 policy is the same for both: a uniformly random legal action, drawn for every game at once
 with numpy (argmax of noise over the mask, in buffers kept from step to step). Only the time inside the environments' `step`
 (and a single environment's `reset` after its game ends) is counted: the policy's cost, the
 same for both, is left out. Rounds alternate the order (A B, B A, ...); each figure is the
-median over the rounds, and the ratio is the ratio of the medians.
+median over the rounds, and the ratio is the ratio of the medians. Each batch size (`--games`)
+is a row: a batch's fixed costs per call (Python's, and waking the other cores) weigh less as
+it grows, while a loop over more single environments meets more cache misses.
 """
 
 import argparse
@@ -79,7 +81,7 @@ def singles(game, preset, params, n, opponent, seconds, rng):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=256)
+    parser.add_argument("--games", type=int, nargs="+", default=[256, 1024], help="batch sizes, a row each")
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--opponent", default="random")
@@ -88,18 +90,19 @@ def main():
     cases = [("expedition", "no-dice", {"players": 2}), ("journey", "classic", {"travellers": 2})]
     rng = np.random.default_rng(1)
     print(
-        f"{args.games} games, opponent {args.opponent}, batch threads {args.threads or os.cpu_count()}, "
+        f"opponent {args.opponent}, batch threads {args.threads or os.cpu_count()}, "
         f"{args.rounds} rounds of {args.seconds} s"
     )
-    print(f"{'game':<28}{'batched steps/s':>18}{'single envs steps/s':>22}{'ratio':>8}")
+    print(f"{'game':<24}{'games':>7}{'batched steps/s':>18}{'single envs steps/s':>22}{'ratio':>8}")
     for game, preset, params in cases:
-        a, b = [], []
-        for r in range(args.rounds):
-            order = [(a, lambda *xs: batched(*xs, threads=args.threads)), (b, singles)]
-            for rates, run in order if r % 2 == 0 else reversed(order):
-                rates.append(run(game, preset, params, args.games, args.opponent, args.seconds, rng))
-        ma, mb = statistics.median(a), statistics.median(b)
-        print(f"{game + ' ' + preset:<28}{ma:>18,.0f}{mb:>22,.0f}{ma / mb:>7.1f}x")
+        for n in args.games:
+            a, b = [], []
+            for r in range(args.rounds):
+                order = [(a, lambda *xs: batched(*xs, threads=args.threads)), (b, singles)]
+                for rates, run in order if r % 2 == 0 else reversed(order):
+                    rates.append(run(game, preset, params, n, args.opponent, args.seconds, rng))
+            ma, mb = statistics.median(a), statistics.median(b)
+            print(f"{game + ' ' + preset:<24}{n:>7}{ma:>18,.0f}{mb:>22,.0f}{ma / mb:>7.1f}x")
 
 
 if __name__ == "__main__":
