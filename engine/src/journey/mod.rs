@@ -31,6 +31,7 @@ use crate::core::{
 };
 use params::{AceRank, Aces, AdversaryScale, Destination};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
 
 /// A pile big enough for every card of the game.
 pub type Cards = Pile<Card, 54>;
@@ -759,7 +760,22 @@ impl Game for Journey {
     }
 
     fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
-        Self::observation_tensor(self.params(), &observation::observe(self, seat.0, Detail::Ids), out)
+        thread_local! {
+            /// The last observation a tensor was written from on this thread, written over by
+            /// the next: its lists keep their allocations (capacity only: every fact is
+            /// written again).
+            static SCRATCH: RefCell<Option<JourneyObservation>> = const { RefCell::new(None) };
+        }
+        SCRATCH.with_borrow_mut(|scratch| {
+            let o = match scratch {
+                Some(o) => {
+                    observation::observe_into(self, seat.0, Detail::Ids, o);
+                    o
+                }
+                None => scratch.insert(observation::observe(self, seat.0, Detail::Ids)),
+            };
+            Self::observation_tensor(self.params(), o, out)
+        })
     }
 
     fn observation_text(&self, seat: Seat) -> String {

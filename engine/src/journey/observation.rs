@@ -103,12 +103,6 @@ pub struct JourneyObservation {
     pub dues: Vec<Due>,
 }
 
-fn sorted(cards: &[Card]) -> Vec<Card> {
-    let mut v = cards.to_vec();
-    v.sort();
-    v
-}
-
 pub(super) fn status_name(s: Status) -> &'static str {
     match s {
         Status::Journeying => "journeying",
@@ -151,6 +145,74 @@ fn current_stop(g: &Journey) -> Option<Card> {
 }
 
 pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservation {
+    let mut o = JourneyObservation {
+        seat,
+        to_move: None,
+        front: 0,
+        turns: 0,
+        phase: Phase::Over,
+        doing: String::new(),
+        travellers: Vec::new(),
+        satchel_limit: 0,
+        refuge: None,
+        refuge_actions_left: None,
+        refuge_passes: None,
+        adversary: None,
+        adversary_health: None,
+        adversary_attack: None,
+        counter_reduction: None,
+        hide_bar: None,
+        hide_failed: None,
+        hide_open: None,
+        spared: Vec::new(),
+        round: None,
+        stop: None,
+        journey_count: 0,
+        journey_cards: Vec::new(),
+        journey_top: None,
+        journey_bottom: None,
+        supply_count: 0,
+        supply_unknown: Vec::new(),
+        supply_bottom: Vec::new(),
+        discard: Vec::new(),
+        wreckage: Vec::new(),
+        score: 0,
+        points: 0,
+        passed: Vec::new(),
+        caches: Vec::new(),
+        companion: None,
+        companion_joined: false,
+        destination: None,
+        reached_destination: false,
+        stops_paid: 0,
+        boxed: Vec::new(),
+        set_aside: Vec::new(),
+        way_stops: Vec::new(),
+        way_hidden: Vec::new(),
+        ruins: Vec::new(),
+        offer: None,
+        joker_active: false,
+        dues: Vec::new(),
+    };
+    observe_into(g, seat, detail, &mut o);
+    o
+}
+
+/// `v` holding `items`, its allocation kept.
+fn refill<T>(v: &mut Vec<T>, items: impl IntoIterator<Item = T>) {
+    v.clear();
+    v.extend(items);
+}
+
+/// `v` holding `cards`, sorted (their order hidden), its allocation kept.
+fn refill_sorted(v: &mut Vec<Card>, cards: impl IntoIterator<Item = Card>) {
+    refill(v, cards);
+    v.sort_unstable();
+}
+
+/// `seat`'s observation written over `o`, whose lists keep their allocations: a learner's
+/// tensors are built from an observation each step, and an observation is some twenty lists.
+pub(super) fn observe_into(g: &Journey, seat: u8, detail: Detail, o: &mut JourneyObservation) {
     let n = g.travellers();
     let fight = g.fight.as_ref();
     let (refuge, left, passes) = match g.phase {
@@ -158,62 +220,80 @@ pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservati
         _ => (None, None, None),
     };
     let ace_at_bottom = g.destination_at_bottom();
-    JourneyObservation {
-        seat,
-        to_move: crate::core::Game::to_move(g).map(|s| s.0),
-        front: g.front,
-        turns: g.turns,
-        phase: g.phase,
-        doing: if detail == Detail::Full { phase_text(g) } else { String::new() },
-        travellers: (0..n)
-            .map(|s| TravellerView { seat: s as u8, status: g.status[s], satchel: g.satchels[s].as_slice().to_vec() })
-            .collect(),
-        satchel_limit: g.satchel_limit(),
-        refuge,
-        refuge_actions_left: left,
-        refuge_passes: passes,
-        adversary: fight.map(|f| f.adversary),
-        adversary_health: fight.map(|f| f.health),
-        adversary_attack: fight.map(|f| f.attack),
-        counter_reduction: fight.map(|f| f.reduction),
-        hide_bar: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_bar),
-        hide_failed: fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_failed),
-        hide_open: fight
-            .filter(|_| g.p.hide == HideForm::Nominate)
-            .map(|f| f.nominate_open && super::hide::nominate_allowed_against(g, f.adversary)),
-        spared: fight.map_or_else(Vec::new, |f| (0..n as u8).filter(|&s| f.spared[s as usize]).collect()),
-        round: fight.map(|f| RoundView { actors: f.order[..f.order_len as usize].to_vec(), acted: f.pos }),
-        stop: current_stop(g),
-        journey_count: g.journey.len(),
-        journey_cards: sorted(g.journey.as_slice()),
-        journey_top: if companions::witness(g) { g.journey.top() } else { None },
-        journey_bottom: if ace_at_bottom { g.journey.as_slice().first().copied() } else { None },
-        supply_count: g.supply.len(),
-        supply_unknown: sorted(g.supply.unknown()),
-        supply_bottom: g.supply.known_bottom().to_vec(),
-        discard: g.discard.as_slice().to_vec(),
-        wreckage: g.wreckage.as_slice().to_vec(),
-        score: g.score(),
-        points: g.points,
-        passed: g.passed.as_slice().to_vec(),
-        caches: g.caches.as_slice().to_vec(),
-        companion: g.companion,
-        companion_joined: g.companion_joined,
-        destination: g.destination,
-        reached_destination: g.reached,
-        stops_paid: g.stops_paid,
-        boxed: sorted(g.boxed.as_slice()),
-        set_aside: sorted(g.set_aside.as_slice()),
-        way_stops: g.way.iter().rev().copied().filter(|c| c.is(Suit::Hearts)).collect(),
-        way_hidden: sorted(&g.way.iter().copied().filter(|c| !c.is(Suit::Hearts)).collect::<Vec<_>>()),
-        ruins: sorted(g.ruins.as_slice()),
-        offer: match g.phase {
-            Phase::Offer { card, .. } => Some((card, return_journey::price(g, card))),
-            _ => None,
-        },
-        joker_active: g.joker_active,
-        dues: g.dues.as_slice().to_vec(),
+    o.seat = seat;
+    o.to_move = crate::core::Game::to_move(g).map(|s| s.0);
+    o.front = g.front;
+    o.turns = g.turns;
+    o.phase = g.phase;
+    o.doing.clear();
+    if detail == Detail::Full {
+        o.doing.push_str(&phase_text(g));
     }
+    o.travellers.truncate(n);
+    for s in 0..n {
+        let view = match o.travellers.get_mut(s) {
+            Some(view) => view,
+            None => {
+                o.travellers.push(TravellerView { seat: 0, status: Status::Journeying, satchel: Vec::new() });
+                &mut o.travellers[s]
+            }
+        };
+        view.seat = s as u8;
+        view.status = g.status[s];
+        refill(&mut view.satchel, g.satchels[s].as_slice().iter().copied());
+    }
+    o.satchel_limit = g.satchel_limit();
+    o.refuge = refuge;
+    o.refuge_actions_left = left;
+    o.refuge_passes = passes;
+    o.adversary = fight.map(|f| f.adversary);
+    o.adversary_health = fight.map(|f| f.health);
+    o.adversary_attack = fight.map(|f| f.attack);
+    o.counter_reduction = fight.map(|f| f.reduction);
+    o.hide_bar = fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_bar);
+    o.hide_failed = fight.filter(|_| g.p.hide == HideForm::RevealChain).map(|f| f.hide_failed);
+    o.hide_open = fight
+        .filter(|_| g.p.hide == HideForm::Nominate)
+        .map(|f| f.nominate_open && super::hide::nominate_allowed_against(g, f.adversary));
+    refill(&mut o.spared, fight.into_iter().flat_map(|f| (0..n as u8).filter(|&s| f.spared[s as usize])));
+    match (fight, &mut o.round) {
+        (Some(f), Some(round)) => {
+            refill(&mut round.actors, f.order[..f.order_len as usize].iter().copied());
+            round.acted = f.pos;
+        }
+        (Some(f), None) => o.round = Some(RoundView { actors: f.order[..f.order_len as usize].to_vec(), acted: f.pos }),
+        (None, _) => o.round = None,
+    }
+    o.stop = current_stop(g);
+    o.journey_count = g.journey.len();
+    refill_sorted(&mut o.journey_cards, g.journey.as_slice().iter().copied());
+    o.journey_top = if companions::witness(g) { g.journey.top() } else { None };
+    o.journey_bottom = if ace_at_bottom { g.journey.as_slice().first().copied() } else { None };
+    o.supply_count = g.supply.len();
+    refill_sorted(&mut o.supply_unknown, g.supply.unknown().iter().copied());
+    refill(&mut o.supply_bottom, g.supply.known_bottom().iter().copied());
+    refill(&mut o.discard, g.discard.as_slice().iter().copied());
+    refill(&mut o.wreckage, g.wreckage.as_slice().iter().copied());
+    o.score = g.score();
+    o.points = g.points;
+    refill(&mut o.passed, g.passed.as_slice().iter().copied());
+    refill(&mut o.caches, g.caches.as_slice().iter().copied());
+    o.companion = g.companion;
+    o.companion_joined = g.companion_joined;
+    o.destination = g.destination;
+    o.reached_destination = g.reached;
+    o.stops_paid = g.stops_paid;
+    refill_sorted(&mut o.boxed, g.boxed.as_slice().iter().copied());
+    refill_sorted(&mut o.set_aside, g.set_aside.as_slice().iter().copied());
+    refill(&mut o.way_stops, g.way.iter().rev().copied().filter(|c| c.is(Suit::Hearts)));
+    refill_sorted(&mut o.way_hidden, g.way.iter().copied().filter(|c| !c.is(Suit::Hearts)));
+    refill_sorted(&mut o.ruins, g.ruins.as_slice().iter().copied());
+    o.offer = match g.phase {
+        Phase::Offer { card, .. } => Some((card, return_journey::price(g, card))),
+        _ => None,
+    };
+    o.joker_active = g.joker_active;
+    refill(&mut o.dues, g.dues.as_slice().iter().copied());
 }
 
 fn list(cards: &[Card]) -> String {
@@ -445,4 +525,109 @@ pub(super) fn redraw(g: &Journey, _seat: u8, rng: &mut SmallRng, loose: bool) ->
     }
     d.rng = fresh_chance(rng);
     d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::{Bounded, Game};
+    use crate::journey::params::ReturnJourney;
+    use crate::journey::{DueKind, Status};
+    use rand::SeedableRng;
+
+    /// An observation no position shows: every fact set, to a value none has (a new field
+    /// must be set here too, or this does not build).
+    fn poisoned() -> JourneyObservation {
+        let c = Card::JOKER;
+        JourneyObservation {
+            seat: 9,
+            to_move: Some(9),
+            front: 9,
+            turns: 9999,
+            phase: Phase::Arrive,
+            doing: "stale".into(),
+            travellers: vec![TravellerView { seat: 9, status: Status::Fallen, satchel: vec![c; 9] }; 5],
+            satchel_limit: 99,
+            refuge: Some(c),
+            refuge_actions_left: Some(99),
+            refuge_passes: Some(99),
+            adversary: Some(c),
+            adversary_health: Some(-99),
+            adversary_attack: Some(-99),
+            counter_reduction: Some(-99),
+            hide_bar: Some(99),
+            hide_failed: Some(true),
+            hide_open: Some(true),
+            spared: vec![9; 5],
+            round: Some(RoundView { actors: vec![9; 5], acted: 99 }),
+            stop: Some(c),
+            journey_count: 999,
+            journey_cards: vec![c; 99],
+            journey_top: Some(c),
+            journey_bottom: Some(c),
+            supply_count: 999,
+            supply_unknown: vec![c; 99],
+            supply_bottom: vec![c; 99],
+            discard: vec![c; 99],
+            wreckage: vec![c; 99],
+            score: -9999,
+            points: -9999,
+            passed: vec![c; 99],
+            caches: vec![CacheSpot { refuge: c, card: c, seat: 9 }; 9],
+            companion: Some(c),
+            companion_joined: true,
+            destination: Some(c),
+            reached_destination: true,
+            stops_paid: 99,
+            boxed: vec![c; 99],
+            set_aside: vec![c; 99],
+            way_stops: vec![c; 99],
+            way_hidden: vec![c; 99],
+            ruins: vec![c; 99],
+            offer: Some((c, -99)),
+            joker_active: true,
+            dues: vec![Due { seat: 9, kind: DueKind::DiscardAny, owed: -99, card: Some(c) }; 9],
+        }
+    }
+
+    /// An observation written over another (a poisoned one, then those of other editions,
+    /// seat counts and positions, their lists longer or shorter) is the one built afresh: no
+    /// fact of the old one stays.
+    #[test]
+    fn an_observation_written_over_another_is_the_one_built_afresh() {
+        let mut rng = SmallRng::seed_from_u64(5);
+        let (mut legal, mut positions, mut scratch) = (Vec::new(), 0, poisoned());
+        for (k, mut p) in [JourneyParams::classic(), JourneyParams::martian(), JourneyParams::dunwich()]
+            .into_iter()
+            .cycle()
+            .take(24)
+            .enumerate()
+        {
+            // Every module on in most games, so that every fact varies.
+            p.travellers = Bounded::new(1 + (k % 4) as i64);
+            p.cache = k % 2 == 0;
+            p.allies = k % 5 != 0;
+            p.companions = k % 5 != 1;
+            p.return_journey = [ReturnJourney::Ruins, ReturnJourney::Shadows, ReturnJourney::Off][k % 3];
+            let mut g = Journey::new(&p, k as u64);
+            loop {
+                positions += 1;
+                for seat in 0..g.travellers() as u8 {
+                    for detail in [Detail::Ids, Detail::Full] {
+                        let fresh = observe(&g, seat, detail);
+                        let mut o = poisoned();
+                        observe_into(&g, seat, detail, &mut o);
+                        assert_eq!(o, fresh, "over a poisoned observation");
+                        observe_into(&g, seat, detail, &mut scratch);
+                        assert_eq!(scratch, fresh, "over the last one");
+                    }
+                }
+                legal.clear();
+                g.legal_actions(&mut legal);
+                let Some(&a) = legal.get(rng.random_range(0..legal.len().max(1))) else { break };
+                g.apply(a).unwrap();
+            }
+        }
+        assert!(positions > 200, "{positions} positions");
+    }
 }

@@ -5,6 +5,7 @@
 use super::observation::JourneyObservation;
 use super::{CARD_COUNT, Card, DueKind, JourneyParams, Phase, Status, StopStep, Suit, Then};
 use crate::core::{TensorField, TensorWriter};
+use std::sync::LazyLock;
 
 const CARD_FIELDS: &[(&str, &str)] = &[
     ("satchel_0", "the observer's satchel"),
@@ -54,6 +55,11 @@ const COUNTS: &[&str] = &[
 
 /// The fields, in order; the same for every parameter set.
 pub fn layout(_: &JourneyParams) -> Vec<TensorField> {
+    LAYOUT.clone()
+}
+
+/// The fields, built once: a tensor is written for every step of a learner.
+static LAYOUT: LazyLock<Vec<TensorField>> = LazyLock::new(|| {
     let mut l: Vec<TensorField> =
         CARD_FIELDS.iter().map(|&(name, doc)| TensorField { name, size: CARD_COUNT, doc }).collect();
     l.extend([
@@ -87,7 +93,7 @@ pub fn layout(_: &JourneyParams) -> Vec<TensorField> {
         },
     ]);
     l
-}
+});
 
 /// The counts' meanings, for the documentation.
 pub fn count_names() -> &'static [&'static str] {
@@ -112,35 +118,38 @@ fn phase_index(p: &Phase) -> usize {
     }
 }
 
+/// The cards' indices.
+fn ids(cards: &[Card]) -> impl Iterator<Item = usize> + '_ {
+    cards.iter().map(|c| c.index())
+}
+
 /// The observation as numbers.
 pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
     let n = p.travellers().max(1);
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
-    let idx = |cards: &[Card]| cards.iter().map(|c| c.index()).collect::<Vec<_>>();
     let one = |c: Option<Card>| c.map(|c| c.index());
-    let layout = layout(p);
-    let mut w = TensorWriter::new(&layout, out);
-    let mut satchels = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut w = TensorWriter::new(&LAYOUT, out);
+    let mut satchels: [&[Card]; 4] = [&[]; 4];
     for t in &o.travellers {
-        satchels[rel(t.seat)] = idx(&t.satchel);
+        satchels[rel(t.seat)] = &t.satchel;
     }
     for (k, s) in satchels.iter().enumerate() {
-        w.marks(CARD_FIELDS[k].0, s.iter().copied());
+        w.marks(CARD_FIELDS[k].0, s.iter().map(|c| c.index()));
     }
-    w.marks("journey_deck", idx(&o.journey_cards));
+    w.marks("journey_deck", ids(&o.journey_cards));
     w.marks("journey_top", one(o.journey_top));
     w.marks("journey_bottom", one(o.journey_bottom));
-    w.marks("supply_unknown", idx(&o.supply_unknown));
-    w.marks("supply_bottom", idx(&o.supply_bottom));
-    w.marks("discard", idx(&o.discard));
-    w.marks("wreckage", idx(&o.wreckage));
-    w.marks("passed", idx(&o.passed));
+    w.marks("supply_unknown", ids(&o.supply_unknown));
+    w.marks("supply_bottom", ids(&o.supply_bottom));
+    w.marks("discard", ids(&o.discard));
+    w.marks("wreckage", ids(&o.wreckage));
+    w.marks("passed", ids(&o.passed));
     w.marks("cached", o.caches.iter().map(|s| s.card.index()));
-    w.marks("boxed", idx(&o.boxed));
-    w.marks("set_aside", idx(&o.set_aside));
-    w.marks("way_stops", idx(&o.way_stops));
-    w.marks("way_hidden", idx(&o.way_hidden));
-    w.marks("ruins", idx(&o.ruins));
+    w.marks("boxed", ids(&o.boxed));
+    w.marks("set_aside", ids(&o.set_aside));
+    w.marks("way_stops", ids(&o.way_stops));
+    w.marks("way_hidden", ids(&o.way_hidden));
+    w.marks("ruins", ids(&o.ruins));
     w.marks("refuge", one(o.refuge));
     w.marks("adversary", one(o.adversary));
     w.marks("stop", one(o.stop));
@@ -172,11 +181,11 @@ pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
                 Suit::Diamonds => 2,
                 Suit::Clubs => 3,
             });
-            s.into_iter().chain([if then == Then::AfterAction { 4 } else { 5 }]).collect()
+            [s, Some(if then == Then::AfterAction { 4 } else { 5 })]
         }
-        _ => Vec::new(),
+        _ => [None, None],
     };
-    w.marks("take", take);
+    w.marks("take", take.into_iter().flatten());
     let step = match o.phase {
         Phase::Stop { step, .. } => Some(match step {
             StopStep::DigUp => 0,
@@ -219,15 +228,13 @@ pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
     ];
     w.marks("flags", flags.iter().enumerate().filter(|(_, b)| **b).map(|(i, _)| i));
     w.marks("spared", o.spared.iter().map(|&s| rel(s)));
-    let (actors, acted) = match &o.round {
-        Some(r) => (r.actors.iter().map(|&s| rel(s)).collect(), f32::from(r.acted) / 4.0),
-        None => (Vec::new(), 0.0),
-    };
     let mut round = [0.0f32; 5];
-    for a in actors {
-        round[a] = 1.0;
+    if let Some(r) = &o.round {
+        for &s in &r.actors {
+            round[rel(s)] = 1.0;
+        }
+        round[4] = f32::from(r.acted) / 4.0;
     }
-    round[4] = acted;
     w.values("round", round);
     let mut due = [0.0f32; 10];
     if let Some(d) = o.dues.first() {
