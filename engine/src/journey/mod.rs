@@ -764,16 +764,10 @@ impl Game for Journey {
             /// The last observation a tensor was written from on this thread, written over by
             /// the next: its lists keep their allocations (capacity only: every fact is
             /// written again).
-            static SCRATCH: RefCell<Option<JourneyObservation>> = const { RefCell::new(None) };
+            static SCRATCH: RefCell<JourneyObservation> = RefCell::new(observation::blank());
         }
-        SCRATCH.with_borrow_mut(|scratch| {
-            let o = match scratch {
-                Some(o) => {
-                    observation::observe_into(self, seat.0, Detail::Ids, o);
-                    o
-                }
-                None => scratch.insert(observation::observe(self, seat.0, Detail::Ids)),
-            };
+        SCRATCH.with_borrow_mut(|o| {
+            observation::observe_into(self, seat.0, Detail::Ids, o);
             Self::observation_tensor(self.params(), o, out)
         })
     }

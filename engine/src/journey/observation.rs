@@ -145,8 +145,15 @@ fn current_stop(g: &Journey) -> Option<Card> {
 }
 
 pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservation {
-    let mut o = JourneyObservation {
-        seat,
+    let mut o = blank();
+    observe_into(g, seat, detail, &mut o);
+    o
+}
+
+/// An observation with every list empty, for [`observe_into`] to write over.
+pub(super) fn blank() -> JourneyObservation {
+    JourneyObservation {
+        seat: 0,
         to_move: None,
         front: 0,
         turns: 0,
@@ -193,9 +200,7 @@ pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservati
         offer: None,
         joker_active: false,
         dues: Vec::new(),
-    };
-    observe_into(g, seat, detail, &mut o);
-    o
+    }
 }
 
 /// `v` holding `items`, its allocation kept.
@@ -229,15 +234,8 @@ pub(super) fn observe_into(g: &Journey, seat: u8, detail: Detail, o: &mut Journe
     if detail == Detail::Full {
         o.doing.push_str(&phase_text(g));
     }
-    o.travellers.truncate(n);
-    for s in 0..n {
-        let view = match o.travellers.get_mut(s) {
-            Some(view) => view,
-            None => {
-                o.travellers.push(TravellerView { seat: 0, status: Status::Journeying, satchel: Vec::new() });
-                &mut o.travellers[s]
-            }
-        };
+    o.travellers.resize_with(n, || TravellerView { seat: 0, status: Status::Journeying, satchel: Vec::new() });
+    for (s, view) in o.travellers.iter_mut().enumerate() {
         view.seat = s as u8;
         view.status = g.status[s];
         refill(&mut view.satchel, g.satchels[s].as_slice().iter().copied());

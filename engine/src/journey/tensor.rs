@@ -134,7 +134,7 @@ pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
         satchels[rel(t.seat)] = &t.satchel;
     }
     for (k, s) in satchels.iter().enumerate() {
-        w.marks(CARD_FIELDS[k].0, s.iter().map(|c| c.index()));
+        w.marks(CARD_FIELDS[k].0, ids(s));
     }
     w.marks("journey_deck", ids(&o.journey_cards));
     w.marks("journey_top", one(o.journey_top));
