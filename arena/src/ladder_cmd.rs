@@ -1,13 +1,12 @@
 //! `arena ladder`: run a standing ladder, or read one's standings.
 
-use crate::net_cmd::key_lines;
+use crate::net_cmd::{ServerFlags, key_lines};
 use arena::ladder::Ladder;
 use arena::ladder::config::{self, Admission, LadderConfig};
 use arena::ladder::service::LadderService;
 use arena::server::{self, ServerConfig};
 use clap::{Args, Subcommand};
 use proto::v1;
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(Args)]
@@ -32,22 +31,14 @@ pub enum LadderCommand {
 pub struct RunArgs {
     /// The ladder file (default: the embedded default ladder).
     pub file: Option<PathBuf>,
-    /// Where Play clients and readers connect.
-    #[arg(long, default_value = "127.0.0.1:50051")]
-    pub addr: SocketAddr,
-    /// Also serve the web face on this address (port 0: any free port): the standings as they
-    /// change, the games in play, live, and a table a person can sit at.
-    #[arg(long, value_name = "ADDR")]
-    pub http: Option<SocketAddr>,
     /// The ladder's memory (its SQLite database): created if missing, resumed if not.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
-    /// Built-in agents thinking at once (default: one per core).
-    #[arg(long)]
-    pub bot_slots: Option<usize>,
-    /// Games in play at once, in all.
-    #[arg(long, default_value_t = 1000)]
-    pub max_matches: usize,
+    /// The server's flags, as `arena serve` takes them (`--addr`, where Play clients and
+    /// readers connect; `--http`, the web face: the standings as they change, the games in
+    /// play, live, and a table a person can sit at; the limits, shares and keys).
+    #[command(flatten)]
+    pub server: ServerFlags,
 }
 
 pub fn run(args: LadderArgs) -> Result<(), String> {
@@ -65,22 +56,21 @@ fn serve(args: RunArgs) -> Result<(), String> {
     };
     let source = args.file.as_ref().map_or("the default ladder".to_string(), |f| f.display().to_string());
     let config = LadderConfig::parse(&source, &text)?;
-    let mut bot_keys = match config.keys_path(args.file.as_deref()) {
-        Some(path) => key_lines("keys", &[], Some(&path))?,
-        None => Default::default(),
-    };
+    let mut server_config = args.server.config()?;
+    let mut bot_keys = std::mem::take(&mut server_config.bot_keys);
+    if let Some(path) = config.keys_path(args.file.as_deref()) {
+        for (name, key) in key_lines("keys", &[], Some(&path))? {
+            if bot_keys.insert(name.clone(), key).is_some() {
+                return Err(format!("`{name}` has a key in {} and on the command line", path.display()));
+            }
+        }
+    }
     // The anchors' names are the ladder's: a key nobody is told keeps them.
     for a in &config.anchors {
         bot_keys.insert(a.name.clone(), server::hub::secret().map_err(|e| e.message().to_string())?);
     }
-    let defaults = ServerConfig::default();
-    let server_config = ServerConfig {
-        max_matches: args.max_matches,
-        bot_slots: args.bot_slots.unwrap_or(defaults.bot_slots),
-        only_keyed_names: config.admission == Admission::Keyed,
-        bot_keys,
-        ..defaults
-    };
+    let server_config =
+        ServerConfig { only_keyed_names: config.admission == Admission::Keyed, bot_keys, ..server_config };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -89,7 +79,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
         let stop = server::stop_signal();
         let mut opened: Option<Result<std::sync::Arc<Ladder>, String>> = None;
         let file = args.file.clone();
-        let running = server::start_with(args.addr, server_config, |hub| {
+        let running = server::start_with(args.server.addr, server_config, |hub| {
             let made = Ladder::open(config, file.as_deref(), &text, hub, &data);
             let service =
                 made.as_ref().ok().map(|l| v1::ladder_server::LadderServer::new(LadderService::new(l.clone())));
@@ -115,7 +105,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
             running.addr
         );
         ladder.start();
-        if let Some(http) = args.http {
+        if let Some(http) = args.server.http {
             let face = arena::web::Face {
                 services: arena::server::service::Services { hub: running.hub.clone() },
                 standings: Some(arena::web::Standings::Ladder(LadderService::new(ladder.clone()))),

@@ -12,6 +12,13 @@ use std::time::Duration;
 
 #[derive(Args)]
 pub struct ServeArgs {
+    #[command(flatten)]
+    pub server: ServerFlags,
+}
+
+/// The server's flags: `arena serve`'s, and `arena ladder`'s (a ladder is the same server).
+#[derive(Args)]
+pub struct ServerFlags {
     /// The address to listen on (port 0: any free port; the one chosen is printed).
     #[arg(long, default_value = "127.0.0.1:50051")]
     pub addr: SocketAddr,
@@ -70,8 +77,8 @@ pub struct ServeArgs {
     /// Calls being read and built at once (CreateMatch, DescribeGame); more are refused.
     #[arg(long, default_value_t = 64)]
     pub max_calls: usize,
-    /// What one client (a key's holder, or an address: IPv4, or an IPv6 /64) may hold of the
-    /// matches in play.
+    /// What one client (a key's holder, or an address: IPv4, or an IPv6 network, see
+    /// --ipv6-prefix) may hold of the matches in play.
     #[arg(long, default_value_t = Shares::default().matches)]
     pub matches_per_client: usize,
     /// …of the Play streams.
@@ -122,6 +129,11 @@ pub struct ServeArgs {
     /// Append the record of every finished match to this file (one JSON object per line).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
+    /// Clients without a key are told apart by address: an IPv4 address, or the IPv6 network
+    /// of this prefix length (a home or an office is handed a /56 or a /48; every address in
+    /// it is one client).
+    #[arg(long, default_value_t = server::shares::DEFAULT_V6_PREFIX, value_parser = clap::value_parser!(u8).range(16..=128))]
+    pub ipv6_prefix: u8,
 }
 
 /// `NAME=KEY` pairs: from the command line (`flag`), then the file's lines.
@@ -186,43 +198,53 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| format!("cannot start tokio: {e}"))
 }
 
+impl ServerFlags {
+    /// The server's configuration these flags give.
+    pub fn config(&self) -> Result<ServerConfig, String> {
+        let args = self;
+        let bot_slots = args.bot_slots.unwrap_or(ServerConfig::default().bot_slots);
+        Ok(ServerConfig {
+            max_matches: args.max_matches,
+            max_message_bytes: args.max_message_bytes,
+            move_time: limit_ms(args.move_time_ms),
+            max_move_time: Duration::from_millis(args.max_move_time_ms),
+            idle: limit_ms(args.idle_secs.saturating_mul(1000)),
+            policy: Policy::parse(&args.on_timeout).unwrap_or(Policy::Forfeit),
+            keep_finished_for: Duration::from_secs(args.keep_finished_secs),
+            keep_finished: args.keep_finished,
+            bot_limits: BotLimits {
+                iterations: args.max_bot_iterations,
+                samples: args.max_bot_samples,
+                threads: args.max_bot_threads,
+                time: Duration::from_millis(args.max_bot_ms),
+            },
+            bot_slots,
+            max_sessions: args.max_play_streams,
+            max_spectators: args.max_spectators,
+            max_calls: args.max_calls,
+            shares: Shares {
+                matches: args.matches_per_client,
+                play_streams: args.play_streams_per_client,
+                spectators: args.spectators_per_client,
+                calls: args.calls_per_client,
+                calls_per_second: args.calls_per_client_per_second,
+                bot_slots: args.bot_slots_per_client.unwrap_or((bot_slots / 2).max(1)),
+            },
+            yaml: YamlLimits { nodes: args.max_yaml_nodes, bytes: args.max_yaml_bytes, depth: args.max_yaml_depth },
+            client_keys: key_lines("--client-key", &[], args.client_keys.as_ref())?,
+            require_key: args.require_key.parse::<KeyRequired>()?,
+            bot_keys: key_lines("--bot-key", &args.bot_key, args.bot_keys.as_ref())?,
+            content_dir: args.content_dir.clone(),
+            records: args.records.clone(),
+            ipv6_prefix: args.ipv6_prefix,
+            ..ServerConfig::default()
+        })
+    }
+}
+
 pub fn serve(args: ServeArgs) -> Result<(), String> {
-    let bot_slots = args.bot_slots.unwrap_or(ServerConfig::default().bot_slots);
-    let config = ServerConfig {
-        max_matches: args.max_matches,
-        max_message_bytes: args.max_message_bytes,
-        move_time: limit_ms(args.move_time_ms),
-        max_move_time: Duration::from_millis(args.max_move_time_ms),
-        idle: limit_ms(args.idle_secs.saturating_mul(1000)),
-        policy: Policy::parse(&args.on_timeout).unwrap_or(Policy::Forfeit),
-        keep_finished_for: Duration::from_secs(args.keep_finished_secs),
-        keep_finished: args.keep_finished,
-        bot_limits: BotLimits {
-            iterations: args.max_bot_iterations,
-            samples: args.max_bot_samples,
-            threads: args.max_bot_threads,
-            time: Duration::from_millis(args.max_bot_ms),
-        },
-        bot_slots,
-        max_sessions: args.max_play_streams,
-        max_spectators: args.max_spectators,
-        max_calls: args.max_calls,
-        shares: Shares {
-            matches: args.matches_per_client,
-            play_streams: args.play_streams_per_client,
-            spectators: args.spectators_per_client,
-            calls: args.calls_per_client,
-            calls_per_second: args.calls_per_client_per_second,
-            bot_slots: args.bot_slots_per_client.unwrap_or((bot_slots / 2).max(1)),
-        },
-        yaml: YamlLimits { nodes: args.max_yaml_nodes, bytes: args.max_yaml_bytes, depth: args.max_yaml_depth },
-        client_keys: key_lines("--client-key", &[], args.client_keys.as_ref())?,
-        require_key: args.require_key.parse::<KeyRequired>()?,
-        bot_keys: key_lines("--bot-key", &args.bot_key, args.bot_keys.as_ref())?,
-        content_dir: args.content_dir.clone(),
-        records: args.records.clone(),
-        ..ServerConfig::default()
-    };
+    let args = args.server;
+    let config = args.config()?;
     let rt = runtime()?;
     let served = rt.block_on(async {
         let stop = server::stop_signal();

@@ -90,6 +90,8 @@ pub struct ServerConfig {
     pub measure_latency: bool,
     /// Agents of the embedding program (none for `arena serve`).
     pub agents: Option<AgentMaker>,
+    /// Clients without a key are told apart by address: IPv4, or IPv6 networks of this many bits.
+    pub ipv6_prefix: u8,
 }
 
 impl Default for ServerConfig {
@@ -119,6 +121,7 @@ impl Default for ServerConfig {
             records: None,
             measure_latency: false,
             agents: None,
+            ipv6_prefix: super::shares::DEFAULT_V6_PREFIX,
         }
     }
 }
@@ -237,6 +240,9 @@ impl ServerConfig {
                 return Err(format!("--bot-key: `{name}` and `{other}` are one name (they look alike)"));
             }
         }
+        if !(16..=128).contains(&self.ipv6_prefix) {
+            return Err(format!("the IPv6 prefix length is 16 to 128 bits, not {}", self.ipv6_prefix));
+        }
         if self.max_matches == 0 || self.max_sessions == 0 || self.max_spectators == 0 || self.max_calls == 0 {
             return Err("every pool holds at least one: matches, Play streams, spectators, calls".into());
         }
@@ -343,7 +349,8 @@ impl Hub {
             None => None,
         };
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| "the hub needs a tokio runtime".to_string())?;
-        let clients = ClientKeys::new(config.client_keys.clone(), config.require_key)?;
+        let mut clients = ClientKeys::new(config.client_keys.clone(), config.require_key)?;
+        clients.v6_prefix = config.ipv6_prefix;
         let bot_keys =
             config.bot_keys.iter().map(|(name, key)| (names::fold(name), (name.clone(), key.clone()))).collect();
         let sh = config.shares;

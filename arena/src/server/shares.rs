@@ -1,8 +1,9 @@
 //! Who is asking, and how much of the server each one may hold.
 //!
 //! A client is the holder of a key from the operator's `--client-keys` file (sent as the
-//! `x-arena-key` metadata of every call), or else its address: an IPv4 address, or the /64
-//! network of an IPv6 one (one host is handed a whole /64). Every pool a client can fill —
+//! `x-arena-key` metadata of every call), or else its address: an IPv4 address, or the IPv6
+//! network it is in, of the operator's prefix length (`--ipv6-prefix`, /56 by default: a home
+//! or an office is handed a /56 or a /48, so its 256 /64s are one client, not 256). Every pool a client can fill —
 //! matches in play, Play streams, spectators, calls being parsed, server-run agents thinking —
 //! has a limit in all and a share per client, so a client at its share leaves the rest to the
 //! others. Keyed Play names are outside the streams pool: their holders always get in.
@@ -26,8 +27,8 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 pub enum ClientId {
     /// The holder of the operator's key of this name.
     Key(String),
-    /// An IPv4 address, or an IPv6 /64 network.
-    Addr(IpAddr),
+    /// An IPv4 address, or an IPv6 network of the prefix length given (its address masked).
+    Addr(IpAddr, u8),
     /// No key and no address (a transport that has none).
     Unknown,
     /// The program that runs the server, for its own matches (a ladder's matchmaker): no wire
@@ -39,28 +40,45 @@ impl fmt::Display for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClientId::Key(name) => write!(f, "client `{name}`"),
-            ClientId::Addr(IpAddr::V6(a)) => write!(f, "the clients of {a}/64"),
-            ClientId::Addr(a) => write!(f, "the clients of {a}"),
+            ClientId::Addr(a @ IpAddr::V6(_), prefix) => write!(f, "the clients of {a}/{prefix}"),
+            ClientId::Addr(a, _) => write!(f, "the clients of {a}"),
             ClientId::Unknown => f.write_str("the clients without an address"),
             ClientId::Host => f.write_str("the host"),
         }
     }
 }
 
+/// The IPv6 prefix length clients without a key are told apart by, unless the operator says.
+pub const DEFAULT_V6_PREFIX: u8 = 56;
+
 impl ClientId {
-    /// A peer's address as a client: its IPv6 /64 network, or its IPv4 address (an IPv4
-    /// address mapped into IPv6 is the IPv4 address).
-    pub fn of_addr(addr: Option<SocketAddr>) -> ClientId {
+    /// A peer's address as a client: its IPv6 network of `v6_prefix` bits, or its IPv4
+    /// address (an IPv4 address mapped into IPv6 is the IPv4 address).
+    pub fn of_addr(addr: Option<SocketAddr>, v6_prefix: u8) -> ClientId {
         match addr.map(|a| a.ip()) {
             None => ClientId::Unknown,
             Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
-                Some(v4) => ClientId::Addr(IpAddr::V4(v4)),
+                Some(v4) => ClientId::Addr(IpAddr::V4(v4), 32),
                 None => {
-                    let s = v6.segments();
-                    ClientId::Addr(IpAddr::V6(std::net::Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0)))
+                    let prefix = v6_prefix.min(128);
+                    let mask = u128::MAX.checked_shl(u32::from(128 - prefix)).unwrap_or(0);
+                    let net = std::net::Ipv6Addr::from(u128::from(v6) & mask);
+                    ClientId::Addr(IpAddr::V6(net), prefix)
                 }
             },
-            Some(v4) => ClientId::Addr(v4),
+            Some(v4) => ClientId::Addr(v4, 32),
+        }
+    }
+
+    /// The client as a stable text, for a store (`key:NAME`, `addr:10.0.0.1`,
+    /// `addr:2001:db8::/56`, `unknown`, `host`).
+    pub fn stored(&self) -> String {
+        match self {
+            ClientId::Key(name) => format!("key:{name}"),
+            ClientId::Addr(a @ IpAddr::V6(_), prefix) => format!("addr:{a}/{prefix}"),
+            ClientId::Addr(a, _) => format!("addr:{a}"),
+            ClientId::Unknown => "unknown".into(),
+            ClientId::Host => "host".into(),
         }
     }
 }
@@ -95,6 +113,8 @@ pub struct ClientKeys {
     /// (client name, key)
     keys: Vec<(String, String)>,
     pub required: KeyRequired,
+    /// The IPv6 prefix length a client without a key is told apart by.
+    pub v6_prefix: u8,
 }
 
 impl ClientKeys {
@@ -109,7 +129,7 @@ impl ClientKeys {
                 return Err(format!("--client-keys: the key of `{name}` is shorter than 16 characters"));
             }
         }
-        Ok(ClientKeys { keys, required })
+        Ok(ClientKeys { keys, required, v6_prefix: DEFAULT_V6_PREFIX })
     }
 
     /// Who sends `key` (the value of [`KEY_HEADER`], if any) from `addr`, for a call that
@@ -136,8 +156,13 @@ impl ClientKeys {
             KeyRequired::ToCreate if creates => Err(Status::unauthenticated(format!(
                 "this server creates matches for its clients by key: send it as {KEY_HEADER}"
             ))),
-            _ => Ok(ClientId::of_addr(addr)),
+            _ => Ok(self.of_addr(addr)),
         }
+    }
+
+    /// The client a peer without a key is.
+    pub fn of_addr(&self, addr: Option<SocketAddr>) -> ClientId {
+        ClientId::of_addr(addr, self.v6_prefix)
     }
 }
 
@@ -347,11 +372,17 @@ mod tests {
 
     #[test]
     fn addresses_and_keys() {
-        let v6 = ClientId::of_addr(Some("[2001:db8:1:2:3:4:5:6]:9".parse().unwrap()));
-        assert_eq!(v6, ClientId::of_addr(Some("[2001:db8:1:2:ff::1]:10".parse().unwrap())), "one /64");
+        let v6 = ClientId::of_addr(Some("[2001:db8:1:2:3:4:5:6]:9".parse().unwrap()), 64);
+        assert_eq!(v6, ClientId::of_addr(Some("[2001:db8:1:2:ff::1]:10".parse().unwrap()), 64), "one /64");
+        // At /56, the 256 /64s of one home are one client; the next /56 is another.
+        let home = ClientId::of_addr(Some("[2001:db8:1:200::1]:9".parse().unwrap()), 56);
+        assert_eq!(home, ClientId::of_addr(Some("[2001:db8:1:2ff:1:2:3:4]:9".parse().unwrap()), 56));
+        assert_ne!(home, ClientId::of_addr(Some("[2001:db8:1:300::1]:9".parse().unwrap()), 56));
+        assert_eq!(home.to_string(), "the clients of 2001:db8:1:200::/56");
+        assert_eq!(home.stored(), "addr:2001:db8:1:200::/56");
         assert_eq!(
-            ClientId::of_addr(Some("[::ffff:10.0.0.1]:1".parse().unwrap())),
-            ClientId::of_addr(Some("10.0.0.1:2".parse().unwrap()))
+            ClientId::of_addr(Some("[::ffff:10.0.0.1]:1".parse().unwrap()), 56),
+            ClientId::of_addr(Some("10.0.0.1:2".parse().unwrap()), 56)
         );
         let keys = ClientKeys::new(
             HashMap::from([("lab".to_string(), "k".repeat(16)), ("class".to_string(), "c".repeat(16))]),
@@ -362,7 +393,7 @@ mod tests {
         assert_eq!(keys.identify(Some("k".repeat(16).as_bytes()), addr, true).unwrap(), ClientId::Key("lab".into()));
         assert_eq!(keys.identify(Some(b"nope"), addr, false).unwrap_err().code(), tonic::Code::Unauthenticated);
         assert_eq!(keys.identify(None, addr, true).unwrap_err().code(), tonic::Code::Unauthenticated);
-        assert_eq!(keys.identify(None, addr, false).unwrap(), ClientId::of_addr(addr));
+        assert_eq!(keys.identify(None, addr, false).unwrap(), ClientId::of_addr(addr, DEFAULT_V6_PREFIX));
         assert!(ClientKeys::new(HashMap::from([("x".to_string(), "short".to_string())]), KeyRequired::Never).is_err());
     }
 }

@@ -21,7 +21,7 @@ pub mod json;
 
 use crate::ladder::service::LadderService;
 use crate::server::service::Services;
-use crate::server::shares::{ClientId, Pool};
+use crate::server::shares::Pool;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -105,7 +105,7 @@ pub async fn start(addr: SocketAddr, face: Face) -> Result<Web, String> {
                 },
             };
             // Past its share, an address's connection is closed at once.
-            let Ok(place) = connections.take(&ClientId::of_addr(Some(peer))) else { continue };
+            let Ok(place) = connections.take(&hub.clients.of_addr(Some(peer))) else { continue };
             let _ = stream.set_nodelay(true);
             let service = hyper_util::service::TowerToHyperService::new(router.clone().layer(
                 axum::middleware::from_fn(move |mut req: axum::extract::Request, next: axum::middleware::Next| {
