@@ -168,6 +168,11 @@ pub struct Identity {
     /// Leave (the contract's `Leave`) once this many of its games have ended (0: never): no
     /// new games, those in play played out, then the server ends the stream.
     pub leave_after: u64,
+    /// On a ladder, also take seats in matches others create (Hello.accept_challenges).
+    pub accept_challenges: bool,
+    /// Connect from this local address (another client, to a server that tells clients apart
+    /// by address; any address of 127.0.0.0/8 is this machine's).
+    pub source: Option<std::net::IpAddr>,
 }
 
 /// Serve seats with the built-in agent `spec` over the Play stream of the server at `url`,
@@ -181,7 +186,10 @@ pub async fn run_bot(
     stop: Option<tokio::sync::oneshot::Receiver<()>>,
 ) -> Result<BotStats, String> {
     let spec = BotSpec::parse(spec)?;
-    let channel = connect(url).await?;
+    let channel = match who.source {
+        Some(source) => connect_from(url, source).await?,
+        None => connect(url).await?,
+    };
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::BotMessage>(1024);
     let hello = v1::Hello {
@@ -195,6 +203,7 @@ pub async fn run_bot(
         // reads neither.
         omit_text: true,
         omit_observation: !who.observation.unwrap_or(!matches!(spec, BotSpec::Random)),
+        accept_challenges: who.accept_challenges,
     };
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) })
         .await
@@ -255,7 +264,7 @@ pub async fn run_bot(
             }
             Some(v1::server_message::Message::Error(e)) => {
                 stats.stream_errors += 1;
-                tracing::warn!(code = %e.code, "the server refused a message: {}", e.message);
+                tracing::warn!(code = %e.code, "the server: {}", e.message);
             }
             Some(v1::server_message::Message::Welcome(_)) | None => {}
         }

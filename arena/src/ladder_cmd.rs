@@ -20,10 +20,17 @@ pub struct LadderArgs {
 
 #[derive(Subcommand)]
 pub enum LadderCommand {
-    /// Print a ladder's standings (overall and per game entry, with 95% intervals).
+    /// Print a ladder's standings (overall and per game entry, with 95% intervals): a page of
+    /// each list's ranked agents, then its provisional ones.
     Standings {
         /// The ladder, e.g. `http://127.0.0.1:50051`.
         url: String,
+        /// From this rank on (1: the first).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+        from: u32,
+        /// At most this many rows of each list (the ladder gives at most 500).
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=500))]
+        rows: u32,
     },
 }
 
@@ -43,7 +50,7 @@ pub struct RunArgs {
 
 pub fn run(args: LadderArgs) -> Result<(), String> {
     match args.command {
-        Some(LadderCommand::Standings { url }) => standings(&url),
+        Some(LadderCommand::Standings { url, from, rows }) => standings(&url, from - 1, rows),
         None => serve(args.run),
     }
 }
@@ -69,8 +76,13 @@ fn serve(args: RunArgs) -> Result<(), String> {
     for a in &config.anchors {
         bot_keys.insert(a.name.clone(), server::hub::secret().map_err(|e| e.message().to_string())?);
     }
-    let server_config =
-        ServerConfig { only_keyed_names: config.admission == Admission::Keyed, bot_keys, ..server_config };
+    let server_config = ServerConfig {
+        only_keyed_names: config.admission == Admission::Keyed,
+        bot_keys,
+        // The ladder's clients play its pairings, unless they accept challenges.
+        challenges_need_consent: true,
+        ..server_config
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -121,7 +133,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
     })
 }
 
-fn standings(url: &str) -> Result<(), String> {
+fn standings(url: &str, offset: u32, limit: u32) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -130,29 +142,46 @@ fn standings(url: &str) -> Result<(), String> {
         let channel = arena::client::connect(url).await?;
         let mut client = v1::ladder_client::LadderClient::new(channel);
         client
-            .standings(v1::StandingsRequest {})
+            .standings(v1::StandingsRequest { offset, limit })
             .await
             .map(|r| r.into_inner())
             .map_err(|e| format!("{url}: {}", e.message()))
     })?;
     outln!("ladder `{}`: {} games, {} rated, {} in play", s.ladder, s.games, s.rated_games, s.in_play);
+    let line = |rank: String, r: &v1::RatingRow| {
+        let mark = mark(r.anchor, r.connected);
+        let bound = if r.bound.is_empty() { String::new() } else { format!("  [{}]", r.bound) };
+        let rested = if r.rested.is_empty() { String::new() } else { format!("  rested: {}", r.rested) };
+        outln!(
+            "{rank:>4}  {:<32} {:>+7.1}  ({:>+6.0} to {:>+6.0})  {:>7}  {:>6.3}{bound}{rested}",
+            format!("{}{mark}", r.agent),
+            r.rating,
+            r.lower,
+            r.upper,
+            r.results,
+            r.score
+        );
+    };
     for list in &s.lists {
         outln!();
         outln!("{}", list.label);
         outln!("{:>4}  {:<32} {:>7}  {:>17}  {:>7}  {:>6}", "rank", "agent", "Elo", "95% interval", "results", "score");
         for r in &list.rows {
-            let mark = mark(r.anchor, r.connected);
-            let bound = if r.bound.is_empty() { String::new() } else { format!("  [{}]", r.bound) };
+            line(r.rank.to_string(), r);
+        }
+        let shown = list.offset as usize + list.rows.len();
+        if list.offset > 0 || shown < list.total as usize {
+            outln!("      ranks {} to {shown} of {}", list.offset + 1, list.total);
+        }
+        if !list.provisional.is_empty() {
             outln!(
-                "{:>4}  {:<32} {:>+7.1}  ({:>+6.0} to {:>+6.0})  {:>7}  {:>6.3}{bound}",
-                r.rank,
-                format!("{}{mark}", r.agent),
-                r.rating,
-                r.lower,
-                r.upper,
-                r.results,
-                r.score
+                "      provisional ({} in all; ranked after {} results against established agents):",
+                list.provisional_total,
+                s.provisional_games
             );
+            for r in &list.provisional {
+                line(format!("{}/{}", r.qualifying, s.provisional_games), r);
+            }
         }
         for u in &list.unrated {
             let mark = mark(u.anchor, u.connected);

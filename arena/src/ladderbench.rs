@@ -46,7 +46,7 @@ pub struct BenchLadderArgs {
 fn ladder_text(bootstrap: u32, cap: u32) -> String {
     format!(
         "name: bench\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\nmove_time_ms: \
-         10000\nmax_games: 1\nmax_games_cap: {cap}\nbootstrap: {bootstrap}\nrefit_ms: 1000\n"
+         10000\nmax_games: 1\nmax_games_cap: {cap}\nbootstrap: {bootstrap}\nrefit_ms: 1000\nprovisional_games: 0\n"
     )
 }
 
@@ -71,8 +71,13 @@ async fn measure(args: &BenchLadderArgs, scratch: &std::path::Path) -> Result<()
     for k in 0..args.clients {
         let (stop, stopped) = tokio::sync::oneshot::channel();
         stops.push(stop);
-        let who =
-            arena::client::Identity { name: format!("random-{k}"), max_games: args.games_each, ..Default::default() };
+        // Each client from an address of its own: one client's agents never meet.
+        let who = arena::client::Identity {
+            name: format!("random-{k}"),
+            max_games: args.games_each,
+            source: Some(std::net::IpAddr::from([127, 0, 1, 1 + k as u8])),
+            ..Default::default()
+        };
         let (url, agent) = (url.clone(), args.agent.clone());
         tokio::spawn(async move { arena::client::run_bot(&url, &agent, who, k as u64, Some(stopped)).await });
     }

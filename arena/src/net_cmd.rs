@@ -192,6 +192,14 @@ pub struct BotArgs {
     /// out, then it exits (its name free).
     #[arg(long, value_name = "N")]
     pub leave_after: Option<u64>,
+    /// On a ladder, also take seats in matches others create (a person's challenge on the web
+    /// face, a CreateMatch naming it); without it, it plays the ladder's pairings alone.
+    #[arg(long)]
+    pub accept_challenges: bool,
+    /// Connect from this local address (a machine with several; a server without a client key
+    /// tells clients apart by address).
+    #[arg(long, value_name = "IP")]
+    pub source: Option<std::net::IpAddr>,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -276,6 +284,8 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         max_games: args.max_games,
         leave_after: args.leave_after.unwrap_or(0),
         observation: None,
+        accept_challenges: args.accept_challenges,
+        source: args.source,
     };
     runtime()?.block_on(async {
         let stats = arena::client::run_bot(&args.server, &args.agent, who, args.seed, None).await?;

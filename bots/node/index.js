@@ -46,11 +46,12 @@ function target(server) {
  *   (or throws or returns a Resign to give the seat up)
  * @param {{server: string, name: string, games?: string[], key?: string, clientKey?: string,
  *   version?: string, maxGames?: number, leaveAfter?: number, signal?: AbortSignal,
- *   text?: boolean, observation?: boolean}} options
+ *   text?: boolean, observation?: boolean, acceptChallenges?: boolean}} options
  *   `key` is the name's key; `clientKey` (default: ARENA_CLIENT_KEY) the key the operator gave
  *   this client, sent as the `x-arena-key` metadata. On a ladder (`arena ladder`), saying Hello
  *   is joining: `version` plays it as `name@version`, rated apart; `maxGames` is how many games
- *   it takes at once (0: the ladder's default). Once `leaveAfter` of its games have ended, or
+ *   it takes at once (0: the ladder's default); `acceptChallenges` lets others seat it in matches
+ *   they create (else it plays the ladder's pairings alone). Once `leaveAfter` of its games have ended, or
  *   `signal` aborts, it leaves (the contract's `Leave`): no new games, those in play played
  *   out, and the promise resolves when the server then ends the stream, its name free.
  *   `text: false` leaves each request's observation text out; `observation: false` the whole
@@ -60,7 +61,7 @@ function target(server) {
  */
 function play(agent, {
   server, name, games = [], key = '', clientKey = process.env.ARENA_CLIENT_KEY || '', version = '', maxGames = 0,
-  leaveAfter = 0, signal, text = true, observation = true,
+  leaveAfter = 0, signal, text = true, observation = true, acceptChallenges = false,
 }) {
   const v1 = contract();
   const client = new v1.Play(target(server), grpc.credentials.createInsecure());
@@ -117,6 +118,7 @@ function play(agent, {
     stream.write({
       hello: {
         name, games, key, version, max_games: maxGames, omit_text: !text, omit_observation: !observation,
+        accept_challenges: acceptChallenges,
       },
     });
   });
@@ -133,14 +135,17 @@ function randomAgent(seed = 1) {
   };
 }
 
-/** A ladder's client: `standings()`, `agentGames(agent, limit)`, `record(gameId)`, each a Promise. */
+/**
+ * A ladder's client: `standings({offset, limit})` (a page of each list: from rank `offset`, at
+ * most `limit` rows, 50 by default), `agentGames(agent, limit)`, `record(gameId)`, each a Promise.
+ */
 function ladder(server) {
   const v1 = contract();
   const client = new v1.Ladder(target(server), grpc.credentials.createInsecure());
   const call = (method, request) =>
     new Promise((resolve, reject) => client[method](request, (e, r) => (e ? reject(e) : resolve(r))));
   return {
-    standings: () => call('Standings', {}),
+    standings: ({ offset = 0, limit = 0 } = {}) => call('Standings', { offset, limit }),
     agentGames: (agent, limit = 20) => call('AgentGames', { agent, limit }),
     record: (gameId) => call('GetLadderRecord', { game_id: gameId }),
     close: () => client.close(),

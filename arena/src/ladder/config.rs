@@ -20,6 +20,10 @@
 //! deals: shared                 # `shared`: a pairing plays one deal in every seat order; `fresh`
 //! bootstrap: 200                # resamples for the intervals
 //! refit_ms: 2000                # the standings are refit at most this often
+//! provisional_games: 10         # results against established agents before a new agent is ranked
+//! agents_per_client: 50         # agents one client may have stored (names and versions)
+//! new_agents_per_hour: 10       # new agents one client may add in an hour
+//! rest_after_timeouts: 3        # games in a row timed out before an agent is rested
 //! ```
 //!
 //! A mistake names the file, the line and the field, as a tournament file's do.
@@ -79,6 +83,15 @@ fn default_bootstrap() -> u32 {
 fn default_refit() -> u64 {
     2000
 }
+fn ten() -> u32 {
+    10
+}
+fn fifty() -> u32 {
+    50
+}
+fn three() -> u32 {
+    3
+}
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -108,6 +121,21 @@ pub struct LadderConfig {
     pub bootstrap: u32,
     #[serde(default = "default_refit")]
     pub refit_ms: u64,
+    /// Rated results against established agents (anchors, or agents that had these) a new
+    /// agent needs before it is ranked; until then it is listed apart, and it meets only
+    /// established agents (0: every agent ranked at once).
+    #[serde(default = "ten")]
+    pub provisional_games: u32,
+    /// Agents (names and versions) one client may have stored on the ladder, and may add in
+    /// an hour. A name's key holder is outside both: the operator gave it the name.
+    #[serde(default = "fifty")]
+    pub agents_per_client: u32,
+    #[serde(default = "ten")]
+    pub new_agents_per_hour: u32,
+    /// An agent whose games time out this many times in a row is rested: not matched for a
+    /// while (30 s, doubling at each rest up to 15 min), and told why (0: never rested).
+    #[serde(default = "three")]
+    pub rest_after_timeouts: u32,
 }
 
 impl LadderConfig {
@@ -153,6 +181,18 @@ impl LadderConfig {
         if self.refit_ms == 0 {
             return m("refit_ms", "must be above 0".into());
         }
+        if self.provisional_games > 0 && self.anchors.is_empty() {
+            return m(
+                "provisional_games",
+                "new agents establish themselves against anchors, and this ladder has none: name one, or set \
+                 `provisional_games: 0`"
+                    .into(),
+            );
+        }
+        if self.agents_per_client == 0 || self.new_agents_per_hour == 0 {
+            let field = if self.agents_per_client == 0 { "agents_per_client" } else { "new_agents_per_hour" };
+            return m(field, "must be at least 1 (a client with no agent cannot play)".into());
+        }
         Ok(())
     }
 
@@ -187,5 +227,9 @@ mod tests {
         assert!(e.starts_with("l.yaml line 3: field `admission`"), "{e}");
         let e = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\nadmission: keyed\n").unwrap_err();
         assert!(e.contains("field `keys`"), "{e}");
+        let e = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\n").unwrap_err();
+        assert!(e.contains("field `provisional_games`") && e.contains("has none"), "{e}");
+        let c = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\nprovisional_games: 0\n").unwrap();
+        assert_eq!((c.agents_per_client, c.new_agents_per_hour, c.rest_after_timeouts), (50, 10, 3));
     }
 }

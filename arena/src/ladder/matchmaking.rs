@@ -10,6 +10,9 @@
 //!   neighbour every time.
 //! - A pairing of anchors alone is made only while the focus's interval is wider than the
 //!   anchors' target: the built-in agents settle the scale, then wait for visitors.
+//! - Two agents of one owner (one client) never meet, and a pairing holds at most one
+//!   provisional agent: a new agent is measured against established ones alone, so nobody can
+//!   rate their own names up by playing them against each other.
 
 use rand::RngExt;
 use rand::rngs::SmallRng;
@@ -35,6 +38,10 @@ pub struct Candidate {
     pub waited: f64,
     /// The game entries it plays (by index into the entries).
     pub plays: Vec<bool>,
+    /// Who it belongs to (its client, by a number); none for an anchor.
+    pub owner: Option<u32>,
+    /// Ranked already (anchors are); a provisional agent meets established ones alone.
+    pub established: bool,
 }
 
 /// A game entry as matchmaking sees it.
@@ -105,9 +112,21 @@ pub fn pick(
                 continue;
             }
             others.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.agent.cmp(&b.1.agent)));
-            let mut agents = vec![focus.agent];
-            agents.extend(others.iter().take(needed).map(|(_, c)| c.agent));
-            return Some(Pick { entry: e, agents });
+            let mut chosen = vec![focus];
+            for (_, c) in &others {
+                if chosen.len() == needed + 1 {
+                    break;
+                }
+                let owned = c.owner.is_some() && chosen.iter().any(|o| o.owner == c.owner);
+                let second_provisional = !c.established && chosen.iter().any(|o| !o.established);
+                if !owned && !second_provisional {
+                    chosen.push(c);
+                }
+            }
+            if chosen.len() < needed + 1 {
+                continue;
+            }
+            return Some(Pick { entry: e, agents: chosen.iter().map(|c| c.agent).collect() });
         }
     }
     None
@@ -135,7 +154,18 @@ mod tests {
     }
 
     fn agent(agent: usize, rating: f64, width: f64, anchor: bool) -> Candidate {
-        Candidate { agent, free: 1, anchor, rating, width, waited: 0.0, plays: vec![true, true] }
+        let owner = (!anchor).then_some(agent as u32);
+        Candidate {
+            agent,
+            free: 1,
+            anchor,
+            rating,
+            width,
+            waited: 0.0,
+            plays: vec![true, true],
+            owner,
+            established: true,
+        }
     }
 
     const DUEL: [EntryShape; 2] =
@@ -196,6 +226,41 @@ mod tests {
             })
             .collect();
         assert_eq!(pick(&busy, &DUEL, &played, 100.0, &mut rng), None);
+    }
+
+    #[test]
+    fn one_owners_agents_never_meet_and_a_provisional_agent_meets_established_ones() {
+        let mut rng = SmallRng::seed_from_u64(6);
+        // 1 and 2 are one client's; 3 is another's, far away in rating; 0 an anchor.
+        let mut c = vec![
+            agent(0, 900.0, 30.0, true),
+            agent(1, 0.0, 500.0, false),
+            agent(2, 0.0, 30.0, false),
+            agent(3, 400.0, 30.0, false),
+        ];
+        c[2].owner = c[1].owner;
+        for _ in 0..50 {
+            let p = pick(&c, &DUEL, &Played::default(), 100.0, &mut rng).unwrap();
+            assert_eq!(p.agents[0], 1);
+            assert_ne!(p.agents[1], 2, "one owner's agents never meet");
+        }
+        // Provisional 1 meets neither provisional 3 nor its own 2: only the anchor is left.
+        c[1].established = false;
+        c[3].established = false;
+        for _ in 0..50 {
+            assert_eq!(pick(&c, &DUEL, &Played::default(), 100.0, &mut rng).unwrap().agents, vec![1, 0]);
+        }
+        // At four seats, three of them one client's or provisional: nothing can be made.
+        let four = [EntryShape { seats: 4, cooperative: false }];
+        let mut c4 = c.clone();
+        c4.iter_mut().for_each(|a| a.plays = vec![true]);
+        assert_eq!(pick(&c4, &four, &Played::default(), 100.0, &mut rng), None);
+        c4[1].established = true;
+        c4[2].owner = Some(7);
+        let p = pick(&c4, &four, &Played::default(), 100.0, &mut rng).unwrap();
+        let mut agents = p.agents.clone();
+        agents.sort();
+        assert_eq!(agents, vec![0, 1, 2, 3]);
     }
 
     #[test]

@@ -11,7 +11,12 @@
 //!   else hears of it;
 //! - the standings: Bradley–Terry Elo with bootstrap intervals (the tournament's), refit on a
 //!   blocking thread at most every `refit_ms`, never in the way of play;
-//! - [`service`]: the Ladder service of the contract.
+//! - [`service`]: the Ladder service of the contract;
+//! - the gate of names ([`NameGate`]): who may hold which name, a bounded number of new
+//!   agents per client, provisional agents, rested agents.
+//!
+//! Locks: the hub's lock of its Play names is taken before the ladder's state or store (a
+//! Hello is admitted holding it), never after: nothing here calls the hub holding either.
 
 pub mod config;
 pub mod matchmaking;
@@ -19,8 +24,9 @@ pub mod service;
 pub mod store;
 
 use crate::record::{MatchRecord, TournamentGame};
-use crate::server::hub::secret_seed;
-use crate::server::session::SeatHeld;
+use crate::server::hub::{NameGate, secret_seed};
+use crate::server::session::{SeatHeld, Session};
+use crate::server::shares::ClientId;
 use crate::server::table::SharedDeal;
 use crate::server::{Hub, names};
 use crate::tournament::config::{ResolvedGame, resolve_entries};
@@ -37,6 +43,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use store::Store;
+use tonic::Status;
 
 /// The standings at one refit: the overall list, then one per game entry of the file.
 #[derive(Clone, Debug, Default)]
@@ -64,6 +71,26 @@ struct State {
     in_play: u32,
     /// Pairings in play: their games' records are held back.
     open_pairings: HashSet<u64>,
+    /// Each agent's owner, by a number (see `owners`); none for anchors, and for agents stored
+    /// before owners were kept until one comes back.
+    owner: Vec<Option<u32>>,
+    /// Owners (`ClientId::stored`) by number, and back.
+    owners: Vec<String>,
+    owner_numbers: HashMap<String, u32>,
+    /// When each owner added its agents (ms since the epoch), oldest first: its caps.
+    added: HashMap<u32, Vec<u64>>,
+    /// Ranked (anchors, and agents with enough results against established ones), and each
+    /// provisional agent's results against established ones so far.
+    established: Vec<bool>,
+    qualifying: Vec<u32>,
+    /// Games each agent has timed out in, in a row; its rests so far, and the one it is in.
+    timeouts: Vec<u32>,
+    rests: Vec<u32>,
+    rested: Vec<Option<(Instant, String)>>,
+    /// The Play stream (by its session id) last told of the agent's rest.
+    rest_told: Vec<Option<String>>,
+    /// Results against established agents a provisional one needs (0: none is provisional).
+    needed: u32,
 }
 
 impl State {
@@ -75,8 +102,78 @@ impl State {
             self.anchors.push(None);
             self.in_flight.push(0);
             self.since.push(Instant::now());
+            self.owner.push(None);
+            self.established.push(self.needed == 0);
+            self.qualifying.push(0);
+            self.timeouts.push(0);
+            self.rests.push(0);
+            self.rested.push(None);
+            self.rest_told.push(None);
         }
     }
+
+    /// The number of owner `owner`, given one if new.
+    fn owner_number(&mut self, owner: &str) -> u32 {
+        if let Some(&n) = self.owner_numbers.get(owner) {
+            return n;
+        }
+        let n = self.owners.len() as u32;
+        self.owners.push(owner.to_string());
+        self.owner_numbers.insert(owner.to_string(), n);
+        n
+    }
+
+    /// Agent `agent` is owned by `owner` (added at `added_ms`, counted against its caps).
+    fn own(&mut self, agent: usize, owner: &str, added_ms: Option<u64>) {
+        let n = self.owner_number(owner);
+        self.owner[agent] = Some(n);
+        if let Some(ms) = added_ms {
+            let times = self.added.entry(n).or_default();
+            let at = times.partition_point(|&t| t <= ms);
+            times.insert(at, ms);
+        }
+    }
+
+    /// Note what results against established agents `rated` gives the provisional ones, and
+    /// rank those that have `needed` of them now. Replayed in the order stored, at every open.
+    fn settle(&mut self, rated: &[RatedGame], needed: u32) {
+        for g in rated {
+            let valid = |i: usize| i < self.established.len();
+            let mut gains = Vec::new();
+            for p in g.results.iter().filter(|p| valid(p.a) && valid(p.b)) {
+                let (ea, eb) = (self.established[p.a], self.established[p.b]);
+                if eb && !ea {
+                    gains.push(p.a);
+                }
+                if ea && !eb {
+                    gains.push(p.b);
+                }
+            }
+            for a in gains {
+                self.qualifying[a] += 1;
+                if self.qualifying[a] >= needed {
+                    self.established[a] = true;
+                }
+            }
+        }
+    }
+
+    /// Is agent `agent` rested now? (A rest that is over is forgotten.)
+    fn is_rested(&mut self, agent: usize, now: Instant) -> bool {
+        match &self.rested[agent] {
+            Some((until, _)) if *until > now => true,
+            Some(_) => {
+                self.rested[agent] = None;
+                false
+            }
+            None => false,
+        }
+    }
+}
+
+/// How long the `k`-th rest of an agent lasts (0 the first): 30 s, doubling, at most 15 min.
+pub fn rest_length(k: u32) -> Duration {
+    Duration::from_secs(30u64.saturating_mul(1 << k.min(5))).min(Duration::from_secs(15 * 60))
 }
 
 /// What matchmaking reads of the state: its entries are the file's, the counts the store's.
@@ -160,16 +257,24 @@ impl Ladder {
             known.push(entry_of_key(&key, &label)?);
             labels.push(label);
         }
-        let mut state = State::default();
-        for (i, (name, _)) in store.agents()?.into_iter().enumerate() {
-            state.add(i, &name);
+        let mut state = State { needed: config.provisional_games, ..State::default() };
+        for (i, a) in store.stored_agents()?.into_iter().enumerate() {
+            state.add(i, &a.name);
+            // Anchors, this file's or an earlier one's, are established.
+            state.established[i] |= a.anchor;
+            if let Some(owner) = &a.owner {
+                state.own(i, owner, Some(a.added_ms));
+            }
         }
         for a in &config.anchors {
             let i = store.agent(&a.name, true)?;
             state.add(i, &a.name);
             state.anchors[i] = Some(a.bot.clone());
+            state.established[i] = true;
         }
-        state.rated = store.rated()?;
+        let rated = store.rated()?;
+        state.settle(&rated, config.provisional_games);
+        state.rated = rated;
         state.games = store.games()?;
         for g in &state.rated {
             for p in &g.results {
@@ -188,6 +293,9 @@ impl Ladder {
             wake: tokio::sync::Notify::new(),
             standings: tokio::sync::watch::channel(Arc::new(Standings::default())).0,
         });
+        // Who may hold a name is the ladder's to say from now on.
+        let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
+        ladder.hub.set_gate(gate);
         // The standings of what is stored, before any new game.
         let first = ladder.fit();
         ladder.publish(first);
@@ -279,13 +387,6 @@ impl Ladder {
         // A stream that sent Leave takes no new pairing.
         let sessions: Vec<_> = self.hub.sessions().into_iter().filter(|s| !s.is_leaving()).collect();
         let mut candidates = Vec::new();
-        // New names are written down first (the store before the state).
-        for session in &sessions {
-            if self.agent_index(&session.name).is_none() {
-                let i = self.store().agent(&session.name, false)?;
-                self.state().add(i, &session.name);
-            }
-        }
         let mut s = self.state();
         let now = Instant::now();
         let candidate = |s: &State, agent: usize, limit: u32, plays: Vec<bool>| {
@@ -298,6 +399,8 @@ impl Ladder {
                 width,
                 waited: now.duration_since(s.since[agent]).as_secs_f64(),
                 plays,
+                owner: s.owner[agent],
+                established: s.established[agent],
             }
         };
         for (agent, bot) in s.anchors.iter().enumerate() {
@@ -305,9 +408,24 @@ impl Ladder {
                 candidates.push(candidate(&s, agent, self.config.anchor_games, vec![true; self.entries.len()]));
             }
         }
+        let mut tell = Vec::new();
         for session in &sessions {
+            // Every name was admitted (and stored) at its Hello; a rested agent waits, and a
+            // stream of it that has not heard why is told.
             let Some(&agent) = s.index.get(&names::fold(&session.name)) else { continue };
             if s.anchors[agent].is_some() {
+                continue;
+            }
+            if s.is_rested(agent, now) {
+                if s.rest_told[agent].as_ref() != Some(&session.id) {
+                    s.rest_told[agent] = Some(session.id.clone());
+                    let (until, why) = s.rested[agent].clone().expect("rested");
+                    let left = until.saturating_duration_since(now).as_secs();
+                    tell.push((
+                        session.clone(),
+                        format!("this ladder rests `{}`: {why} ({left} s left)", session.name),
+                    ));
+                }
                 continue;
             }
             let asked = if session.max_games == 0 { self.config.max_games } else { session.max_games };
@@ -331,6 +449,10 @@ impl Ladder {
             }
             let me = self.clone();
             tokio::spawn(async move { me.pairing(pick).await });
+        }
+        drop(s);
+        for (session, why) in tell {
+            session.notice("rested", &why);
         }
         Ok(())
     }
@@ -389,6 +511,9 @@ impl Ladder {
                 if !order.iter().all(|&a| self.present(a)) {
                     return Err("an agent left: the pairing ends here".to_string());
                 }
+                if order.iter().any(|&a| self.state().is_rested(a, Instant::now())) {
+                    return Err("an agent was rested: the pairing ends here".to_string());
+                }
                 let seed = match self.config.deals {
                     Deals::Shared => deal,
                     Deals::Fresh => secret_seed().map_err(|e| e.message().to_string())?,
@@ -414,6 +539,7 @@ impl Ladder {
                 over(&table).await;
                 self.state().in_play -= 1;
                 let mut record = table.record().map_err(|e| e.message().to_string())?;
+                self.note_timeouts(order, &record.verdicts);
                 let (names, label) = {
                     let s = self.state();
                     (order.iter().map(|&a| s.names[a].clone()).collect::<Vec<_>>(), self.labels[entry.group].clone())
@@ -438,6 +564,72 @@ impl Ladder {
             deal.release();
         }
         result
+    }
+
+    /// Count, for each agent of a game just over, the games in a row it timed out in; rest one
+    /// that reaches `rest_after_timeouts`, and tell it why.
+    fn note_timeouts(&self, order: &[usize], verdicts: &[crate::referee::Verdict]) {
+        let k = self.config.rest_after_timeouts;
+        let mut told = Vec::new();
+        {
+            let mut s = self.state();
+            let mut agents: Vec<usize> = order.iter().copied().filter(|&a| s.anchors[a].is_none()).collect();
+            agents.dedup();
+            for a in agents {
+                let late = order.iter().enumerate().any(|(seat, &b)| {
+                    b == a && verdicts.iter().any(|v| v.seat == seat && v.kind == crate::referee::Fault::Timeout)
+                });
+                if !late {
+                    s.timeouts[a] = 0;
+                    continue;
+                }
+                s.timeouts[a] += 1;
+                if k == 0 || s.timeouts[a] < k {
+                    continue;
+                }
+                let length = rest_length(s.rests[a]);
+                let why = format!(
+                    "{} games in a row timed out: not matched for {} s (rest {}; each rest is twice as long, up to 15 min)",
+                    s.timeouts[a],
+                    length.as_secs(),
+                    s.rests[a] + 1
+                );
+                s.timeouts[a] = 0;
+                s.rests[a] += 1;
+                s.rested[a] = Some((Instant::now() + length, why.clone()));
+                told.push((a, s.names[a].clone(), why));
+            }
+        }
+        for (a, name, why) in told {
+            tracing::info!(%name, "ladder: rested: {why}");
+            if let Some(session) = self.hub.session(&name) {
+                self.state().rest_told[a] = Some(session.id.clone());
+                session.notice("rested", &format!("this ladder rests `{name}`: {why}"));
+            }
+        }
+    }
+
+    /// What the standings mark of each agent, now.
+    pub fn marks(&self) -> LadderMarks {
+        let connected: HashSet<usize> =
+            self.hub.sessions().iter().filter_map(|session| self.agent_index(&session.name)).collect();
+        let mut s = self.state();
+        let now = Instant::now();
+        let rested = (0..s.names.len())
+            .map(|a| {
+                s.is_rested(a, now).then(|| {
+                    let (until, why) = s.rested[a].clone().expect("rested");
+                    format!("{why} ({} s left)", until.saturating_duration_since(now).as_secs())
+                })
+            })
+            .collect();
+        LadderMarks {
+            anchors: s.anchors.iter().map(Option::is_some).collect(),
+            connected,
+            established: s.established.clone(),
+            qualifying: s.qualifying.clone(),
+            rested,
+        }
     }
 
     /// Commit the newest play of a pairing with the results it completes: a competitive game
@@ -468,6 +660,7 @@ impl Ladder {
                 s.met.insert((p.a.min(p.b), p.a.max(p.b)));
             }
         }
+        s.settle(&rated, self.config.provisional_games);
         s.rated.extend(rated);
         Ok(())
     }
@@ -541,6 +734,98 @@ impl Ladder {
     }
 }
 
+/// What the standings mark of each agent (by index), read at one moment.
+pub struct LadderMarks {
+    anchors: Vec<bool>,
+    connected: HashSet<usize>,
+    established: Vec<bool>,
+    qualifying: Vec<u32>,
+    rested: Vec<Option<String>>,
+}
+
+impl service::Marks for LadderMarks {
+    fn anchor(&self, p: usize) -> bool {
+        self.anchors.get(p).copied().unwrap_or(false)
+    }
+    fn connected(&self, p: usize) -> bool {
+        self.anchor(p) || self.connected.contains(&p)
+    }
+    fn established(&self, p: usize) -> bool {
+        self.established.get(p).copied().unwrap_or(true)
+    }
+    fn qualifying(&self, p: usize) -> u32 {
+        self.qualifying.get(p).copied().unwrap_or(0)
+    }
+    fn rested(&self, p: usize) -> String {
+        self.rested.get(p).cloned().flatten().unwrap_or_default()
+    }
+}
+
+impl NameGate for Ladder {
+    /// A name the ladder knows is its owner's (or its key holder's); a new one is stored for
+    /// good, so a client may add only so many (`agents_per_client`, `new_agents_per_hour`).
+    fn admit(&self, session: &Session) -> Result<(), Status> {
+        let owner = session.owner.stored();
+        let keyed = matches!(session.owner, ClientId::Name(_));
+        let name = &session.name;
+        if let Some(agent) = self.agent_index(name) {
+            let mut s = self.state();
+            let theirs = s.owner[agent].map(|n| s.owners[n as usize].clone());
+            match theirs {
+                Some(o) if o == owner => return Ok(()),
+                Some(_) if !keyed => {
+                    return Err(Status::permission_denied(format!(
+                        "`{name}` is another client's agent on this ladder (`{}`: names that look alike are one): \
+                         choose another name, or ask the operator for the name's key",
+                        s.names[agent]
+                    )));
+                }
+                // The key holder, or the first client to come back to an agent stored before
+                // owners were kept, owns it from now on.
+                _ => {
+                    drop(s);
+                    self.store().set_owner(agent, &owner).map_err(Status::internal)?;
+                    s = self.state();
+                    s.own(agent, &owner, None);
+                    return Ok(());
+                }
+            }
+        }
+        let now = store::now_ms();
+        if !keyed {
+            let mut s = self.state();
+            let number = s.owner_number(&owner);
+            let added = s.added.get(&number).map(Vec::as_slice).unwrap_or_default();
+            let cap = self.config.agents_per_client as usize;
+            if added.len() >= cap {
+                return Err(Status::resource_exhausted(format!(
+                    "{} has {} agents on this ladder, its cap (agents_per_client: {cap}): play under one of them (a new \
+                     version is a new agent)",
+                    session.owner,
+                    added.len()
+                )));
+            }
+            let hour = 3_600_000;
+            let recent: Vec<u64> = added.iter().copied().filter(|&t| t + hour > now).collect();
+            let rate = self.config.new_agents_per_hour as usize;
+            if recent.len() >= rate {
+                let wait = (recent[recent.len() - rate] + hour).saturating_sub(now).div_ceil(60_000);
+                return Err(Status::resource_exhausted(format!(
+                    "{} added {} new agents (names or versions) to this ladder in the last hour, its rate \
+                     (new_agents_per_hour: {rate}): the next in {wait} min, or play under one it has",
+                    session.owner,
+                    recent.len()
+                )));
+            }
+        }
+        let index = self.store().agent_of(name, false, Some(&owner)).map_err(Status::internal)?;
+        let mut s = self.state();
+        s.add(index, name);
+        s.own(index, &owner, (!keyed).then_some(now));
+        Ok(())
+    }
+}
+
 /// Wait until a match is over.
 async fn over(table: &crate::server::table::Table) {
     loop {
@@ -602,5 +887,34 @@ mod tests {
         state.pairings.insert((0, 1), 7);
         let played = Played { state: &state, groups: &[1, 0] };
         assert_eq!((played.pairings(0, 0), played.pairings(0, 1)), (7, 0));
+    }
+
+    #[test]
+    fn a_provisional_agent_counts_results_against_established_ones_alone() {
+        use reports::ratings::Pairwise;
+        let mut state = State { needed: 2, ..State::default() };
+        for (i, name) in ["anchor", "p", "q"].iter().enumerate() {
+            state.add(i, name);
+        }
+        state.established[0] = true;
+        let game = |a, b| RatedGame { group: 0, unit: 0, results: vec![Pairwise { a, b, score: 1.0 }], plays: 1 };
+        // p against q: both provisional, neither counts it.
+        state.settle(&[game(1, 2), game(2, 1)], 2);
+        assert_eq!((state.qualifying[1], state.qualifying[2]), (0, 0));
+        // p against the anchor, twice: established, and from then on it counts for q.
+        state.settle(&[game(1, 0), game(0, 1)], 2);
+        assert!(state.established[1] && !state.established[2]);
+        state.settle(&[game(2, 1)], 2);
+        assert_eq!(state.qualifying[2], 1);
+        // With nothing needed, every agent is ranked at once.
+        let mut open = State::default();
+        open.add(0, "x");
+        assert!(open.established[0]);
+    }
+
+    #[test]
+    fn rests_double_up_to_fifteen_minutes() {
+        let secs: Vec<u64> = (0..8).map(|k| rest_length(k).as_secs()).collect();
+        assert_eq!(secs, [30, 60, 120, 240, 480, 900, 900, 900]);
     }
 }

@@ -59,6 +59,9 @@ const MIGRATIONS: &[&str] = &[
         upper REAL NOT NULL
     );
     CREATE INDEX history_by_agent ON history(agent, rated_games);",
+    // 2: each agent's owner: the client that added it (`ClientId::stored`), none for anchors
+    //    and for agents added before owners were kept (their next client owns them).
+    "ALTER TABLE agents ADD COLUMN owner TEXT;",
 ];
 
 /// The database's file in a ladder's data directory.
@@ -75,6 +78,17 @@ pub struct StoredGame {
     pub entry: usize,
     pub finished_ms: u64,
     pub record: MatchRecord,
+}
+
+/// One stored agent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredAgent {
+    pub name: String,
+    pub anchor: bool,
+    /// The client that added it (`ClientId::stored`), if known.
+    pub owner: Option<String>,
+    /// When it was added (ms since the Unix epoch).
+    pub added_ms: u64,
 }
 
 /// One point of an agent's rating over time.
@@ -165,8 +179,14 @@ impl Store {
         Ok(())
     }
 
-    /// The index (0 first, in order of first appearance) of the agent `name`, added if new.
+    /// The index (0 first, in order of first appearance) of the agent `name`, added if new
+    /// (owned by `owner`, if given).
     pub fn agent(&mut self, name: &str, anchor: bool) -> Result<usize, String> {
+        self.agent_of(name, anchor, None)
+    }
+
+    /// [`Store::agent`], a new agent owned by `owner`.
+    pub fn agent_of(&mut self, name: &str, anchor: bool, owner: Option<&str>) -> Result<usize, String> {
         let found: Option<i64> = self
             .conn
             .query_row("SELECT id FROM agents WHERE name = ?1", [name], |r| r.get(0))
@@ -182,8 +202,8 @@ impl Store {
             None => {
                 self.conn
                     .execute(
-                        "INSERT INTO agents (name, anchor, first_seen_ms) VALUES (?1, ?2, ?3)",
-                        params![name, anchor, now_ms() as i64],
+                        "INSERT INTO agents (name, anchor, first_seen_ms, owner) VALUES (?1, ?2, ?3, ?4)",
+                        params![name, anchor, now_ms() as i64, owner],
                     )
                     .map_err(err("agents"))?;
                 self.conn.last_insert_rowid()
@@ -194,9 +214,34 @@ impl Store {
 
     /// Every agent ever seen, by index: its name and whether it is one of the anchors.
     pub fn agents(&self) -> Result<Vec<(String, bool)>, String> {
-        let mut q = self.conn.prepare("SELECT name, anchor FROM agents ORDER BY id").map_err(err("agents"))?;
-        let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(err("agents"))?;
+        Ok(self.stored_agents()?.into_iter().map(|a| (a.name, a.anchor)).collect())
+    }
+
+    /// Every agent ever seen, by index, all that is kept of it.
+    pub fn stored_agents(&self) -> Result<Vec<StoredAgent>, String> {
+        let mut q = self
+            .conn
+            .prepare("SELECT name, anchor, owner, first_seen_ms FROM agents ORDER BY id")
+            .map_err(err("agents"))?;
+        let rows = q
+            .query_map([], |r| {
+                Ok(StoredAgent {
+                    name: r.get(0)?,
+                    anchor: r.get(1)?,
+                    owner: r.get(2)?,
+                    added_ms: r.get::<_, i64>(3)? as u64,
+                })
+            })
+            .map_err(err("agents"))?;
         rows.collect::<Result<_, _>>().map_err(err("agents"))
+    }
+
+    /// Agent `agent` (by index) is owned by `owner` from now on.
+    pub fn set_owner(&mut self, agent: usize, owner: &str) -> Result<(), String> {
+        self.conn
+            .execute("UPDATE agents SET owner = ?1 WHERE id = ?2", params![owner, agent as i64 + 1])
+            .map(|_| ())
+            .map_err(err("agents"))
     }
 
     /// The index of the game entry `key` (its game and every parameter), added if new.

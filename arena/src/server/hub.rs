@@ -40,6 +40,14 @@ impl std::fmt::Debug for AgentMaker {
     }
 }
 
+/// Who may hold a Play name, beyond the server's own checks: a ladder's rules for its agents
+/// (names are stored for good there, so new ones are a bounded resource). Asked when a stream
+/// says Hello, after the name's key and the streams' shares were checked, before the name is
+/// taken; a refusal is the Hello's answer.
+pub trait NameGate: Send + Sync {
+    fn admit(&self, session: &Session) -> Result<(), Status>;
+}
+
 /// How the server behaves, and its limits.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -92,6 +100,9 @@ pub struct ServerConfig {
     pub agents: Option<AgentMaker>,
     /// Clients without a key are told apart by address: IPv4, or IPv6 networks of this many bits.
     pub ipv6_prefix: u8,
+    /// A Play client is seated in a match someone else creates only if its Hello accepts
+    /// challenges (a ladder's clients play its pairings).
+    pub challenges_need_consent: bool,
 }
 
 impl Default for ServerConfig {
@@ -122,6 +133,7 @@ impl Default for ServerConfig {
             measure_latency: false,
             agents: None,
             ipv6_prefix: super::shares::DEFAULT_V6_PREFIX,
+            challenges_need_consent: false,
         }
     }
 }
@@ -297,6 +309,8 @@ pub struct Hub {
     pub clients: ClientKeys,
     /// Woken when a Play client takes a name.
     registered: tokio::sync::Notify,
+    /// Who may hold a name, beyond the server's checks (a ladder's rules).
+    gate: std::sync::OnceLock<Weak<dyn NameGate>>,
     pub next_request: Arc<AtomicU64>,
     records: Option<Mutex<std::fs::File>>,
     /// Set when the server stops: long-lived streams (Play, Spectate) end.
@@ -363,6 +377,7 @@ impl Hub {
             bot_keys,
             clients,
             registered: tokio::sync::Notify::new(),
+            gate: std::sync::OnceLock::new(),
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
@@ -476,10 +491,27 @@ impl Hub {
         self.content.names()
     }
 
-    /// Give `session` its name: refused if another live stream holds it or a name that looks
-    /// like it (ALREADY_EXISTS), if the name has a key and `key` is not it (PERMISSION_DENIED),
-    /// or if `client` holds its share of the streams (RESOURCE_EXHAUSTED). The key holder takes
-    /// the name over from an older stream; a keyed name's stream is always let in.
+    /// Set who may hold a name beyond the server's checks (once; a ladder, as it opens).
+    pub fn set_gate(&self, gate: Weak<dyn NameGate>) {
+        let _ = self.gate.set(gate);
+    }
+
+    /// Who a Play client saying Hello as `name` with the name's key `key` is: the holder of
+    /// the name's key when the name has one and `key` is it, else `client`.
+    pub fn owner_of(&self, name: &str, key: &str, client: &ClientId) -> ClientId {
+        let base = names::fold(names::base(name));
+        match self.bot_keys.get(&base) {
+            Some((_, k)) if same_secret(k, key) => ClientId::Name(base),
+            _ => client.clone(),
+        }
+    }
+
+    /// Give `session` its name: refused if another client's live stream holds it or a name
+    /// that looks like it (ALREADY_EXISTS), if the name has a key and `key` is not it
+    /// (PERMISSION_DENIED), if `client` holds its share of the streams (RESOURCE_EXHAUSTED), or
+    /// by the gate (a ladder's rules). The same owner (the key holder, or the same client)
+    /// takes the name over from an older stream of its own: a restarted agent gets its name
+    /// back at once, however its old stream died. A keyed name's stream is always let in.
     pub fn register(&self, session: Arc<Session>, key: &str, client: &ClientId) -> Result<(), Status> {
         let folded = names::fold(&session.name);
         // A name's key covers every version of it (`mine@2` is mine's).
@@ -500,18 +532,24 @@ impl Hub {
         }
         let mut sessions = self.sessions.lock().expect("sessions");
         sessions.retain(|_, s| s.is_alive());
-        if let Some(old) = sessions.get(&folded) {
-            if keyed.is_none() {
-                return Err(Status::already_exists(format!(
-                    "the name `{}` is held by another live Play stream (as `{}`: names that look alike are one)",
-                    session.name, old.name
-                )));
-            }
-            tracing::info!(name = %session.name, "the key holder takes its name over from an older stream");
-            old.end_with(Status::already_exists("a newer stream with this name's key took the name over"));
+        let old = sessions.get(&folded).cloned();
+        if let Some(old) = &old
+            && (old.owner != session.owner || session.owner == ClientId::Unknown)
+        {
+            return Err(Status::already_exists(format!(
+                "the name `{}` is held by another client's live Play stream (as `{}`: names that look alike are one)",
+                session.name, old.name
+            )));
         }
         if keyed.is_none() {
             session.hold(self.streams.take(client)?);
+        }
+        if let Some(gate) = self.gate.get().and_then(Weak::upgrade) {
+            gate.admit(&session)?;
+        }
+        if let Some(old) = old {
+            tracing::info!(name = %session.name, "a newer stream of the same owner takes the name over");
+            old.end_with(Status::already_exists("a newer stream of this name's owner took the name over"));
         }
         sessions.insert(folded, session);
         self.registered.notify_waiters();
@@ -793,6 +831,12 @@ impl Hub {
                     if !session.plays(game_name) {
                         return Err(Status::failed_precondition(format!(
                             "seats[{s}].play: `{name}` does not play {game_name}"
+                        )));
+                    }
+                    if self.config.challenges_need_consent && *client != ClientId::Host && !session.accept_challenges {
+                        return Err(Status::failed_precondition(format!(
+                            "seats[{s}].play: `{name}` plays this ladder's pairings only (its Hello does not accept \
+                             challenges)"
                         )));
                     }
                     if session.is_leaving() {

@@ -32,6 +32,11 @@ use std::sync::Arc;
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 
+/// A connection that sends nothing for this long is pinged…
+pub const KEEPALIVE_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+/// …and closed if the ping goes unanswered this long.
+pub const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
 /// A server running on the current tokio runtime.
 pub struct Running {
     pub addr: SocketAddr,
@@ -107,10 +112,12 @@ where
             v1::play_server::PlayServer::new(services).max_decoding_message_size(max).max_encoding_message_size(max),
         );
     let routes = extra(hub.clone())(routes);
-    // Keepalive finds peers that vanished without closing (their names and seats are freed).
+    // Keepalive finds peers that vanished without closing, or stopped answering (a process
+    // stopped, a network gone): a ping 2 s after the last frame it sent, unanswered for 3 s,
+    // closes the connection, and its names and seats are free within 5 s.
     let router = Server::builder()
-        .http2_keepalive_interval(Some(std::time::Duration::from_secs(20)))
-        .http2_keepalive_timeout(Some(std::time::Duration::from_secs(10)))
+        .http2_keepalive_interval(Some(KEEPALIVE_INTERVAL))
+        .http2_keepalive_timeout(Some(KEEPALIVE_TIMEOUT))
         // Calls and streams open at once on one connection.
         .max_concurrent_streams(Some(256))
         .layer(admission::AdmissionLayer(hub.clone()))

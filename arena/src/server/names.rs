@@ -1,14 +1,21 @@
 //! Play names: what a name may be, and when two names are the same name.
 //!
-//! A name is 1 to 64 printable ASCII characters (`!` to `~`, no space), a letter or digit
-//! first: nothing invisible, nothing written right to left, no letter of another script that
-//! looks like a Latin one. Two names are the same name when they look alike: compared without
-//! case and after Unicode's confusable folding (UTS #39's skeleton), so `Alice`, `alice`,
-//! `AL1CE` and `aIice` are one name, and `rn` is `m`.
+//! One grammar for names and versions: a name is 1 to 64 characters, a letter or digit first,
+//! then letters, digits and [`NAME_PUNCTUATION`] (`. _ - + : = ,`, enough for a built-in
+//! agent's spec, `mcts:iterations=2000,c=0.7`); a version is 1 to 32 letters, digits, `.`, `_`
+//! and `-`. An agent that gives a version holds `NAME@VERSION`: the one `@` is the separator,
+//! never part of a name, so a name's key covers exactly its versions. Nothing invisible,
+//! nothing written right to left, no letter of another script, no character a page or a shell
+//! reads as markup. Two names are the same name when they look alike: compared without case
+//! and after Unicode's confusable folding (UTS #39's skeleton), so `Alice`, `alice`, `AL1CE`
+//! and `aIice` are one name, and `rn` is `m`.
 
 use unicode_security::confusable_detection::skeleton;
 
 pub const MAX_NAME: usize = 64;
+
+/// What a name may hold besides letters and digits (never first).
+pub const NAME_PUNCTUATION: &str = "._-+:=,";
 
 /// Why `name` is not a name, if it is not.
 pub fn check(name: &str) -> Result<(), String> {
@@ -21,11 +28,14 @@ pub fn check(name: &str) -> Result<(), String> {
     if !name.starts_with(|c: char| c.is_ascii_alphanumeric()) {
         return Err("a name begins with a letter or a digit".into());
     }
-    if let Some(c) = name.chars().find(|c| !c.is_ascii_graphic()) {
-        return Err(format!(
-            "{} is not allowed: a name is printable ASCII, `!` to `~`, without spaces",
-            if c.is_ascii() { format!("character {:#04x}", c as u32) } else { format!("U+{:04X}", c as u32) }
-        ));
+    if let Some(c) = name.chars().find(|&c| !(c.is_ascii_alphanumeric() || NAME_PUNCTUATION.contains(c))) {
+        let what = match c {
+            '@' => "`@` is not allowed: it separates a name from its version (Hello.version)".to_string(),
+            c if c.is_ascii_graphic() => format!("`{c}` is not allowed"),
+            c if c.is_ascii() => format!("character {:#04x} is not allowed", c as u32),
+            c => format!("U+{:04X} is not allowed", c as u32),
+        };
+        return Err(format!("{what}: a name is letters, digits and `{NAME_PUNCTUATION}`"));
     }
     Ok(())
 }
@@ -46,24 +56,20 @@ pub fn check_version(version: &str) -> Result<(), String> {
     }
 }
 
-/// The name a Hello holds: `name`, or `name@version` when it gives a version.
+/// The name a Hello holds: `name`, or `name@version` when it gives a version (`name` checked
+/// already).
 pub fn versioned(name: &str, version: &str) -> Result<String, String> {
     if version.is_empty() {
         return Ok(name.to_string());
     }
     check_version(version)?;
-    let full = format!("{name}@{version}");
-    check(&full)?;
-    Ok(full)
+    Ok(format!("{name}@{version}"))
 }
 
-/// The agent a name is a version of: `mine` for `mine@2` (a suffix after the last `@` that is
-/// a version), else the name itself. A name's key covers all its versions.
+/// The agent a name is a version of: `mine` for `mine@2`, else the name itself. A name's key
+/// covers all its versions.
 pub fn base(name: &str) -> &str {
-    match name.rsplit_once('@') {
-        Some((base, version)) if !base.is_empty() && check_version(version).is_ok() => base,
-        _ => name,
-    }
+    name.split_once('@').map_or(name, |(base, _)| base)
 }
 
 /// The form two names are compared in: the same for names that look alike. Skeletons are
@@ -99,20 +105,40 @@ mod tests {
         assert!(versioned("mine", &"9".repeat(33)).is_err());
         assert_eq!(base("mine@2"), "mine");
         assert_eq!(base("mine@v1.2-rc"), "mine");
-        assert_eq!(base("a@b@3"), "a@b");
         assert_eq!(base("mine"), "mine");
-        assert_eq!(base("mine@"), "mine@", "an empty version is no version");
-        assert_eq!(base("mine@x y"), "mine@x y");
+        // Whatever follows the first `@`, the agent is what precedes it: `alice@1@2` and
+        // `alice@x!` (which no Hello can make) would be alice's.
+        assert_eq!(base("alice@1@2"), "alice");
+        assert_eq!(base("alice@x!"), "alice");
     }
 
     #[test]
-    fn only_printable_ascii() {
-        for ok in ["alice", "mcts:iterations=2000,c=0.7", "mine@2", "py-eager", "0x"] {
+    fn one_grammar_for_names() {
+        for ok in ["alice", "mcts:iterations=2000,c=0.7", "py-eager", "0x", "a.b_c-d+e", &"x".repeat(64)] {
             assert_eq!(check(ok), Ok(()), "{ok}");
         }
-        for bad in ["", "-x", " alice", "al ice", "ali\u{200b}ce", "аlice", "alice\u{202e}", &"x".repeat(65)] {
+        for bad in [
+            "",
+            "-x",
+            " alice",
+            "al ice",
+            "ali\u{200b}ce",
+            "аlice",
+            "alice\u{202e}",
+            &"x".repeat(65),
+            "mine@2",
+            "alice@1@2",
+            "alice!",
+            "c<!--<script>",
+            "a\"b",
+            "a'b",
+            "a&b",
+            "a/b",
+        ] {
             assert!(check(bad).is_err(), "{bad:?}");
         }
         assert!(check("alic\u{435}").unwrap_err().contains("U+0435"), "{:?}", check("alic\u{435}"));
+        assert!(check("mine@2").unwrap_err().contains("separates a name from its version"));
+        assert!(check("c<x").unwrap_err().contains("`<` is not allowed: a name is letters, digits and `._-+:=,`"));
     }
 }

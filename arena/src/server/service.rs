@@ -302,18 +302,18 @@ impl v1::play_server::Play for Services {
         session.tensors = hello.tensors;
         session.observation = wire::Shown::asked(&hello);
         session.max_games = hello.max_games;
+        session.owner = self.hub.owner_of(&name, &hello.key, &client);
+        session.accept_challenges = hello.accept_challenges;
         let session = Arc::new(session);
+        // The Welcome is queued before the name is taken: once it is, a match (a ladder's
+        // pairing) may send a request at once, and the Welcome comes first. A refusal below
+        // answers the call with its status, and the queue (Welcome and all) is dropped.
+        tx.send(Ok(v1::ServerMessage {
+            message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
+        }))
+        .await
+        .map_err(|_| Status::cancelled("the client left"))?;
         self.hub.register(session.clone(), &hello.key, &client)?;
-        if tx
-            .send(Ok(v1::ServerMessage {
-                message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
-            }))
-            .await
-            .is_err()
-        {
-            self.hub.unregister(&session.name, &session.id);
-            return Err(Status::cancelled("the client left"));
-        }
         tracing::info!(%name, session = %id, "Play client connected");
         let hub = self.hub.clone();
         let stopped = self.hub.stopped();

@@ -136,6 +136,11 @@ pub struct Session {
     pub observation: wire::Shown,
     /// Games it takes at once on a ladder (0: the ladder's default).
     pub max_games: u32,
+    /// Who it is: the holder of its name's key if its Hello gave it, else the client it
+    /// connected as (its client key, or its address).
+    pub owner: super::shares::ClientId,
+    /// On a ladder, it may be seated in matches others create (`Hello.accept_challenges`).
+    pub accept_challenges: bool,
     tx: Outbound,
     requests: Mutex<Requests>,
     alive: AtomicBool,
@@ -192,6 +197,8 @@ impl Session {
             tensors: false,
             observation: wire::Shown::WithText,
             max_games: 0,
+            owner: super::shares::ClientId::Unknown,
+            accept_challenges: false,
             tx,
             requests: Mutex::new(Requests::default()),
             alive: AtomicBool::new(true),
@@ -338,6 +345,19 @@ impl Session {
             v1::StreamError { code: fault.code().into(), message: fault.message(request_id), request_id, count, limit };
         let _ = self.tx.send(Ok(v1::ServerMessage { message: Some(v1::server_message::Message::Error(error)) })).await;
         if count >= limit { Err(count) } else { Ok(()) }
+    }
+
+    /// Tell the client something that is not a fault of what it sent (a `StreamError` with
+    /// `code`, not counted: a ladder resting it, say).
+    pub fn notice(&self, code: &str, message: &str) {
+        let error = v1::StreamError {
+            code: code.into(),
+            message: message.into(),
+            request_id: 0,
+            count: self.faults(),
+            limit: 0,
+        };
+        let _ = self.tx.try_send(Ok(v1::ServerMessage { message: Some(v1::server_message::Message::Error(error)) }));
     }
 
     /// Faults counted on this stream.

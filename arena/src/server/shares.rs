@@ -27,6 +27,9 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 pub enum ClientId {
     /// The holder of the operator's key of this name.
     Key(String),
+    /// The holder of a Play name's key (`--bot-keys`, a ladder's `keys:`), by the name (folded):
+    /// an agent whose Hello gives its name's key is that key's holder, wherever it connects from.
+    Name(String),
     /// An IPv4 address, or an IPv6 network of the prefix length given (its address masked).
     Addr(IpAddr, u8),
     /// No key and no address (a transport that has none).
@@ -40,6 +43,7 @@ impl fmt::Display for ClientId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ClientId::Key(name) => write!(f, "client `{name}`"),
+            ClientId::Name(name) => write!(f, "the holder of `{name}`'s key"),
             ClientId::Addr(a @ IpAddr::V6(_), prefix) => write!(f, "the clients of {a}/{prefix}"),
             ClientId::Addr(a, _) => write!(f, "the clients of {a}"),
             ClientId::Unknown => f.write_str("the clients without an address"),
@@ -75,6 +79,7 @@ impl ClientId {
     pub fn stored(&self) -> String {
         match self {
             ClientId::Key(name) => format!("key:{name}"),
+            ClientId::Name(name) => format!("name:{name}"),
             ClientId::Addr(a @ IpAddr::V6(_), prefix) => format!("addr:{a}/{prefix}"),
             ClientId::Addr(a, _) => format!("addr:{a}"),
             ClientId::Unknown => "unknown".into(),

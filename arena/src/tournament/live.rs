@@ -10,7 +10,7 @@
 use super::config::ResolvedGame;
 use super::run::{Live, Showcase, ShownGame};
 use super::schedule::Job;
-use crate::ladder::service::rating_table;
+use crate::ladder::service::{NoMarks, Page, rating_table};
 use crate::ladder::store::HistoryPoint;
 use crate::referee::{MatchOutcome, Verdict};
 use crate::server::Hub;
@@ -203,12 +203,11 @@ impl ShownGame for ShownTable {
 
 fn fit(t: &Tournament, rated: &[RatedGame], played: usize) -> v1::LadderStandings {
     let opts = &t.options;
-    let no = |_: usize| false;
-    let mut lists = vec![rating_table("overall", &rate(&t.names, rated, opts), &no, &no)];
+    let mut lists = vec![rating_table("overall", &rate(&t.names, rated, opts), &NoMarks, Page::ALL)];
     if t.labels.len() > 1 {
         for (group, label) in t.labels.iter().enumerate() {
             let of: Vec<RatedGame> = rated.iter().filter(|g| g.group == group).cloned().collect();
-            lists.push(rating_table(label, &rate(&t.names, &of, opts), &no, &no));
+            lists.push(rating_table(label, &rate(&t.names, &of, opts), &NoMarks, Page::ALL));
         }
     }
     v1::LadderStandings {
@@ -218,6 +217,7 @@ fn fit(t: &Tournament, rated: &[RatedGame], played: usize) -> v1::LadderStanding
         lists,
         in_play: 0,
         scheduled: t.scheduled,
+        provisional_games: 0,
     }
 }
 

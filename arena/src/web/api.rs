@@ -17,7 +17,7 @@
 //! | `POST /api/matches/ID/act` | `Matches.Act` (the token likewise) |
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
 //! | `GET /api/progression` | a ladder's or a tournament's 8 leaders, each with its rating over time |
-//! | `GET /api/standings` | `Ladder.WatchStandings` (a ladder's face), or a tournament's standings as it plays |
+//! | `GET /api/standings?offset=N&limit=N` | `Ladder.WatchStandings` (a ladder's face; the page of each list, 50 rows by default), or a tournament's standings as it plays |
 
 use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, json};
 use axum::Json;
@@ -452,9 +452,28 @@ async fn progression(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<So
     }
 }
 
-async fn standings(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
+/// Which rows of each list (`/api/standings?offset=N&limit=N`), as `StandingsRequest` has them.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StandingsPage {
+    #[serde(default)]
+    offset: u32,
+    #[serde(default)]
+    limit: u32,
+}
+
+async fn standings(
+    State(face): State<Face>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    page: Result<axum::extract::Query<StandingsPage>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let page = match page {
+        Ok(axum::extract::Query(p)) => p,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("the standings' page: {}", e.body_text())),
+    };
+    let request = v1::StandingsRequest { offset: page.offset, limit: page.limit };
     match &face.standings {
-        Some(Standings::Ladder(ladder)) => match ladder.watch_standings(call(v1::StandingsRequest {}, peer)).await {
+        Some(Standings::Ladder(ladder)) => match ladder.watch_standings(call(request, peer)).await {
             Ok(r) => events_of(r.into_inner(), "standings", json::standings),
             Err(s) => refused(s),
         },

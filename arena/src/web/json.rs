@@ -59,16 +59,26 @@ pub fn standings(s: &v1::LadderStandings) -> Value {
         "rated_games": s.rated_games,
         "in_play": s.in_play,
         "scheduled": s.scheduled,
+        "provisional_games": s.provisional_games,
         "lists": s.lists.iter().map(|t| json!({
             "label": t.label,
-            "rows": t.rows.iter().map(|r| json!({
-                "rank": r.rank, "agent": r.agent, "rating": r.rating, "lower": r.lower, "upper": r.upper,
-                "results": r.results, "score": r.score, "anchor": r.anchor, "connected": r.connected,
-            })).collect::<Vec<_>>(),
+            "rows": t.rows.iter().map(rating_row).collect::<Vec<_>>(),
+            "total": t.total,
+            "offset": t.offset,
+            "provisional": t.provisional.iter().map(rating_row).collect::<Vec<_>>(),
+            "provisional_total": t.provisional_total,
             "unrated": t.unrated.iter().map(|u| json!({
                 "agent": u.agent, "reason": u.reason, "anchor": u.anchor, "connected": u.connected,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
+    })
+}
+
+fn rating_row(r: &v1::RatingRow) -> Value {
+    json!({
+        "rank": r.rank, "agent": r.agent, "rating": r.rating, "lower": r.lower, "upper": r.upper,
+        "results": r.results, "score": r.score, "anchor": r.anchor, "connected": r.connected,
+        "bound": r.bound, "qualifying": r.qualifying, "rested": r.rested,
     })
 }
 

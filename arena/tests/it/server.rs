@@ -984,9 +984,18 @@ async fn a_name_belongs_to_its_first_holder_or_to_its_key() {
     let (running, mut m) = start(ServerConfig { bot_keys: keys, ..ServerConfig::default() }).await;
     let url = running.url();
     let (_alice, _in) = play_stream(&url, hello("alice", "")).await.unwrap();
-    let e = play_stream(&url, hello("alice", "")).await.err().unwrap();
+    // Another client (another address) is refused the name; a newer stream of the same client
+    // takes it over (a restarted agent), and the older stream ends.
+    let mut other =
+        v1::play_client::PlayClient::new(arena::client::connect_from(&url, [127, 0, 0, 2].into()).await.unwrap());
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello("alice", ""))) }).await.unwrap();
+    let e = other.play(tokio_stream::wrappers::ReceiverStream::new(rx)).await.err().unwrap();
     assert_eq!(e.code(), Code::AlreadyExists, "{e:?}");
-    assert!(e.message().contains("alice"), "{}", e.message());
+    assert!(e.message().contains("alice") && e.message().contains("another client's"), "{}", e.message());
+    let (_alice2, _in2) = play_stream(&url, hello("alice", "")).await.unwrap();
+    let mut first = _in;
+    assert_eq!(stream_end(&mut first).await.code(), Code::AlreadyExists);
     // A keyed name: never without its key.
     for key in ["", "wrong-key-of-bob"] {
         let e = play_stream(&url, hello("bob", key)).await.err().unwrap();

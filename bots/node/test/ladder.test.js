@@ -20,6 +20,7 @@ anchors:
 move_time_ms: 5000
 refit_ms: 200
 bootstrap: 100
+provisional_games: 2
 `;
 
 /** Start `arena ladder` on a free port; resolves with its URL and process. */
@@ -59,6 +60,8 @@ test('Node agents join a ladder, are rated, and read their games', async () => {
       assert.ok(row(s, a), `${a} is rated: ${JSON.stringify(s)}`);
       assert.ok(row(s, a).upper > row(s, a).lower, 'with an interval');
     }
+    const page = (await reader.standings({ offset: 1, limit: 1 })).lists[0];
+    assert.ok(page.rows.length === 1 && page.rows[0].rank === 2 && page.offset === 1, JSON.stringify(page));
     const games = await reader.agentGames('node-a', 50);
     assert.ok(games.games.length > 0);
     const record = await reader.record(games.games[0].game_id);

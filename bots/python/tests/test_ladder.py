@@ -20,6 +20,7 @@ move_time_ms: 5000
 refit_ms: 200
 bootstrap: 100
 max_games: 2
+provisional_games: 2
 """
 
 
@@ -83,6 +84,9 @@ def test_python_agents_join_a_ladder_and_are_rated(arena, tmp_path):
                 assert list(state.outcome()["ranks"]) == list(record.outcome.ranks)
             # A version apart is its own agent, with its own games.
             assert all("py-first@2" in g.players for g in client.agent_games("py-first@2").games)
+            # A page of the standings: the second rank alone, the total told.
+            page = client.standings(offset=1, limit=1).lists[0]
+            assert len(page.rows) == 1 and page.rows[0].rank == 2 and page.offset == 1 and page.total >= 4, page
     finally:
         child.kill()
         child.wait(timeout=30)

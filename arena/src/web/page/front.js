@@ -21,15 +21,30 @@ function showStandings(s) {
     const head = arena.el('tr');
     for (const h of ['rank', 'agent', 'Elo', '95% interval', 'results', 'score']) head.append(arena.el('th', h));
     table.append(head);
-    for (const r of list.rows) {
+    const row = (r, rank) => {
       const tr = arena.el('tr');
-      const who = arena.el('td', r.agent + (r.anchor ? ' (anchor)' : ''), r.connected ? 'connected' : 'away');
-      tr.append(arena.el('td', r.rank, 'num'), who, arena.el('td', r.rating.toFixed(0), 'num'),
+      const marks = (r.anchor ? ' (anchor)' : '') + (r.bound ? ' [' + r.bound + ']' : '') +
+        (r.rested ? ' (rested: ' + r.rested + ')' : '');
+      const who = arena.el('td', r.agent + marks, r.connected ? 'connected' : 'away');
+      tr.append(arena.el('td', rank, 'num'), who, arena.el('td', r.rating.toFixed(0), 'num'),
         arena.el('td', r.lower.toFixed(0) + ' … ' + r.upper.toFixed(0), 'num'), arena.el('td', r.results, 'num'),
         arena.el('td', (100 * r.score).toFixed(1) + '%', 'num'));
-      table.append(tr);
-    }
+      return tr;
+    };
+    for (const r of list.rows) table.append(row(r, r.rank));
     lists.append(table);
+    if (list.total > list.offset + list.rows.length) {
+      lists.append(arena.el('p', 'The first ' + list.rows.length + ' of ' + list.total + ' ranked agents.', 'unrated'));
+    }
+    if (list.provisional && list.provisional.length) {
+      // New agents, rated but not ranked until they have their results against established ones.
+      lists.append(arena.el('p', 'Provisional (' + list.provisional_total + '): ranked after ' +
+        s.provisional_games + ' results against established agents.', 'unrated'));
+      const apart = arena.el('table');
+      apart.className = 'standings provisional';
+      for (const r of list.provisional) apart.append(row(r, r.qualifying + '/' + s.provisional_games));
+      lists.append(apart);
+    }
     if (list.unrated && list.unrated.length) {
       const who = list.unrated.map((u) => u.agent + (u.anchor ? ' (anchor)' : '') + ': ' + u.reason);
       lists.append(arena.el('p', 'Not rated yet: ' + who.join('; ') + '.', 'unrated'));

@@ -168,6 +168,7 @@ def play(
     observation=True,
     max_games=None,
     stop=None,
+    accept_challenges=False,
 ):
     """Serve `agent` over the Play stream of `server` under `name` until the server ends the
     stream. Once `max_games` of its games have ended, or `stop` (a `threading.Event`) is set, it
@@ -184,7 +185,9 @@ def play(
 
     On a ladder (`arena ladder`), saying Hello is joining: the agent is matched game after game
     until it returns. `version` plays it as `name@version`, rated apart from other versions;
-    `at_once` is how many games it takes at once (`Hello.max_games`; 0: the ladder's default).
+    `at_once` is how many games it takes at once (`Hello.max_games`; 0: the ladder's default);
+    `accept_challenges` lets others seat it in matches they create (else it plays the ladder's
+    pairings alone).
 
     `text=False` leaves each request's observation text out (`request.text` is then empty):
     an agent that reads the typed observation or the tensor spares the server its writing.
@@ -205,6 +208,7 @@ def play(
         max_games=at_once,
         omit_text=not text,
         omit_observation=not observation,
+        accept_challenges=accept_challenges,
     )
     outbox.put(pb.BotMessage(hello=hello))
     known = _Games()
@@ -336,11 +340,13 @@ class Client:
         # The stream ended without an end: the match ended before it was spectated.
         return self.record(match_id).outcome
 
-    def standings(self):
+    def standings(self, offset=0, limit=0):
         """A ladder's `Standings`: `lists[0]` overall, then one per game entry; each row an
         agent's `rating` with its 95% interval (`lower`, `upper`), `results` and `score`; each
-        list's `unrated`, the agents playing that have no rating there yet, with the reason."""
-        return self.ladder.Standings(self.pb.StandingsRequest())
+        list's `unrated`, the agents playing that have no rating there yet, with the reason, and
+        its `provisional` agents (rated, not ranked yet). A page of each list: from rank
+        `offset` (0: the first), at most `limit` rows (0: 50; at most 500); `total` ranked in all."""
+        return self.ladder.Standings(self.pb.StandingsRequest(offset=offset, limit=limit))
 
     def agent_games(self, agent, limit=20):
         """A ladder's `AgentGames`: the agent's recent games (newest first), head-to-head and
