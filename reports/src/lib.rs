@@ -3,6 +3,7 @@
 
 #[warn(missing_docs)]
 pub mod charts;
+pub mod html;
 #[warn(missing_docs)]
 pub mod ratings;
 #[warn(missing_docs)]

@@ -2,6 +2,7 @@
 //! SVG, and one self-contained HTML page holding all of it.
 
 use crate::charts::{self, ChartFiles};
+use crate::html;
 use crate::ratings::{Bound, Progression, RatedGame, RatingList, RatingOptions, progression, rate};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -188,21 +189,6 @@ fn md_escape(s: &str) -> String {
     out
 }
 
-fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The head-to-head matrix of a list: row labels, then per row the cells.
 fn h2h_cells(list: &RatingList) -> Vec<(String, Vec<String>)> {
     list.entries
@@ -286,32 +272,32 @@ fn markdown(input: &ReportInput, overall: &RatingList, groups: &[RatingList], no
 }
 
 fn html_list(out: &mut String, heading: &str, list: &RatingList) {
-    let _ = writeln!(out, "<h2>{}</h2>\n<p>{}</p>", html_escape(heading), html_escape(&summary_line(list)));
+    let _ = writeln!(out, "<h2>{}</h2>\n<p>{}</p>", html::text(heading), html::text(&summary_line(list)));
     if list.entries.is_empty() {
         let _ = writeln!(out, "<p>No rated participants.</p>");
     } else {
         let _ = writeln!(out, "<table class=\"standings\">\n<thead><tr>");
         for h in HEADER {
-            let _ = write!(out, "<th>{}</th>", html_escape(h));
+            let _ = write!(out, "<th>{}</th>", html::text(h));
         }
         let _ = writeln!(out, "</tr></thead>\n<tbody>");
         for r in rows(list) {
             let _ = write!(out, "<tr>");
             for (k, c) in r.iter().enumerate() {
                 let class = if k == 1 || k == 3 { "" } else { " class=\"num\"" };
-                let _ = write!(out, "<td{class}>{}</td>", html_escape(c));
+                let _ = write!(out, "<td{class}>{}</td>", html::text(c));
             }
             let _ = writeln!(out, "</tr>");
         }
         let _ = writeln!(out, "</tbody>\n</table>");
     }
     if let Some(u) = unrated_line(list) {
-        let _ = writeln!(out, "<p>{}</p>", html_escape(&u));
+        let _ = writeln!(out, "<p>{}</p>", html::text(&u));
     }
     if !list.notes.is_empty() {
         let _ = writeln!(out, "<ul class=\"notes\">");
         for n in &list.notes {
-            let _ = writeln!(out, "<li>{}</li>", html_escape(n));
+            let _ = writeln!(out, "<li>{}</li>", html::text(n));
         }
         let _ = writeln!(out, "</ul>");
     }
@@ -333,7 +319,7 @@ fn html_figure(out: &mut String, chart: &ChartFiles, caption: &str) {
         out,
         "<figure>\n<div class=\"chart\">{}</div>\n<figcaption>{}</figcaption>\n</figure>",
         inline_svg(&chart.svg_markup),
-        html_escape(caption)
+        html::text(caption)
     );
 }
 
@@ -358,14 +344,14 @@ fn html(
     variants: &[crate::variants::VariantComparison],
 ) -> String {
     let mut out = String::new();
-    let title = html_escape(&input.title);
+    let title = html::text(&input.title);
     let _ = writeln!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>{title}</title>\n\
          <style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title}</h1>"
     );
-    let _ = writeln!(out, "<p class=\"method\">{}</p>", html_escape(&method(&input.options, overall)));
+    let _ = writeln!(out, "<p class=\"method\">{}</p>", html::text(&method(&input.options, overall)));
     html_list(&mut out, "Overall (all games)", overall);
     html_figure(&mut out, ratings, "Overall ratings with their 95% bootstrap intervals (ratings.png, ratings.svg).");
     html_figure(
@@ -383,23 +369,23 @@ fn html(
         let _ = writeln!(
             out,
             "<p>{}</p>\n<div class=\"scroll\"><table class=\"h2h\">\n<thead><tr><th></th>",
-            html_escape(H2H_LEGEND)
+            html::text(H2H_LEGEND)
         );
         for k in 1..=overall.entries.len() {
             let _ = write!(out, "<th>{k}</th>");
         }
         let _ = writeln!(out, "</tr></thead>\n<tbody>");
         for (label, cells) in h2h_cells(overall) {
-            let _ = write!(out, "<tr><th>{}</th>", html_escape(&label));
+            let _ = write!(out, "<tr><th>{}</th>", html::text(&label));
             for c in cells {
-                let _ = write!(out, "<td class=\"num\">{}</td>", html_escape(&c));
+                let _ = write!(out, "<td class=\"num\">{}</td>", html::text(&c));
             }
             let _ = writeln!(out, "</tr>");
         }
         let _ = writeln!(out, "</tbody>\n</table></div>");
     }
     for (k, (chart, caption)) in pairs.iter().enumerate() {
-        let _ = writeln!(out, "<h2>{}</h2>", html_escape(caption));
+        let _ = writeln!(out, "<h2>{}</h2>", html::text(caption));
         html_figure(&mut out, chart, &format!("{caption} ({}). {SIDE_BY_SIDE_LEGEND}", file_names(chart)));
         if let Some(v) = variants.get(k) {
             html_variants(&mut out, v);
@@ -409,12 +395,12 @@ fn html(
         html_list(&mut out, &list.label, list);
     }
     if !input.to_watch.is_empty() {
-        let _ = writeln!(out, "<h2>Games to watch</h2>\n<p>{}</p>\n<ul class=\"notes\">", html_escape(WATCH_LEGEND));
+        let _ = writeln!(out, "<h2>Games to watch</h2>\n<p>{}</p>\n<ul class=\"notes\">", html::text(WATCH_LEGEND));
         for Watch { heading, links } in &input.to_watch {
-            let _ = write!(out, "<li>{}: ", html_escape(heading));
+            let _ = write!(out, "<li>{}: ", html::text(heading));
             let shown: Vec<String> = links
                 .iter()
-                .map(|(label, href)| format!("<a href=\"{}\">{}</a>", html_escape(href), html_escape(label)))
+                .map(|(label, href)| format!("<a href=\"{}\">{}</a>", html::text(href), html::text(label)))
                 .collect();
             let _ = writeln!(out, "{}</li>", shown.join(", "));
         }
@@ -423,7 +409,7 @@ fn html(
     if !notes.is_empty() {
         let _ = writeln!(out, "<h2>Notes</h2>\n<ul class=\"notes\">");
         for n in notes {
-            let _ = writeln!(out, "<li>{}</li>", html_escape(n));
+            let _ = writeln!(out, "<li>{}</li>", html::text(n));
         }
         let _ = writeln!(out, "</ul>");
     }
@@ -444,21 +430,21 @@ a finite place, and its interval shows only how the prior's effect moves as game
 fn html_variants(out: &mut String, v: &crate::variants::VariantComparison) {
     use crate::variants::{elo_text, number_text, share_text};
     let (l, r) = (&v.left, &v.right);
-    let _ = writeln!(out, "<p><strong>{}</strong></p>", html_escape(&v.summary));
+    let _ = writeln!(out, "<p><strong>{}</strong></p>", html::text(&v.summary));
     let _ = writeln!(
         out,
         "<div class=\"scroll\"><table class=\"variants\">\n<thead><tr><th></th><th>{}</th><th>{}</th><th>difference</th></tr></thead>\n<tbody>",
-        html_escape(&l.label),
-        html_escape(&r.label)
+        html::text(&l.label),
+        html::text(&r.label)
     );
     let row = |out: &mut String, name: &str, a: String, b: String, d: String| {
         let _ = writeln!(
             out,
             "<tr><th>{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
-            html_escape(name),
-            html_escape(&a),
-            html_escape(&b),
-            html_escape(&d)
+            html::text(name),
+            html::text(&a),
+            html::text(&b),
+            html::text(&d)
         );
     };
     row(out, "two-player games", l.games.to_string(), r.games.to_string(), String::new());

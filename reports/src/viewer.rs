@@ -3,6 +3,7 @@
 //! next (buttons, arrow keys), the position in the address (`#step=K`). One self-contained
 //! HTML file: no server, nothing fetched.
 
+use crate::html::{self, json_in_script};
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -28,10 +29,6 @@ pub struct GameView {
     pub steps: Vec<Step>,
     /// How it ended, in words.
     pub result: String,
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// The viewer's style.
@@ -104,15 +101,16 @@ pub fn viewer_html(g: &GameView) -> String {
 
 /// The page of one game, its style and script as `assets` says.
 pub fn viewer_page(g: &GameView, assets: Assets) -> String {
-    // Inside <script>, only `</` could end the element early.
-    let data = serde_json::to_string(g).unwrap_or_else(|_| "{}".into()).replace("</", "<\\/");
+    // Names, labels and views are anyone's text: the JSON holds no `<`, `>` or `&` that the
+    // page's parser could read (`</script>`, `<!--<script>`), and no line terminator.
+    let data = json_in_script(g).unwrap_or_else(|_| "{}".into());
     let mut out = String::new();
-    let title = escape(&g.title);
+    let title = html::text(&g.title);
     let (style, script) = match assets {
         Assets::Inline => (format!("<style>{CSS}</style>"), format!("<script>{SCRIPT}</script>")),
         Assets::Linked { style, script } => (
-            format!("<link rel=\"stylesheet\" href=\"{}\">", escape(style)),
-            format!("<script src=\"{}\"></script>", escape(script)),
+            format!("<link rel=\"stylesheet\" href=\"{}\">", html::text(style)),
+            format!("<script src=\"{}\"></script>", html::text(script)),
         ),
     };
     let _ = write!(
@@ -126,8 +124,8 @@ pub fn viewer_page(g: &GameView, assets: Assets) -> String {
          <div id=\"seats\" class=\"seats\"></div>\n<p id=\"result\" hidden>{}</p>\n\
          <script type=\"application/json\" id=\"game\">{data}</script>\n{script}\n\
          </main>\n</body>\n</html>\n",
-        escape(&g.subtitle),
-        escape(&g.result)
+        html::text(&g.subtitle),
+        html::text(&g.result)
     );
     out
 }
@@ -137,19 +135,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_page_holds_the_game_and_nothing_can_end_its_script_early() {
+    fn the_page_holds_the_game_and_no_name_can_end_or_swallow_its_script() {
+        let hostile = "c<!--<script> </script> <img src=x onerror=alert(1)> \"q\" 'q' &amp; ]]> \u{2028}\u{2029}";
         let g = GameView {
-            title: "a <game>".into(),
-            subtitle: "seed 1".into(),
-            players: vec!["x".into()],
+            title: format!("a <game> {hostile}"),
+            subtitle: format!("seed 1, {hostile}"),
+            players: vec![hostile.into()],
             steps: vec![
-                Step { mover: Some(0), label: "play </script>".into(), views: vec!["view 0".into()] },
+                Step { mover: Some(0), label: format!("play {hostile}"), views: vec![format!("view {hostile}")] },
                 Step { mover: None, label: String::new(), views: vec!["view 1".into()] },
             ],
-            result: "won".into(),
+            result: format!("won by {hostile}"),
         };
-        let html = viewer_html(&g);
-        assert!(html.contains("a &lt;game&gt;") && html.contains("play <\\/script>"));
-        assert_eq!(html.matches("</script>").count(), 2, "only the two script elements end");
+        for assets in [Assets::Inline, Assets::Linked { style: "/static/viewer.css", script: "/static/viewer.js" }] {
+            let html = viewer_page(&g, assets);
+            assert!(html.contains("a &lt;game&gt; c&lt;!--&lt;script&gt;"), "{html}");
+            // Two script elements: the game's data and the viewer.
+            assert_eq!(html.matches("</script>").count(), 2, "only the script elements end");
+            assert_eq!(html.matches("<script").count(), 2, "no script but the page's");
+            assert!(!html.contains("<!--") && !html.contains("<img"), "{html}");
+            // The data element holds the game, and no character the parser reads.
+            let start = html.find("id=\"game\">").unwrap() + "id=\"game\">".len();
+            let data = &html[start..start + html[start..].find("</script>").unwrap()];
+            assert!(!data.contains(['<', '>', '&', '\u{2028}', '\u{2029}']), "{data}");
+            let read: serde_json::Value = serde_json::from_str(data).unwrap();
+            assert_eq!(read, serde_json::to_value(&g).unwrap());
+        }
     }
 }

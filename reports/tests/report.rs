@@ -189,3 +189,44 @@ fn an_unwritable_directory_is_named_in_the_error() {
     assert!(err.contains(&file.display().to_string()), "{err}");
     std::fs::remove_file(&file).unwrap();
 }
+
+/// Every name a stranger may choose (a participant's, the tournament's, a game entry's, a note
+/// that quotes one, a game to watch) is text in the page: no element, comment or script comes
+/// of one, in the tables or in the charts inline.
+#[test]
+fn a_hostile_name_is_text_in_the_page_and_its_charts() {
+    let hostile = "<!--<script> </script><img src=x onerror=alert(1)> \" onclick=alert(2) x=\" 'q' &amp; ]]> \u{2028}";
+    let dir = scratch("hostile");
+    let mut input = input(true);
+    input.title = format!("T {hostile}");
+    input.participants = NAMES.iter().map(|n| format!("{n} {hostile}")).collect();
+    input.groups = input.groups.iter().map(|g| format!("{g} {hostile}")).collect();
+    input.side_by_side = vec![(0, 1, format!("pair {hostile}"))];
+    input.notes.push(format!("a note {hostile}"));
+    input.to_watch = vec![reports::report::Watch {
+        heading: format!("watch {hostile}"),
+        links: vec![(format!("label {hostile}"), format!("games/{hostile}.html"))],
+    }];
+    write_report(&dir, &input).unwrap();
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    for markup in ["<!--", "<script", "<img", "</script"] {
+        assert!(!html.contains(markup), "{markup} in the page");
+    }
+    assert!(!html.contains("\" onclick"), "an attribute in the page");
+    let shown = "&lt;!--&lt;script&gt; &lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; &quot; onclick=alert(2) \
+                 x=&quot; &#39;q&#39; &amp;amp; ]]&gt; \u{2028}";
+    // The title (twice: the page's and its heading), the names in the tables, the charts (the
+    // SVG's own escapes), the labels, the notes, the link.
+    assert!(html.matches(&format!("T {shown}")).count() >= 2, "the title");
+    for n in NAMES {
+        assert!(
+            html.contains(&format!("{} {shown}", n.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")))
+        );
+    }
+    for what in ["pair", "a note", "watch", "label"] {
+        assert!(html.contains(&format!("{what} {shown}")), "{what}");
+    }
+    assert!(html.contains(&format!("href=\"games/{shown}.html\"")));
+    let svg = std::fs::read_to_string(dir.join("ratings.svg")).unwrap();
+    assert!(!svg.contains("<img") && !svg.contains("<!--") && !svg.contains("<script"), "{svg}");
+}

@@ -65,4 +65,16 @@ mod tests {
             assert!(!body.contains("http://") && !body.contains("https://"), "{}: another origin", page.name);
         }
     }
+
+    /// What a script puts in a page from the server (names, labels, views: anyone's text) goes
+    /// in as text: no script of the face writes markup.
+    #[test]
+    fn no_script_writes_markup() {
+        for script in STATIC.iter().filter(|a| a.content_type == JS) {
+            for markup in ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "createContextualFragment"]
+            {
+                assert!(!script.body.contains(markup), "{} writes markup: {markup}", script.name);
+            }
+        }
+    }
 }

@@ -7,6 +7,7 @@ mod cli;
 mod deploy;
 mod file_errors;
 mod hostile;
+mod inert;
 mod ladder;
 mod python;
 mod referee;
