@@ -9,6 +9,7 @@ pub mod ladder;
 pub mod pool;
 pub mod record;
 pub mod referee;
+pub mod sandbox;
 pub mod server;
 pub mod tournament;
 pub mod web;

@@ -88,6 +88,12 @@ fn write_out(args: std::fmt::Arguments) {
 }
 
 fn main() -> ExitCode {
+    // SAFETY: the program's first act, before any thread starts: nothing else reads the
+    // environment meanwhile.
+    unsafe {
+        arena::sandbox::scrub_environment();
+        arena::tournament::take_deal_secret_env();
+    }
     let cli = Cli::parse();
     // A server logs what it does by default; the other commands only what goes wrong.
     let base = u8::from(matches!(

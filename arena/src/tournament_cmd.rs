@@ -181,7 +181,8 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
         let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, info.shard))).transpose()?;
         opts.live = face.as_ref().map(|f| f.live.clone());
         opts.showcase = face.as_ref().map(|f| f.showcase.clone());
-        let outcome = external::with_agents(&t, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
+        let outcome =
+            external::with_agents(&t, dir, &say, |factory| tournament::resume(&t, &info, dir, factory, &opts))?;
         summary(&outcome);
         print_report(&outcome);
         drop(opts);
@@ -203,7 +204,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, shard))).transpose()?;
     opts.live = face.as_ref().map(|f| f.live.clone());
     opts.showcase = face.as_ref().map(|f| f.showcase.clone());
-    let outcome = external::with_agents(&t, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;
+    let outcome = external::with_agents(&t, &out, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;
     summary(&outcome);
     if shard.is_some() {
         outln!("shard written to {}; merge the shards with `arena report DIR...`", out.display());

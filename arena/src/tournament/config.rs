@@ -15,11 +15,13 @@
 //! sprt: "elo0=0,elo1=10"    # with a gauntlet: each pairing stops once this test decides
 //! until_error_elo: 20       # optional: games to the widest intervals, until all are ±20 Elo
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
+//! isolation: bwrap          # launched participants in a sandbox (default), or `none`
 //! participants:
 //!   - { name: random, bot: random }
 //!   - { name: strong, bot: "mcts:iterations=2000,c=0.7", move_time_ms: 2000 }
 //!   - { name: mine, connect: true }        # a Play client that says Hello as `mine`
 //!   - { name: py, command: "python3 examples/python/random_bot.py" }  # launched by the arena
+//!   - { name: logs, command: "./my_bot --log logs/", writable: [logs] }  # may write in logs/
 //! games:
 //!   - { game: journey, preset: classic, params: { travellers: 1 } }
 //!   - { game: expedition, preset: no-dice, params: { players: 2 } }
@@ -58,16 +60,19 @@ pub struct Participant {
     pub connect: bool,
     /// An external agent the arena launches (`sh -c COMMAND`), with `ARENA_SERVER` (the
     /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set, and no
-    /// secret of the arena's in its environment. It runs as the operator's user: it can read
-    /// whatever the operator can (the run's directory with its deal secret among them) unless
-    /// `sandbox` runs it as someone else.
+    /// secret of the arena's in its environment; under the tournament's `isolation` (by
+    /// default a sandbox that cannot see the run's directory, nor the arena's process).
     #[serde(default)]
     pub command: Option<String>,
     /// A command the `command` runs under, words split as a shell would: `sudo -u agent`,
-    /// `bwrap --ro-bind / / --tmpfs /home …`, `systemd-run --user --pipe …`. It is given the
-    /// command as `sh -c COMMAND` after its own words.
+    /// `systemd-run --user --pipe …`. It is given the sandbox's command (`bwrap … sh -c
+    /// COMMAND`, or `sh -c COMMAND` with `isolation: none`) after its own words.
     #[serde(default)]
     pub sandbox: Option<String>,
+    /// Folders the launched `command` may write in (relative ones from the working directory,
+    /// as the command's own paths): in its sandbox everything else is read-only.
+    #[serde(default)]
+    pub writable: Vec<String>,
     /// Its own per-move limit in milliseconds, instead of the tournament's.
     #[serde(default)]
     pub move_time_ms: Option<u64>,
@@ -84,6 +89,21 @@ pub struct ClockSpec {
     pub base_ms: u64,
     #[serde(default)]
     pub increment_ms: u64,
+}
+
+/// How the participants the arena launches (`command:`) are confined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Isolation {
+    /// In a sandbox made by bubblewrap (`crate::sandbox`): the system read-only, the run's
+    /// directory hidden, its own processes only; it cannot learn the deal secret.
+    #[default]
+    #[serde(rename = "bwrap")]
+    Bwrap,
+    /// Unconfined, as the operator's user: it can read whatever the operator can, the run's
+    /// directory and its deal secret among it (for hosts without bubblewrap, and participants
+    /// the operator confines with `sandbox:` themselves).
+    #[serde(rename = "none")]
+    Unconfined,
 }
 
 /// Which seat orders a table of 3–4 plays each deal in.
@@ -176,6 +196,9 @@ pub struct TournamentConfig {
     /// Where the tournament's server listens for external participants (port 0: any).
     #[serde(default = "default_listen")]
     pub listen: String,
+    /// How the participants the arena launches are confined: `bwrap` (the default) or `none`.
+    #[serde(default)]
+    pub isolation: Isolation,
     /// How long to wait for every external participant to connect, in seconds.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_s: u64,
@@ -307,6 +330,12 @@ impl TournamentConfig {
                 if shlex::split(sandbox).is_none_or(|w| w.is_empty()) {
                     return Err(mistake(at(".sandbox"), "not a command (its quotes do not close, or it is empty)"));
                 }
+            }
+            if !p.writable.is_empty() && p.command.is_none() {
+                return Err(mistake(at(".writable"), "only a `command` is launched: the others write what they like"));
+            }
+            if let Some(k) = p.writable.iter().position(|w| w.trim().is_empty()) {
+                return Err(mistake(at(&format!(".writable[{k}]")), "is empty: name a folder"));
             }
             if p.command.is_some() || p.connect {
                 crate::server::names::check(&p.name)

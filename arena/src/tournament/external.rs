@@ -1,19 +1,23 @@
 //! External participants: agents in any language that play over the Play stream. When a
 //! tournament has any, it runs its own gRPC server for them, launches those it has a command
 //! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment, and none of the arena's
-//! secrets; under their `sandbox` command if they have one), waits until every one has said
+//! secrets; in a [`Sandbox`] that hides the run's directory unless the file says `isolation:
+//! none`; under their `sandbox` command if they have one), waits until every one has said
 //! Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like any
 //! other: a timeout, a disconnection, an illegal answer or a resignation is that game's
 //! verdict, and so is silence past the tournament's idle limit (`idle_ms`) on a decision no
 //! per-move limit or clock bounds (verdict `idle`: a stalled client never stalls the run).
 
 use super::Tournament;
+use super::config::{Isolation, Participant};
 use super::run::AgentFactory;
+use crate::sandbox::{self, Sandbox};
 use crate::server::session::{RemoteAgent, Session};
 use crate::server::{self, Running, ServerConfig};
 use bots::Agent;
 use engine::core::AnySpec;
 use std::collections::HashMap;
+use std::path::Path;
 use std::process::{Child, Command};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,12 +36,23 @@ pub struct Externals {
 
 impl Externals {
     /// Start the server, launch the commands, wait for every external participant (None when
-    /// the tournament has none).
-    pub fn start(t: &Tournament, say: &dyn Fn(String)) -> Result<Option<Externals>, String> {
+    /// the tournament has none). `dir` is the run's directory (made if it is not there yet):
+    /// the launched commands' sandboxes hide it.
+    pub fn start(t: &Tournament, dir: &Path, say: &dyn Fn(String)) -> Result<Option<Externals>, String> {
         let external: Vec<usize> =
             (0..t.config.participants.len()).filter(|&p| t.config.participants[p].is_external()).collect();
         if external.is_empty() {
             return Ok(None);
+        }
+        // Every launch is ready (its sandbox checked) before the server starts.
+        let mut launches = Vec::new();
+        for &p in &external {
+            let part = &t.config.participants[p];
+            if let Some(command) = &part.command {
+                let launch = Launch::new(part, command, t.config.isolation, dir)
+                    .map_err(|e| format!("participant `{}`: {e}", part.name))?;
+                launches.push(launch);
+            }
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -57,13 +72,13 @@ impl Externals {
             next_match: AtomicU64::new(1),
             idle: crate::referee::limit_ms(t.config.idle_ms),
         };
+        for launch in &launches {
+            let child = launch.spawn(&url)?;
+            ext.children.push((launch.name.clone(), child));
+        }
         for &p in &external {
             let part = &t.config.participants[p];
-            if let Some(command) = &part.command {
-                let child = launch(command, part.sandbox.as_deref(), &url, &part.name)
-                    .map_err(|e| format!("participant `{}`: cannot run `{command}`: {e}", part.name))?;
-                ext.children.push((part.name.clone(), child));
-            } else {
+            if part.command.is_none() {
                 say(format!("waiting for the Play client `{}` to connect to {url}", part.name));
             }
         }
@@ -136,43 +151,87 @@ impl Drop for Externals {
     }
 }
 
-/// Is this variable of the arena's environment a secret a participant must not inherit? The
-/// deal secret, any key, token, password or credential (by its name).
-pub fn is_secret(name: &str) -> bool {
-    let n = name.to_ascii_uppercase();
-    n == super::DEAL_SECRET_ENV
-        || ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"].iter().any(|w| n.contains(w))
+/// A participant's command, ready to launch: its words (`sh -c COMMAND`, in its sandbox, after
+/// the operator's `sandbox` words if it has some).
+struct Launch {
+    name: String,
+    command: String,
+    prefix: Vec<String>,
+    sandbox: Option<Sandbox>,
 }
 
-/// Start a participant's command (`sh -c COMMAND`, after the sandbox's words if it has one),
-/// its environment the arena's without a secret, plus where to connect and its name.
-fn launch(command: &str, sandbox: Option<&str>, url: &str, name: &str) -> std::io::Result<Child> {
-    let mut words = match sandbox {
-        Some(s) => shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("sandbox `{s}` is not a command"))
-        })?,
-        None => Vec::new(),
-    };
-    words.extend(["sh".to_string(), "-c".to_string(), command.to_string()]);
-    let mut cmd = Command::new(&words[0]);
-    cmd.args(&words[1..]);
-    for (var, _) in std::env::vars_os() {
-        if var.to_str().is_none_or(is_secret) {
-            cmd.env_remove(&var);
-        }
+impl Launch {
+    /// Its sandbox (with `isolation: bwrap`) hides the run's directory `dir` (made now) and
+    /// lets it write in its `writable` folders; checked here, so that a host that cannot make it
+    /// says so before anything starts.
+    fn new(part: &Participant, command: &str, isolation: Isolation, dir: &Path) -> Result<Launch, String> {
+        let prefix = match &part.sandbox {
+            Some(s) => {
+                shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| format!("sandbox `{s}` is not a command"))?
+            }
+            None => Vec::new(),
+        };
+        let sandbox = match isolation {
+            Isolation::Unconfined => None,
+            Isolation::Bwrap => {
+                let sandbox = part.writable.iter().fold(Sandbox::new(), |s, w| s.writable(w));
+                sandbox.check_folders()?;
+                sandbox.check(&prefix).map_err(|e| {
+                    format!(
+                        "{e}. Launched participants run in a sandbox so that they cannot read the deal secret; \
+                         to launch them unconfined instead (they can then read it: see docs/tournaments.md), \
+                         set `isolation: none` in the tournament file (or `--set isolation=none`; to resume \
+                         this run so, in {})",
+                        dir.join(super::log::CONFIG_FILE).display()
+                    )
+                })?;
+                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+                let sandbox = sandbox.hide(dir);
+                sandbox.check_folders()?;
+                Some(sandbox)
+            }
+        };
+        Ok(Launch { name: part.name.clone(), command: command.to_string(), prefix, sandbox })
     }
-    cmd.env("ARENA_SERVER", url).env("ARENA_NAME", name).spawn()
+
+    /// Start it, its environment the arena's without a secret, plus where to connect and its
+    /// name.
+    fn spawn(&self, url: &str) -> Result<Child, String> {
+        let words = ["sh".to_string(), "-c".to_string(), self.command.clone()];
+        let mut cmd = match &self.sandbox {
+            Some(sandbox) => {
+                sandbox.wrap(&self.prefix, &words).map_err(|e| format!("participant `{}`: {e}", self.name))?
+            }
+            None => {
+                let all: Vec<&String> = self.prefix.iter().chain(&words).collect();
+                let mut cmd = Command::new(all[0]);
+                cmd.args(&all[1..]);
+                cmd
+            }
+        };
+        for (var, _) in std::env::vars_os() {
+            if var.to_str().is_none_or(sandbox::is_secret) {
+                cmd.env_remove(&var);
+            }
+        }
+        cmd.env("ARENA_SERVER", url)
+            .env("ARENA_NAME", &self.name)
+            .spawn()
+            .map_err(|e| format!("participant `{}`: cannot run `{}`: {e}", self.name, self.command))
+    }
 }
 
 /// Run `work` with the tournament's agents: a server for its external participants if it has
-/// any (stopped afterwards).
+/// any (stopped afterwards), the commands launched in sandboxes that hide `dir`, the run's
+/// directory.
 pub fn with_agents<R>(
     t: &Tournament,
+    dir: &Path,
     say: &dyn Fn(String),
     work: impl FnOnce(&AgentFactory) -> Result<R, String>,
 ) -> Result<R, String> {
     let specs = t.builtin_agents();
-    let mut ext = Externals::start(t, say)?;
+    let mut ext = Externals::start(t, dir, say)?;
     let factory = Externals::factory(ext.as_ref(), &specs);
     let result = work(&factory);
     drop(factory);

@@ -8,7 +8,8 @@
 //! DIR/run.json          the shard this directory plays, and the schedule's size and hash
 //! DIR/games.jsonl       one line per finished game (a [`MatchRecord`]: it replays)
 //! DIR/deal-secret       with external participants: the secret the deals are drawn from
-//!                       (readable by its owner only; keep it from the participants)
+//!                       (readable by its owner only; the launched participants' sandboxes
+//!                       hide the whole directory)
 //! DIR/report/           ratings, charts, standings (rebuilt by `arena report DIR`)
 //! ```
 

@@ -45,6 +45,37 @@ pub struct Tournament {
 /// The environment variable that gives shards of one tournament their common deal secret.
 pub const DEAL_SECRET_ENV: &str = "ARENA_DEAL_SECRET";
 
+/// `ARENA_DEAL_SECRET` as the program found it, once [`take_deal_secret_env`] took it.
+static DEAL_SECRET_TAKEN: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+
+/// Take `ARENA_DEAL_SECRET` out of the environment (the binary's first act, after
+/// [`crate::sandbox::scrub_environment`]): read once and kept for
+/// [`Tournament::seal_for_new_run`], it is in no environment a process the arena starts
+/// inherits, and the process that holds it is no longer readable by others
+/// ([`crate::sandbox::hold_secret`]).
+///
+/// # Safety
+///
+/// No other thread may run: it changes the environment.
+pub unsafe fn take_deal_secret_env() {
+    let value = std::env::var_os(DEAL_SECRET_ENV).map(|v| v.to_string_lossy().into_owned());
+    // SAFETY: the caller runs alone.
+    unsafe { std::env::remove_var(DEAL_SECRET_ENV) };
+    if value.is_some() {
+        crate::sandbox::hold_secret();
+    }
+    let _ = DEAL_SECRET_TAKEN.set(value);
+}
+
+/// The deal secret the operator gave: as taken from the environment, or (a program that did
+/// not take it: the library's users) as the environment has it.
+fn deal_secret_env() -> Option<String> {
+    match DEAL_SECRET_TAKEN.get() {
+        Some(taken) => taken.clone(),
+        None => std::env::var(DEAL_SECRET_ENV).ok(),
+    }
+}
+
 impl Tournament {
     /// Parse and resolve a tournament file (`source` names it in errors). Its deals follow
     /// from the file alone until [`Tournament::seal_deals`].
@@ -81,12 +112,14 @@ impl Tournament {
     }
 
     /// Deal from the file's seed and `secret` together: whoever has only the file cannot
-    /// know a deal. The schedule is the same but for its seeds.
+    /// know a deal. The schedule is the same but for its seeds. The process holds a secret
+    /// from now on: see [`crate::sandbox::hold_secret`].
     pub fn seal_deals(&mut self, secret: &str) -> Result<(), String> {
         let hex = secret.trim();
         if hex.len() < 32 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
             return Err("a deal secret is 32 or more hexadecimal digits (e.g. `openssl rand -hex 16`)".into());
         }
+        crate::sandbox::hold_secret();
         let mut master = self.config.seed;
         for chunk in hex.as_bytes().chunks(16) {
             let word = u64::from_str_radix(std::str::from_utf8(chunk).expect("ascii"), 16).expect("hex digits");
@@ -104,15 +137,15 @@ impl Tournament {
         if !self.has_external() {
             return Ok(());
         }
-        let secret = match std::env::var(DEAL_SECRET_ENV) {
-            Ok(s) => s,
-            Err(_) if shard.is_some() => {
+        let secret = match deal_secret_env() {
+            Some(s) => s,
+            None if shard.is_some() => {
                 return Err(format!(
                     "a shard of a tournament with external participants: set {DEAL_SECRET_ENV} to one secret \
                      for every shard (e.g. `openssl rand -hex 16`), so that they deal the same games"
                 ));
             }
-            Err(_) => crate::server::hub::secret().map_err(|e| e.message().to_string())?,
+            None => crate::server::hub::secret().map_err(|e| e.message().to_string())?,
         };
         self.seal_deals(&secret)
     }

@@ -222,7 +222,7 @@ fn tournament_with_client(
     };
     let dir = scratch::scratch("referee", name);
     let opts = RunOptions::quiet(1, Some(Duration::from_secs(2)));
-    external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
+    external::with_agents(&t, &dir, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
     let ended = client.lock().unwrap().take().unwrap().join().unwrap();
     (tournament::log::read_log(&dir).unwrap().records, ended)
 }

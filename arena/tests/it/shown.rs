@@ -62,7 +62,7 @@ fn every_game_of_a_tournament_of_built_in_agents_is_shown_as_it_was_played() {
     let dir = scratch::scratch("shown", "built-in");
     let mut opts = RunOptions::quiet(2, None);
     opts.showcase = Some(Arc::new(Shown::on(hub.clone(), t.has_external())));
-    external::with_agents(&t, &|_| {}, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
+    external::with_agents(&t, &dir, &|_| {}, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
     let logged = tournament::log::read_log(&dir).unwrap().records;
     let shown = finished(&hub);
     assert_eq!((logged.len(), shown.len()), (16, 16), "every game shown, once");

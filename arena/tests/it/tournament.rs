@@ -405,10 +405,12 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
     let command = |name: &str| {
         format!("env > {}/{name}.env; exec {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME", dumps.display())
     };
+    // Both write in `dumps`, the rest of the system read-only in their sandboxes.
     let text = format!(
-        "name: env\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: plain, command: \"{}\" }}\n  - {{ name: boxed, command: \"{}\", sandbox: \"env SANDBOXED='under its sandbox'\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        "name: env\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: plain, command: \"{}\", writable: [{dumps}] }}\n  - {{ name: boxed, command: \"{}\", sandbox: \"env SANDBOXED='under its sandbox'\", writable: [{dumps}] }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
         command("plain"),
-        command("boxed")
+        command("boxed"),
+        dumps = dumps.display()
     );
     let file = temp_dir("env.yaml");
     std::fs::write(&file, text).unwrap();
@@ -428,18 +430,168 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
         }
         assert!(env.contains("KEEP_ME=kept") && env.contains("ARENA_NAME=") && env.contains("ARENA_SERVER=http://"));
         assert_eq!(env.contains("SANDBOXED=under its sandbox"), name == "boxed", "{name}: {env}");
+        // Its temporary folder is its own.
+        assert!(env.contains("TMPDIR=/dev/shm"), "{name}: {env}");
     }
-    // A sandbox without a command, or one that is not a command, is refused by name.
-    for (participant, why) in [
-        ("{ name: b, bot: random, sandbox: sudo }", "only a `command`"),
-        ("{ name: b, command: x, sandbox: \"'unclosed\" }", "not a command"),
+    // A sandbox or a writable folder without a command, or a sandbox that is not a command, is
+    // refused by name.
+    for (participant, field, why) in [
+        ("{ name: b, bot: random, sandbox: sudo }", "sandbox", "only a `command`"),
+        ("{ name: b, command: x, sandbox: \"'unclosed\" }", "sandbox", "not a command"),
+        ("{ name: b, bot: random, writable: [logs] }", "writable", "only a `command`"),
+        ("{ name: b, command: x, writable: [\"\"] }", "writable[0]", "is empty"),
     ] {
         let text = format!(
             "games_per_pairing: 1\nparticipants:\n  - {{ name: a, bot: random }}\n  - {participant}\ngames: [{{game: journey}}]\n"
         );
         let e = arena::tournament::Tournament::load("t.yaml", &text, &no_files).err().unwrap();
-        assert!(e.contains("participants[1].sandbox") && e.contains(why), "{e}");
+        assert!(e.contains(&format!("participants[1].{field}")) && e.contains(why), "{e}");
     }
+}
+
+/// A participant that looks for the deal secret wherever a process of the operator's user
+/// could: its own environment; the command line, environment and memory of its parent and
+/// grandparent (`/proc/$PPID/…`: the arena, unless a sandbox hides it); the folders their
+/// command lines name and the run's folder; then it plays. `sh PROBE REPORT RUN COMMAND…`
+/// writes what it read into the folder REPORT, one file per place (errors included).
+const PROBE: &str = r#"report=$1; run=$2; shift 2
+env > "$report/own.env" 2>&1
+pid=$PPID; depth=0
+while [ "$pid" -gt 0 ] && [ "$depth" -lt 2 ]; do
+  tr '\0' ' ' < /proc/$pid/cmdline > "$report/$pid.cmdline" 2>&1
+  tr '\0' '\n' < /proc/$pid/environ > "$report/$pid.environ" 2>&1
+  { grep ' rw' /proc/$pid/maps | while read -r range rest; do
+      start=$((0x${range%-*})); end=$((0x${range#*-}))
+      dd if=/proc/$pid/mem iflag=skip_bytes,count_bytes skip=$start count=$((end - start)) bs=1M status=none
+    done; } > "$report/$pid.mem" 2>&1
+  for word in $(tr '\0' '\n' < /proc/$pid/cmdline) "$run"; do
+    if [ -d "$word" ]; then echo "$word:"; ls -a "$word"; cat "$word/deal-secret"; fi
+  done > "$report/$pid.folders" 2>&1
+  pid=$(awk '/^PPid:/ { print $2 }' /proc/$pid/status)
+  depth=$((depth + 1))
+done
+exec "$@"
+"#;
+
+/// What a probe (above) read, file by file, and whether any of it holds `secret`.
+struct Probed {
+    files: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+impl Probed {
+    fn read(report: &Path) -> Probed {
+        let files = std::fs::read_dir(report)
+            .unwrap()
+            .map(|f| {
+                let path = f.unwrap().path();
+                (path.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read(&path).unwrap())
+            })
+            .collect();
+        Probed { files }
+    }
+
+    /// The files that hold `secret`.
+    fn holding(&self, secret: &str) -> Vec<&str> {
+        let s = secret.as_bytes();
+        self.files.iter().filter(|(_, b)| b.windows(s.len()).any(|w| w == s)).map(|(n, _)| n.as_str()).collect()
+    }
+
+    fn text(&self, name: &str) -> String {
+        String::from_utf8_lossy(&self.files[name]).into_owned()
+    }
+
+    /// The processes it looked at, by their files' pid.
+    fn pids(&self) -> Vec<String> {
+        self.files.keys().filter_map(|n| n.strip_suffix(".cmdline")).map(str::to_string).collect()
+    }
+}
+
+#[test]
+fn a_launched_participant_cannot_learn_the_deal_secret() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let secret = "5ec7e7d0a1b2c3d4e5f60718293a4b5c";
+    let scratch = temp_dir("probe");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let probe = scratch.join("probe.sh");
+    std::fs::write(&probe, PROBE).unwrap();
+    // A tournament with the probe as a participant, its report in REPORT (made beforehand, given
+    // to it to write in).
+    let (run, report) = (scratch.join("run"), scratch.join("report"));
+    std::fs::create_dir_all(&report).unwrap();
+    let command = format!(
+        "sh {} {} {} {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME",
+        probe.display(),
+        report.display(),
+        run.display()
+    );
+    let file = scratch.join("probe.yaml");
+    std::fs::write(&file, format!(
+        "name: probe\nseed: 9\ngames_per_pairing: 2\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: probe, command: \"{command}\", writable: [{}] }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        report.display()
+    ))
+    .unwrap();
+    let started = arena()
+        .args(["tournament", file.to_str().unwrap(), "--out", run.to_str().unwrap(), "--quiet"])
+        .env("ARENA_DEAL_SECRET", secret)
+        .output()
+        .unwrap();
+    assert!(started.status.success(), "{}", String::from_utf8_lossy(&started.stderr));
+
+    // In its sandbox (the default): it read every place, and found the secret in none.
+    let probed = Probed::read(&report);
+    assert!(probed.holding(secret).is_empty(), "the secret, found in {:?}", probed.holding(secret));
+    let own = probed.text("own.env");
+    assert!(!own.contains("ARENA_DEAL_SECRET") && own.contains("ARENA_NAME=probe"), "{own}");
+    let pids = probed.pids();
+    assert!(!pids.is_empty(), "it looked at its parent: {:?}", probed.files.keys());
+    for pid in &pids {
+        for kind in ["cmdline", "environ", "mem", "folders"] {
+            assert!(probed.files.contains_key(&format!("{pid}.{kind}")), "{pid}.{kind}");
+        }
+        // Its parents are its own shell and the sandbox's first process, never the arena.
+        let cmdline = probed.text(&format!("{pid}.cmdline"));
+        assert!(!cmdline.contains(" tournament "), "process {pid} is the arena: {cmdline}");
+        // The run's folder is there, and empty.
+        let folders = probed.text(&format!("{pid}.folders"));
+        assert!(folders.contains(&format!("{}:\n.\n..\n", run.display())), "{folders}");
+        assert!(folders.contains("deal-secret: No such file or directory"), "{folders}");
+    }
+    // The deals still follow from the secret (and the file's seed): those of the tournament
+    // sealed with it, no others.
+    assert_eq!(std::fs::read_to_string(run.join("deal-secret")).unwrap().trim(), secret);
+    let mut t = arena::tournament::Tournament::load("t", &std::fs::read_to_string(&file).unwrap(), &no_files).unwrap();
+    t.seal_deals(secret).unwrap();
+    let dealt: Vec<(u64, u64)> = t.jobs.iter().map(|j| (j.id, j.seed)).collect();
+    assert_eq!(seeds(&run), dealt);
+
+    // Unconfined (`isolation: none` in the run's file, as one resumes it so), the same probe
+    // finds the secret in the run's folder, which the arena's command line names. The arena's
+    // environment block is scrubbed even so (where the probe may read it at all: the arena
+    // holding a secret is not dumpable, so only root's processes do).
+    let log = std::fs::read_to_string(run.join("games.jsonl")).unwrap();
+    std::fs::write(run.join("games.jsonl"), format!("{}\n", log.lines().next().unwrap())).unwrap();
+    let kept = run.join("tournament.yaml");
+    std::fs::write(&kept, format!("{}isolation: none\n", std::fs::read_to_string(&kept).unwrap())).unwrap();
+    for f in std::fs::read_dir(&report).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    run_ok(arena().args(["tournament", "--resume", run.to_str().unwrap(), "--quiet"]).env("ARENA_DEAL_SECRET", secret));
+    let probed = Probed::read(&report);
+    let holding = probed.holding(secret);
+    assert!(holding.iter().any(|f| f.ends_with(".folders")), "found in {holding:?}");
+    let arena_pid = probed
+        .pids()
+        .into_iter()
+        .find(|pid| probed.text(&format!("{pid}.cmdline")).contains(&format!("--resume {} ", run.display())))
+        .expect("the probe's parent or grandparent is the arena");
+    let environ = probed.text(&format!("{arena_pid}.environ"));
+    assert!(!environ.contains(secret), "{environ}");
+    assert!(
+        environ.contains("Permission denied") || environ.contains("ARENA_DEAL_SECRET=xxxxxxxxxxxxxxxx"),
+        "{environ}"
+    );
+    // The resumed games are dealt as before.
+    assert_eq!(seeds(&run), dealt);
 }
 
 #[test]
@@ -511,6 +663,69 @@ fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
         temp_dir("secret-merged").to_str().unwrap(),
     ]));
     assert!(merged.contains("6 games played of 6"), "{merged}");
+}
+
+#[test]
+fn a_host_that_cannot_sandbox_says_what_is_missing_and_how_to_opt_out() {
+    let scratch = temp_dir("unsandboxed");
+    let bin = scratch.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let file = scratch.join("t.yaml");
+    let tournament = |participant: &str, path: &std::ffi::OsStr| {
+        std::fs::write(&file, format!(
+            "games_per_pairing: 1\nparticipants:\n  - {{ name: a, bot: random }}\n  - {participant}\ngames: [{{game: expedition, preset: no-dice}}]\n"
+        ))
+        .unwrap();
+        let out = scratch.join("out");
+        let o = arena()
+            .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+            .env("PATH", path)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let launched = "{ name: b, command: \"./bot\" }";
+    // No bubblewrap on PATH.
+    let e = tournament(launched, bin.as_os_str());
+    for words in [
+        "participant `b`",
+        "bubblewrap (`bwrap`) is not on PATH",
+        "apt-get install bubblewrap",
+        "isolation: none",
+        "--set isolation=none",
+    ] {
+        assert!(e.contains(words), "{words}: {e}");
+    }
+    // A bubblewrap that the kernel refuses its namespaces (as bwrap says it).
+    let fake = bin.join("bwrap");
+    std::fs::write(&fake, "#!/bin/sh\necho 'bwrap: No permissions to create a new namespace, likely because the kernel does not allow non-privileged user namespaces.' >&2\nexit 1\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let e = tournament(launched, bin.as_os_str());
+    for words in [
+        "bubblewrap cannot make the sandbox here",
+        "No permissions to create a new namespace",
+        "needs user namespaces",
+        "isolation: none",
+    ] {
+        assert!(e.contains(words), "{words}: {e}");
+    }
+    // A folder to write in that is not there.
+    let e = tournament("{ name: b, command: \"./bot\", writable: [no-such-folder] }", bin.as_os_str());
+    assert!(e.contains("participant `b`: the folder to write in no-such-folder"), "{e}");
+    // Nothing was made, let alone played.
+    assert!(!scratch.join("out").exists());
+    // One inside the run's folder, which its sandbox hides (the host's own bubblewrap).
+    let inside = scratch.join("out/logs");
+    std::fs::create_dir_all(&inside).unwrap();
+    let system = std::env::var_os("PATH").unwrap();
+    let e = tournament(&format!("{{ name: b, command: \"./bot\", writable: [{}] }}", inside.display()), &system);
+    assert!(e.contains("is inside") && e.contains("which the sandbox hides"), "{e}");
+    // One around it, where the participant could move it away.
+    let e = tournament(&format!("{{ name: b, command: \"./bot\", writable: [{}] }}", scratch.display()), &system);
+    assert!(e.contains("holds") && e.contains("which the sandbox hides"), "{e}");
+    assert!(!scratch.join("out/games.jsonl").exists());
 }
 
 /// The tournament as a user drives it: a gauntlet plays only its participant's pairings, the

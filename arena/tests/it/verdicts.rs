@@ -191,7 +191,7 @@ fn tournament_on_a_thread(text: String, name: &str) -> (String, std::thread::Joi
         };
         let dir = scratch::scratch("verdicts", &dir_name);
         let opts = RunOptions { time: t.config.time_controls(), ..RunOptions::quiet(1, None) };
-        external::with_agents(&t, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
+        external::with_agents(&t, &dir, &say, |factory| tournament::start(&t, &dir, None, factory, &opts)).unwrap();
         tournament::log::read_log(&dir).unwrap().records
     });
     (url_rx.recv_timeout(Duration::from_secs(60)).expect("the tournament's server"), thread)
