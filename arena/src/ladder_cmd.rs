@@ -41,6 +41,11 @@ pub struct RunArgs {
     /// The ladder's memory (its SQLite database): created if missing, resumed if not.
     #[arg(long, value_name = "DIR")]
     pub data: Option<PathBuf>,
+    /// On Ctrl-C or SIGTERM, the games in play get this many seconds to end (no new one
+    /// starts); those still in play then are aborted: stored, rated for nobody. The process
+    /// exits within this and 5 s more.
+    #[arg(long, value_name = "SECS", default_value_t = 10)]
+    pub grace: u64,
     /// The server's flags, as `arena serve` takes them (`--addr`, where Play clients and
     /// readers connect; `--http`, the web face: the standings as they change, the games in
     /// play, live, and a table a person can sit at; the limits, shares and keys).
@@ -87,7 +92,8 @@ fn serve(args: RunArgs) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start tokio: {e}"))?;
-    rt.block_on(async {
+    let grace = std::time::Duration::from_secs(args.grace);
+    let served = rt.block_on(async {
         let stop = server::stop_signal();
         let mut opened: Option<Result<std::sync::Arc<Ladder>, String>> = None;
         let file = args.file.clone();
@@ -126,11 +132,16 @@ fn serve(args: RunArgs) -> Result<(), String> {
             outln!("the web face: {}", web.url());
         }
         stop.await;
+        tracing::info!("stopping: no new pairing; the games in play have {} s to end", grace.as_secs());
+        ladder.stop(grace).await;
         tracing::info!("stopping: finishing the calls in flight");
         running.stop().await?;
         outln!("stopped");
         Ok(())
-    })
+    });
+    // A refit or an agent still thinking on a blocking thread is not waited for long.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    served
 }
 
 fn standings(url: &str, offset: u32, limit: u32) -> Result<(), String> {

@@ -4,16 +4,15 @@
 //!   Play clients (a built-in agent, random by default, over real sockets on 127.0.0.1) that together
 //!   keep `clients × games_each / 2` games in flight: decisions a second, counted by the
 //!   server, over `--seconds` after a warm-up, with the games finished and stored.
-//! - From a game's end to the standings: the time of one refit (every stored result, with
-//!   bootstrap intervals) at the number of results reached, and at 10× and 100× as many; the
-//!   wait for the refit itself is at most `refit_ms` on top.
-//! - Restart: a data directory of `--restart-games` games (the played games' records, copied
-//!   under new ids, each with its rated results) opened as a restarting ladder opens it: the
-//!   store read, the standings refit.
+//! - A refit (every stored result, with bootstrap intervals, the overall list and the entry's)
+//!   of a ladder of 1,000 and of 10,000 agents (`--refit-agents`), each with 20 rated results
+//!   (`--results-per-agent`; made up: [`arena::ladder::synthetic`]), from nothing and from the
+//!   last refit; the wait for a refit is at most `refit_ms` on top.
+//! - Restart: the largest of those stores opened as a restarting ladder opens it: the store
+//!   read and the last refit served, before it listens (the next refit in the background).
 
 use arena::ladder::Ladder;
 use arena::ladder::config::LadderConfig;
-use arena::ladder::store::Store;
 use arena::server::{self, ServerConfig};
 use clap::Args;
 use std::sync::atomic::Ordering;
@@ -31,9 +30,12 @@ pub struct BenchLadderArgs {
     /// clients × games_each / 2.
     #[arg(long, default_value_t = 16)]
     pub games_each: u32,
-    /// Stored games for the restart figure.
-    #[arg(long, default_value_t = 100_000)]
-    pub restart_games: usize,
+    /// The refit's figures: a ladder of this many agents (comma-separated sizes), each with
+    /// `--results-per-agent` rated results; the restart's over the largest.
+    #[arg(long, value_delimiter = ',', default_value = "1000,10000")]
+    pub refit_agents: Vec<usize>,
+    #[arg(long, default_value_t = 20)]
+    pub results_per_agent: usize,
     /// The built-in agent each client plays: `random` asks for no observation, the others
     /// read the typed observation (`rules` is the cheapest of them).
     #[arg(long, default_value = "random")]
@@ -111,72 +113,56 @@ async fn measure(args: &BenchLadderArgs, scratch: &std::path::Path) -> Result<()
     );
     running.stop().await?;
 
-    // What a refit costs, at the results reached and at more.
-    let records: Vec<_> = ladder.with_store(|s| s.all_games())?;
-    let rated = ladder.with_store(|s| s.rated())?;
-    if records.is_empty() || rated.is_empty() {
-        return Err("no game was played: nothing to measure a refit or a restart with".into());
-    }
-    let participants: Vec<String> = ladder.with_store(|s| s.agents())?.into_iter().map(|(n, _)| n).collect();
-    for factor in [1usize, 10, 100] {
-        // Each copy a deal of its own, as more games would be.
-        let games: Vec<_> = (0..rated.len() * factor)
-            .map(|i| reports::ratings::RatedGame { unit: i as u64, ..rated[i % rated.len()].clone() })
-            .collect();
-        let opts = reports::ratings::RatingOptions { anchor: None, bootstrap: args.bootstrap, seed: 0 };
-        let start = Instant::now();
-        let list = reports::ratings::rate(&participants, &games, &opts);
-        outln!(
-            "refit: {} rated results, {} agents, {} resamples: {:.0} ms",
-            games.len(),
-            list.entries.len(),
-            args.bootstrap,
-            start.elapsed().as_secs_f64() * 1e3
-        );
+    if played == 0 {
+        return Err("no game was played in the time measured".into());
     }
 
-    // A restart over many stored games.
-    let big = scratch.join("restart");
-    {
-        let mut store = Store::open(&big)?;
-        for (name, anchor) in ladder.with_store(|s| s.agents())? {
-            store.agent(&name, anchor)?;
-        }
-        for (key, label) in ladder.with_store(|s| s.entries())? {
-            store.entry(&key, &label)?;
-        }
-        let pairing = store.pairing(0)? as u32;
-        let mut batch = Vec::new();
+    // What a refit costs as agents grow, and a restart over the largest store.
+    let mut largest = None;
+    for &agents in &args.refit_agents {
+        let results = agents * args.results_per_agent;
+        let dir = scratch.join(format!("refit-{agents}"));
         let start = Instant::now();
-        for id in 1..=args.restart_games {
-            let k = id % records.len().min(rated.len());
-            let mut record = records[k].record.clone();
-            if let Some(t) = record.tournament.as_mut() {
-                t.job = id as u64;
-                t.deal = pairing;
-            }
-            let results = reports::ratings::RatedGame { unit: id as u64, ..rated[k].clone() };
-            batch.push((record, vec![results]));
-            if batch.len() == 10_000 {
-                store.commit_all(&batch)?;
-                batch.clear();
-            }
-        }
-        store.commit_all(&batch)?;
-        outln!("restart: {} games written in {:.1} s (bulk)", args.restart_games, start.elapsed().as_secs_f64());
+        arena::ladder::synthetic::fill(&config, &text, &dir, agents, results, 1)?;
+        let filled = start.elapsed().as_secs_f64();
+        let running = server::start("127.0.0.1:0".parse().expect("an address"), ServerConfig::default()).await?;
+        let ladder = Ladder::open(config.clone(), None, &text, running.hub.clone(), &dir)?;
+        let refit = |ladder: std::sync::Arc<Ladder>| async move {
+            tokio::task::spawn_blocking(move || {
+                let start = Instant::now();
+                ladder.refit_now().map(|_| start.elapsed().as_secs_f64())
+            })
+            .await
+            .map_err(|e| e.to_string())?
+        };
+        let cold = refit(ladder.clone()).await?;
+        let warm = refit(ladder.clone()).await?;
+        outln!(
+            "refit: {agents} agents, {results} rated results, {} resamples on {} threads: {:.2} s from nothing, \
+             {:.2} s from the last refit (the store written in {filled:.1} s)",
+            args.bootstrap,
+            config.refit_threads(),
+            cold,
+            warm
+        );
+        running.stop().await?;
+        largest = Some((dir, agents, results));
     }
-    let running = server::start("127.0.0.1:0".parse().expect("an address"), ServerConfig::default()).await?;
-    let start = Instant::now();
-    let reopened = Ladder::open(config, None, &text, running.hub.clone(), &big)?;
-    let took = start.elapsed().as_secs_f64();
-    let s = reopened.standings.borrow().clone();
-    outln!(
-        "restart: {} games, {} rated results read and refit ({} resamples) in {:.2} s",
-        s.games,
-        s.rated_games,
-        args.bootstrap,
-        took
-    );
-    running.stop().await?;
+
+    // A restart over the largest: the store read, the last refit served, before listening.
+    if let Some((dir, agents, results)) = largest {
+        let running = server::start("127.0.0.1:0".parse().expect("an address"), ServerConfig::default()).await?;
+        let start = Instant::now();
+        let reopened = Ladder::open(config, None, &text, running.hub.clone(), &dir)?;
+        let took = start.elapsed().as_secs_f64();
+        let s = reopened.standings.borrow().clone();
+        outln!(
+            "restart: {agents} agents, {results} rated results: opened and serving the last refit ({} rated, {} ranked) \
+             in {took:.2} s; the next refit runs in the background",
+            s.rated_games,
+            s.lists[0].1.entries.len(),
+        );
+        running.stop().await?;
+    }
     Ok(())
 }

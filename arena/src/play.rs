@@ -124,7 +124,9 @@ pub fn describe_outcome(o: &MatchOutcome, verdicts: &[Verdict]) -> String {
     if !o.result.achieved.is_empty() {
         line += &format!(", achieved {:?}", o.result.achieved);
     }
-    if o.cancelled {
+    if o.aborted {
+        line += ", aborted (the server stopped)";
+    } else if o.cancelled {
         line += ", cancelled";
     }
     for v in verdicts {

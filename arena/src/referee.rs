@@ -187,12 +187,16 @@ pub struct MatchOutcome {
     /// The match was called off before its end: no result.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cancelled: bool,
+    /// …because the server stopped before it ended (a ladder's stop, past its grace period):
+    /// rated for nobody, no seat at fault.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub aborted: bool,
 }
 
 impl MatchOutcome {
     /// The game's own outcome.
     pub fn played(result: Outcome) -> MatchOutcome {
-        MatchOutcome { result, forfeited_by: None, cancelled: false }
+        MatchOutcome { result, forfeited_by: None, cancelled: false, aborted: false }
     }
 
     /// `seat` lost by a verdict, the others tie for first.
@@ -202,6 +206,7 @@ impl MatchOutcome {
             result: Outcome { scores: vec![0; seats], ranks, achieved: Vec::new() },
             forfeited_by: Some(seat),
             cancelled: false,
+            aborted: false,
         }
     }
 
@@ -211,7 +216,13 @@ impl MatchOutcome {
             result: Outcome { scores: vec![0; seats], ranks: vec![0; seats], achieved: Vec::new() },
             forfeited_by: None,
             cancelled: true,
+            aborted: false,
         }
+    }
+
+    /// Called off because the server stopped: no result, rated for nobody.
+    pub fn aborted(seats: usize) -> MatchOutcome {
+        MatchOutcome { aborted: true, ..MatchOutcome::cancelled(seats) }
     }
 
     /// How this play ranks among plays of the same deal of a cooperative game, given its

@@ -33,7 +33,7 @@ fn all_results(games: &[RatedGame]) -> Vec<Pairwise> {
 }
 
 /// Newton–Raphson on the Bradley–Terry log-likelihood (natural-log strengths, the first fixed at
-/// 0, dense Gaussian elimination), written independently of the library's MM algorithm.
+/// 0, dense Gaussian elimination), written independently of the library's sparse solver.
 /// Returns Elo ratings with mean 0.
 fn newton(n: usize, results: &[Pairwise], virtual_draws: f64) -> Vec<f64> {
     let mut games = vec![vec![0.0; n]; n];
@@ -153,7 +153,7 @@ fn worked_example_matches_an_independent_newton_solution() {
     let mm = fit_elo(4, &results, 0.0).unwrap();
     let nr = newton(4, &results, 0.0);
     for i in 0..4 {
-        assert!((mm[i] - nr[i]).abs() < 0.05, "participant {i}: MM {} vs Newton {}", mm[i], nr[i]);
+        assert!((mm[i] - nr[i]).abs() < 0.05, "participant {i}: fit_elo {} vs Newton {}", mm[i], nr[i]);
     }
     // The library's ratings (with one virtual draw per pair) against Newton with the same prior.
     let list = rate(&names(4), &games, &opts(0));
@@ -187,6 +187,40 @@ fn worked_example_matches_an_independent_newton_solution() {
     }
     for i in 0..4 {
         assert!((expected[i] - actual[i]).abs() < 1e-6, "{i}: {} vs {}", expected[i], actual[i]);
+    }
+}
+
+/// A ladder's shape: 300 participants, each meeting only neighbours near it in strength (the
+/// pairs a ladder makes), some against a strong anchor, an Elo spread of ±600: the hardest case
+/// for a solver that moves one participant at a time, and a sparse one.
+#[test]
+fn a_ladder_shaped_pool_matches_the_independent_solution() {
+    let n = 300;
+    let mut x: u64 = 7;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let strength: Vec<f64> = (0..n).map(|i| -600.0 + 1200.0 * i as f64 / n as f64).collect();
+    let mut games = Vec::new();
+    for unit in 0..6000u64 {
+        let a = (next() * n as f64) as usize % n;
+        let b = if unit % 50 == 0 { n - 1 } else { (a + 1 + (next() * 8.0) as usize) % n };
+        if a == b {
+            continue;
+        }
+        let e = 1.0 / (1.0 + 10f64.powf((strength[b] - strength[a]) / 400.0));
+        let score = if next() < e { 1.0 } else { 0.0 };
+        games.push(RatedGame { group: 0, unit, results: vec![Pairwise { a, b, score }], plays: 1 });
+    }
+    let list = rate(&names(n), &games, &opts(0));
+    assert_eq!(list.entries.len(), n);
+    let nr = newton(n, &all_results(&games), VIRTUAL_DRAWS_PER_PAIR);
+    for i in 0..n {
+        let r = list.entry(i).unwrap().rating;
+        assert!((r - nr[i]).abs() < 1e-6, "participant {i}: rate {r} vs Newton {}", nr[i]);
     }
 }
 

@@ -24,6 +24,7 @@
 //! agents_per_client: 50         # agents one client may have stored (names and versions)
 //! new_agents_per_hour: 10       # new agents one client may add in an hour
 //! rest_after_timeouts: 3        # games in a row timed out before an agent is rested
+//! refit_threads: 1              # threads a refit's bootstrap runs on (default: half the cores)
 //! ```
 //!
 //! A mistake names the file, the line and the field, as a tournament file's do.
@@ -136,6 +137,10 @@ pub struct LadderConfig {
     /// while (30 s, doubling at each rest up to 15 min), and told why (0: never rested).
     #[serde(default = "three")]
     pub rest_after_timeouts: u32,
+    /// Threads a refit's bootstrap runs on (0, the default: half the cores, at least one: the
+    /// rest is the games').
+    #[serde(default)]
+    pub refit_threads: usize,
 }
 
 impl LadderConfig {
@@ -194,6 +199,14 @@ impl LadderConfig {
             return m(field, "must be at least 1 (a client with no agent cannot play)".into());
         }
         Ok(())
+    }
+
+    /// Threads a refit's bootstrap runs on.
+    pub fn refit_threads(&self) -> usize {
+        match self.refit_threads {
+            0 => (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1),
+            n => n,
+        }
     }
 
     /// The file of keys (`keys:`), a relative path read from the ladder file's folder.

@@ -10,7 +10,10 @@
 //! - [`store`]: each finished game committed with the results it completes before anything
 //!   else hears of it;
 //! - the standings: Bradley–Terry Elo with bootstrap intervals (the tournament's), refit on a
-//!   blocking thread at most every `refit_ms`, never in the way of play;
+//!   blocking thread at most every `refit_ms`, never in the way of play, each refit kept in the
+//!   store: a restart serves the last at once and refits in the background;
+//! - a stop that keeps its promise ([`Ladder::stop`]): no new pairing, the games in play given
+//!   a grace period, those still in play then aborted (stored, rated for nobody);
 //! - [`service`]: the Ladder service of the contract;
 //! - the gate of names ([`NameGate`]): who may hold which name, a bounded number of new
 //!   agents per client, provisional agents, rested agents.
@@ -22,6 +25,7 @@ pub mod config;
 pub mod matchmaking;
 pub mod service;
 pub mod store;
+pub mod synthetic;
 
 use crate::record::{MatchRecord, TournamentGame};
 use crate::server::hub::{NameGate, secret_seed};
@@ -46,7 +50,7 @@ use store::Store;
 use tonic::Status;
 
 /// The standings at one refit: the overall list, then one per game entry of the file.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Standings {
     pub games: u64,
     pub rated_games: u64,
@@ -87,6 +91,8 @@ struct State {
     timeouts: Vec<u32>,
     rests: Vec<u32>,
     rested: Vec<Option<(Instant, String)>>,
+    /// The games in play, by match id (a stop aborts those its grace did not see end).
+    playing: HashMap<String, Arc<crate::server::table::Table>>,
     /// The Play stream (by its session id) last told of the agent's rest.
     rest_told: Vec<Option<String>>,
     /// Results against established agents a provisional one needs (0: none is provisional).
@@ -212,6 +218,10 @@ pub struct Ladder {
     /// Woken when a pairing ends (places free up) and when results arrive.
     wake: tokio::sync::Notify,
     pub standings: tokio::sync::watch::Sender<Arc<Standings>>,
+    /// Set when the ladder stops: no new pairing, no new game of a pairing.
+    draining: std::sync::atomic::AtomicBool,
+    /// Set when a refit in progress is to give up (the ladder stops).
+    cancel_fit: std::sync::atomic::AtomicBool,
 }
 
 /// A game entry's identity in the store: its game and every parameter.
@@ -292,14 +302,87 @@ impl Ladder {
             state: Mutex::new(state),
             wake: tokio::sync::Notify::new(),
             standings: tokio::sync::watch::channel(Arc::new(Standings::default())).0,
+            draining: std::sync::atomic::AtomicBool::new(false),
+            cancel_fit: std::sync::atomic::AtomicBool::new(false),
         });
         // Who may hold a name is the ladder's to say from now on.
         let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
         ladder.hub.set_gate(gate);
-        // The standings of what is stored, before any new game.
-        let first = ladder.fit();
+        // The last refit kept, served at once (the next one runs in the background once the
+        // ladder starts); none kept (a new ladder, or one kept by an older arena): the lists
+        // without ratings until then.
+        let kept = ladder.kept_standings().unwrap_or_else(|e| {
+            tracing::warn!("ladder: the last refit kept does not read ({e}): the standings wait for the next");
+            None
+        });
+        let first = kept.unwrap_or_else(|| ladder.unfitted());
         ladder.publish(first);
         Ok(ladder)
+    }
+
+    /// The last refit kept in the store, if there is one and it fits what is stored (its
+    /// overall head-to-head counted again from the results: it is not kept).
+    fn kept_standings(&self) -> Result<Option<Standings>, String> {
+        let Some((_, text)) = self.with_store(|s| s.last_fit())? else { return Ok(None) };
+        let mut kept: Standings = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let (names, rated) = {
+            let s = self.state();
+            (s.names.clone(), s.rated.clone())
+        };
+        let fits = kept.lists.len() == self.entries.len() + 1
+            && kept.lists.iter().skip(1).zip(&self.entries).all(|((label, _), e)| *label == self.labels[e.group])
+            && kept.rated_games as usize <= rated.len()
+            && kept.lists.iter().all(|(_, l)| {
+                l.entries.iter().all(|e| e.participant < names.len())
+                    && l.unrated.iter().all(|u| u.participant < names.len())
+            });
+        if !fits {
+            return Err("it names other entries or agents than the store holds".into());
+        }
+        kept.lists[0].1.head_to_head = reports::ratings::head_to_head_of(&names, &rated[..kept.rated_games as usize]);
+        Ok(Some(kept))
+    }
+
+    /// The lists before any refit: everyone without a rating yet.
+    fn unfitted(&self) -> Standings {
+        let names = self.state().names.clone();
+        let opts = RatingOptions { anchor: None, bootstrap: 0, seed: 0 };
+        let empty = rate(&names, &[], &opts);
+        let mut lists = vec![("overall".to_string(), empty.clone())];
+        for e in &self.entries {
+            lists.push((self.labels[e.group].clone(), empty.clone()));
+        }
+        Standings { games: self.state().games, rated_games: 0, lists }
+    }
+
+    /// Is the ladder stopping?
+    pub fn draining(&self) -> bool {
+        self.draining.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Stop: no new pairing and no new game of a pairing; the games in play get `grace` to
+    /// end; those still in play then are aborted, stored as such and rated for nobody; a refit
+    /// in progress gives up. Returns when every pairing has stored what it played (or, should
+    /// one hang, 3 s after the grace).
+    pub async fn stop(&self, grace: Duration) {
+        self.draining.store(true, std::sync::atomic::Ordering::Release);
+        self.cancel_fit.store(true, std::sync::atomic::Ordering::Release);
+        let open = || !self.state().open_pairings.is_empty();
+        let end = tokio::time::Instant::now() + grace;
+        while open() && tokio::time::Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let playing: Vec<_> = self.state().playing.values().cloned().collect();
+        if !playing.is_empty() {
+            tracing::info!(games = playing.len(), "ladder: the grace is over: aborting the games still in play");
+        }
+        for table in playing {
+            table.abort();
+        }
+        let end = tokio::time::Instant::now() + Duration::from_secs(3);
+        while open() && tokio::time::Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
@@ -375,6 +458,9 @@ impl Ladder {
                 _ = tick.tick() => {}
                 _ = self.wake.notified() => {}
                 _ = &mut stopped => return,
+            }
+            if self.draining() {
+                return;
             }
             if let Err(e) = self.match_once(&mut rng) {
                 tracing::error!("ladder: {e}");
@@ -514,6 +600,9 @@ impl Ladder {
                 if order.iter().any(|&a| self.state().is_rested(a, Instant::now())) {
                     return Err("an agent was rested: the pairing ends here".to_string());
                 }
+                if self.draining() {
+                    return Err("the ladder stops: the pairing ends here".to_string());
+                }
                 let seed = match self.config.deals {
                     Deals::Shared => deal,
                     Deals::Fresh => secret_seed().map_err(|e| e.message().to_string())?,
@@ -535,9 +624,17 @@ impl Ladder {
                     .hub
                     .create_hosted(&entry.game, entry.spec.clone(), seed, &seats, move_time, shared.clone())
                     .map_err(|e| e.message().to_string())?;
-                self.state().in_play += 1;
+                {
+                    let mut s = self.state();
+                    s.in_play += 1;
+                    s.playing.insert(table.setup.id.clone(), table.clone());
+                }
                 over(&table).await;
-                self.state().in_play -= 1;
+                {
+                    let mut s = self.state();
+                    s.in_play -= 1;
+                    s.playing.remove(&table.setup.id);
+                }
                 let mut record = table.record().map_err(|e| e.message().to_string())?;
                 self.note_timeouts(order, &record.verdicts);
                 let (names, label) = {
@@ -553,9 +650,13 @@ impl Ladder {
                     seats: order.clone(),
                     play_ms: 0.0,
                 });
+                let aborted = record.outcome.aborted;
                 plays.push(record);
                 let last = plays.len() == orders.len();
                 self.commit(&mut plays, entry, last).await?;
+                if aborted {
+                    return Err("the ladder stopped before the game ended: stored as aborted, rated for nobody".into());
+                }
             }
             Ok(())
         }
@@ -635,7 +736,10 @@ impl Ladder {
     /// Commit the newest play of a pairing with the results it completes: a competitive game
     /// its own; a cooperative deal's, all its plays compared once the last is in.
     async fn commit(&self, plays: &mut [MatchRecord], entry: &Entry, last: bool) -> Result<(), String> {
-        let rated: Vec<RatedGame> = if !entry.shape.cooperative {
+        let rated: Vec<RatedGame> = if plays.last().is_some_and(|p| p.outcome.aborted) {
+            // Aborted by a stop: no result for anyone (a cooperative deal's plays likewise).
+            Vec::new()
+        } else if !entry.shape.cooperative {
             rated_games(&plays[plays.len() - 1..], &self.known)
         } else if last {
             rated_games(plays, &self.known)
@@ -665,27 +769,76 @@ impl Ladder {
         Ok(())
     }
 
+    /// Refit whenever results arrived, at most every `refit_ms` (at once if the standings
+    /// served are older than the store), each refit published, kept in the store, and noted in
+    /// the agents' histories when one is due. Ends when the ladder stops (a refit in progress
+    /// gives up: [`Ladder::stop`]).
     async fn refits(self: Arc<Self>) {
         let stopped = self.hub.stopped();
         tokio::pin!(stopped);
-        let mut last = self.state().rated.len();
+        let mut last = self.standings.borrow().rated_games as usize;
         let mut noted = self.with_store(|s| s.last_history()).unwrap_or(0);
+        let mut first = true;
         loop {
-            tokio::select! {
-                _ = tokio::time::sleep(Duration::from_millis(self.config.refit_ms)) => {}
-                _ = &mut stopped => return,
+            if !first {
+                tokio::select! {
+                    _ = tokio::time::sleep(Duration::from_millis(self.config.refit_ms)) => {}
+                    _ = &mut stopped => return,
+                }
+            }
+            first = false;
+            if self.draining() {
+                return;
             }
             if self.state().rated.len() == last {
                 continue;
             }
             let me = self.clone();
             let Ok(standings) = tokio::task::spawn_blocking(move || me.fit()).await else { continue };
-            last = standings.rated_games as usize;
-            if !history_due(noted, last as u64) {
-                self.publish(standings);
-                continue;
+            if self.draining() {
+                return;
             }
-            noted = last as u64;
+            last = standings.rated_games as usize;
+            let standings = Arc::new(standings);
+            let me = self.clone();
+            let kept = standings.clone();
+            let history = history_due(noted, last as u64);
+            if history {
+                noted = last as u64;
+            }
+            let stored = tokio::task::spawn_blocking(move || me.keep(&kept, history)).await;
+            if let Ok(Err(e)) = stored {
+                tracing::error!("ladder: {e}");
+            }
+            self.publish_shared(standings);
+        }
+    }
+
+    /// Refit now, on this thread: publish the standings and keep them (what `refits` does in
+    /// the background; for benchmarks).
+    pub fn refit_now(&self) -> Result<Arc<Standings>, String> {
+        let standings = Arc::new(self.fit());
+        self.keep(&standings, false)?;
+        self.publish_shared(standings.clone());
+        Ok(standings)
+    }
+
+    /// Keep a refit in the store (without what is counted again on reading it), and note every
+    /// rated agent's overall rating in its history if `history`.
+    fn keep(&self, standings: &Standings, history: bool) -> Result<(), String> {
+        let light = Standings {
+            games: standings.games,
+            rated_games: standings.rated_games,
+            lists: standings
+                .lists
+                .iter()
+                .map(|(label, l)| (label.clone(), RatingList { head_to_head: Vec::new(), ..l.clone() }))
+                .collect(),
+        };
+        let text = serde_json::to_string(&light).map_err(|e| format!("cannot encode the standings: {e}"))?;
+        let mut store = self.store();
+        store.save_fit(standings.rated_games, &text)?;
+        if history {
             let points: Vec<(usize, f64, f64, f64)> = standings.lists[0]
                 .1
                 .entries
@@ -695,29 +848,54 @@ impl Ladder {
                     (e.participant, e.rating, lo, hi)
                 })
                 .collect();
-            if let Err(e) = tokio::task::block_in_place(|| self.store().note_history(last as u64, &points)) {
-                tracing::error!("ladder: {e}");
-            }
-            self.publish(standings);
+            store.note_history(standings.rated_games, &points)?;
         }
+        Ok(())
     }
 
-    /// The ratings of every stored result: overall, and one list per entry of the file.
+    /// The ratings of every stored result: overall, and one list per entry of the file, each
+    /// started from the last refit's ratings, its re-fits on `refit_threads` threads. Without
+    /// each rating's re-fitted values (the intervals are what is kept of them), and the LOS
+    /// table of a long list.
     pub fn fit(&self) -> Standings {
         let (names, rated, games) = {
             let s = self.state();
             (s.names.clone(), s.rated.clone(), s.games)
         };
+        let before = self.standings.borrow().clone();
         let opts = RatingOptions { anchor: None, bootstrap: self.config.bootstrap, seed: 0 };
-        let mut lists = vec![("overall".to_string(), rate(&names, &rated, &opts))];
-        for e in &self.entries {
+        let list = |label: &str, games: &[RatedGame], previous: Option<&RatingList>| {
+            let warm: HashMap<usize, f64> = previous
+                .map(|l| {
+                    l.entries.iter().map(|e| (e.participant, e.rating / reports::ratings::ELO_PER_NEPER)).collect()
+                })
+                .unwrap_or_default();
+            let start = |p: usize| warm.get(&p).copied();
+            let effort = reports::ratings::Effort {
+                threads: self.config.refit_threads(),
+                warm: Some(&start),
+                cancel: Some(&self.cancel_fit),
+            };
+            let mut l = reports::ratings::rate_with(&names, games, &opts, &effort);
+            for e in &mut l.entries {
+                e.resampled = Vec::new();
+            }
+            (label.to_string(), l)
+        };
+        let previous = |k: usize| before.lists.get(k).map(|(_, l)| l);
+        let mut lists = vec![list("overall", &rated, previous(0))];
+        for (k, e) in self.entries.iter().enumerate() {
             let of: Vec<RatedGame> = rated.iter().filter(|g| g.group == e.group).cloned().collect();
-            lists.push((self.labels[e.group].clone(), rate(&names, &of, &opts)));
+            lists.push(list(&self.labels[e.group], &of, previous(k + 1)));
         }
         Standings { games, rated_games: rated.len() as u64, lists }
     }
 
     fn publish(&self, standings: Standings) {
+        self.publish_shared(Arc::new(standings));
+    }
+
+    fn publish_shared(&self, standings: Arc<Standings>) {
         {
             let mut s = self.state();
             s.overall = standings.lists[0]
@@ -730,7 +908,7 @@ impl Ladder {
                 })
                 .collect();
         }
-        self.standings.send_replace(Arc::new(standings));
+        self.standings.send_replace(standings);
     }
 }
 

@@ -62,6 +62,14 @@ const MIGRATIONS: &[&str] = &[
     // 2: each agent's owner: the client that added it (`ClientId::stored`), none for anchors
     //    and for agents added before owners were kept (their next client owns them).
     "ALTER TABLE agents ADD COLUMN owner TEXT;",
+    // 3: the last refit's standings (one row, replaced at each refit), served at once when the
+    //    ladder restarts while it refits in the background.
+    "CREATE TABLE fit (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        rated_games INTEGER NOT NULL,
+        made_ms INTEGER NOT NULL,
+        standings TEXT NOT NULL
+    );",
 ];
 
 /// The database's file in a ladder's data directory.
@@ -383,6 +391,27 @@ impl Store {
             .map_err(err("games"))?;
         let rows = q.query_map(params![agent as i64 + 1, limit as i64], Self::stored).map_err(err("games"))?;
         rows.map(|r| r.map_err(err("games")).and_then(Self::parse)).collect()
+    }
+
+    /// Keep `standings` (JSON), the refit over `rated_games` results, in place of the last.
+    pub fn save_fit(&mut self, rated_games: u64, standings: &str) -> Result<(), String> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO fit (id, rated_games, made_ms, standings) VALUES (1, ?1, ?2, ?3)",
+                params![rated_games as i64, now_ms() as i64, standings],
+            )
+            .map(|_| ())
+            .map_err(err("fit"))
+    }
+
+    /// The last refit kept: the results it is over, and its standings (JSON).
+    pub fn last_fit(&self) -> Result<Option<(u64, String)>, String> {
+        self.conn
+            .query_row("SELECT rated_games, standings FROM fit WHERE id = 1", [], |r| {
+                Ok((r.get::<_, i64>(0)? as u64, r.get::<_, String>(1)?))
+            })
+            .optional()
+            .map_err(err("fit"))
     }
 
     /// Note every rated agent's overall rating at a refit over `rated_games` results.

@@ -395,6 +395,16 @@ impl Table {
         Ok(())
     }
 
+    /// The server stops before the match ends: it ends now, with no result and nobody at fault
+    /// (its seats stop waiting). A match already over is left as it is.
+    pub fn abort(&self) {
+        let mut s = self.lock();
+        if s.ended.is_none() {
+            tracing::info!(match_id = %self.setup.id, "aborted: the server stops");
+            self.finish(&mut s, MatchOutcome::aborted(self.setup.seats.len()));
+        }
+    }
+
     /// A move of a match played elsewhere ([`SeatBinding::Elsewhere`]), as its referee let it
     /// be played: shown as a move of this server's own is. One this game does not allow
     /// (the two copies disagree) is refused, and changes nothing.

@@ -121,6 +121,7 @@ pub fn outcome(o: &MatchOutcome, verdicts: &[Verdict], cooperative: bool) -> v1:
         ranks: o.result.ranks.iter().map(|&r| u32::from(r)).collect(),
         verdicts: verdicts.iter().map(verdict).collect(),
         cancelled: o.cancelled,
+        aborted: o.aborted,
         team_score: if cooperative { o.result.scores.first().copied() } else { None },
         achieved: o.result.achieved.clone(),
         forfeited_by: o.forfeited_by.map(|s| s as u32),

@@ -9,6 +9,7 @@ pub fn outcome(o: &v1::MatchOutcome) -> Value {
         "scores": o.scores,
         "ranks": o.ranks,
         "cancelled": o.cancelled,
+        "aborted": o.aborted,
         "team_score": o.team_score,
         "achieved": o.achieved,
         "forfeited_by": o.forfeited_by,

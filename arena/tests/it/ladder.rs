@@ -622,3 +622,112 @@ fn a_stopped_clients_name_is_free_again_once_keepalive_finds_it_gone() {
     drop(sleeper);
     stop(server);
 }
+
+#[test]
+fn a_restart_over_a_large_store_serves_its_last_refit_at_once_and_a_stop_in_a_refit_is_prompt() {
+    // 5,000 agents and 100,000 rated results (made up: results, not games), a light bootstrap.
+    // (No anchor: nothing is played while the test looks; every agent ranked at once.)
+    let text = "name: large\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nrefit_ms: 200\nbootstrap: 20\nprovisional_games: 0\n";
+    let file = scratch::scratch("ladder", "large.yaml");
+    std::fs::write(&file, text).unwrap();
+    let data = scratch::scratch("ladder", "large-data");
+    let config = arena::ladder::config::LadderConfig::parse("large.yaml", text).unwrap();
+    arena::ladder::synthetic::fill(&config, text, &data, 5000, 100_000, 1).unwrap();
+    // The first start has no refit kept: it listens at once, with nobody rated yet, and
+    // refits in the background.
+    let (server, url) = ladder(&file, &data);
+    let first = standings(&url);
+    assert_eq!((first.games, first.rated_games), (100_000, 0), "served before any refit");
+    let fitted = until(&url, Duration::from_secs(120), "the refit", |s| s.rated_games == 100_000);
+    assert!(fitted.lists[0].total > 4000, "{}", fitted.lists[0].total);
+    stop(server); // kill -9, the refit kept
+    // More results came meanwhile (stored, not refit): the restart serves the kept refit on
+    // its first answer, and refits the rest in the background.
+    arena::ladder::synthetic::fill(&config, text, &data, 5000, 1000, 2).unwrap();
+    let (mut server, url) = ladder(&file, &data);
+    let resumed = standings(&url);
+    assert_eq!((resumed.games, resumed.rated_games), (101_000, 100_000));
+    assert_eq!(ratings(&resumed), ratings(&fitted), "the kept refit, as it was served");
+    // SIGTERM while that refit runs: the process stops in time (its grace, 10 s, has no
+    // game to wait for; the refit gives up).
+    let asked = Instant::now();
+    let term = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+    assert!(term.success());
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(60), "the ladder did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_stop_lets_games_end_aborts_those_that_do_not_and_rates_no_live_client_disconnected() {
+    let file = scratch::scratch("ladder", "drain.yaml");
+    // A game waits a minute for a move: the silent client's outlasts the grace.
+    let slow = LADDER.replace("move_time_ms: 5000", "move_time_ms: 60000");
+    std::fs::write(&file, &slow).unwrap();
+    let data = scratch::scratch("ladder", "drain-data");
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--grace", "2"];
+    let (mut server, url, mut out) = served::serving(&args, "serving on ");
+    let live = bot(&url, &["--name", "live", "--source", "127.0.0.2"]);
+    let rt = runtime();
+    // The silent client says Hello and never answers: it holds a seat of a game in play.
+    let (_silent, mut stream) = rt.block_on(hello_from(&url, [127, 0, 0, 3], named("silent", ""))).unwrap();
+    rt.block_on(async {
+        loop {
+            match stream.message().await.unwrap() {
+                Some(v1::ServerMessage { message: Some(v1::server_message::Message::Request(_)) }) => break,
+                Some(_) => continue,
+                None => panic!("the stream ended"),
+            }
+        }
+    });
+    until(&url, Duration::from_secs(30), "live playing", |s| {
+        s.lists[0].rows.iter().chain(&s.lists[0].provisional).any(|r| r.agent == "live" && r.results >= 4)
+    });
+    let asked = Instant::now();
+    let term = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+    assert!(term.success());
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            break;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(60), "the ladder did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut out, &mut said).unwrap();
+    assert!(said.contains("stopped"), "{said}");
+    drop(live);
+    let store = Store::open(&data).unwrap();
+    let games = store.all_games().unwrap();
+    // The silent client's game was aborted: stored, nobody at fault, and rated for nobody.
+    let silent = store.agents().unwrap().iter().position(|(n, _)| n == "silent").unwrap();
+    let aborted: Vec<_> = games.iter().filter(|g| g.record.outcome.aborted).collect();
+    assert!(
+        aborted.iter().any(|g| g.record.players.iter().any(|p| p == "silent")),
+        "the silent client's game is stored as aborted: {:?}",
+        games.iter().map(|g| (&g.record.players, &g.record.outcome)).collect::<Vec<_>>()
+    );
+    assert!(aborted.iter().all(|g| g.record.outcome.cancelled && g.record.verdicts.is_empty()));
+    assert!(
+        store.rated().unwrap().iter().flat_map(|r| &r.results).all(|p| p.a != silent && p.b != silent),
+        "an aborted game rates nobody"
+    );
+    // The live client played to the end: no game of its ended with it disconnected.
+    for g in &games {
+        for (seat, p) in g.record.players.iter().enumerate() {
+            if p == "live" {
+                assert!(
+                    !g.record.verdicts.iter().any(|v| v.seat == seat && v.kind == arena::referee::Fault::Disconnected),
+                    "game {}: live disconnected",
+                    g.id
+                );
+            }
+        }
+    }
+}

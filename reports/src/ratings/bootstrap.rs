@@ -1,7 +1,7 @@
 //! The bootstrap over units: resampled re-fits of the ratings, their percentile intervals and
 //! the likelihoods of superiority (LOS).
 
-use super::fit::to_elo;
+use super::fit::{RESAMPLE_TOLERANCE, to_elo};
 use super::pool::PoolResults;
 
 /// A small, exactly specified generator (SplitMix64) so resamples never depend on a library
@@ -32,26 +32,25 @@ impl SplitMix64 {
 
 /// `b` re-fits of the ratings (Elo scale, anchored at compact index `anchor` if any), each on
 /// a resample of the units drawn from `seed`, starting from the log-strengths `logs`:
-/// `samples[k]` holds member `k`'s.
+/// `samples[k]` holds member `k`'s. The resamples are drawn one after the other (the same for
+/// any number of threads), and re-fitted on up to `threads` threads at once.
 pub(super) fn resample(
     results: &PoolResults,
     b: usize,
     seed: u64,
     logs: &[f64],
     anchor: Option<usize>,
+    threads: usize,
+    cancel: Option<&std::sync::atomic::AtomicBool>,
 ) -> Vec<Vec<f64>> {
     let (unit_list, np) = (&results.units, results.design.pairs.len());
     let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(b); results.design.m];
     let mut rng = SplitMix64(seed);
-    let mut counts = vec![0u32; unit_list.len()];
-    for _ in 0..b {
-        counts.iter_mut().for_each(|c| *c = 0);
-        for _ in 0..unit_list.len() {
-            counts[rng.below(unit_list.len())] += 1;
-        }
+    let threads = threads.clamp(1, b.max(1));
+    let refit = |counts: &[u32]| {
         let mut games_r = vec![0.0; np];
         let mut points_r = vec![0.0; np];
-        for (u, &c) in unit_list.iter().zip(&counts) {
+        for (u, &c) in unit_list.iter().zip(counts) {
             if c > 0 {
                 let c = f64::from(c);
                 for &(p, g, w) in u {
@@ -60,12 +59,63 @@ pub(super) fn resample(
                 }
             }
         }
-        let r = to_elo(&results.design.fit_with_prior(&games_r, &points_r, Some(logs)), anchor);
-        for (s, x) in samples.iter_mut().zip(r) {
-            s.push(x);
+        to_elo(&results.design.fit_with_prior(&games_r, &points_r, Some(logs), RESAMPLE_TOLERANCE), anchor)
+    };
+    let mut done = 0;
+    while done < b && !cancel.is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed)) {
+        // A batch of resamples, one per thread, drawn in order.
+        let batch: Vec<Vec<u32>> = (0..threads.min(b - done))
+            .map(|_| {
+                let mut counts = vec![0u32; unit_list.len()];
+                for _ in 0..unit_list.len() {
+                    counts[rng.below(unit_list.len())] += 1;
+                }
+                counts
+            })
+            .collect();
+        let fitted: Vec<Vec<f64>> = if batch.len() == 1 {
+            vec![refit(&batch[0])]
+        } else {
+            std::thread::scope(|scope| {
+                let running: Vec<_> = batch.iter().map(|counts| scope.spawn(|| refit(counts))).collect();
+                running.into_iter().map(|t| t.join().expect("a re-fit")).collect()
+            })
+        };
+        for r in fitted {
+            for (s, x) in samples.iter_mut().zip(r) {
+                s.push(x);
+            }
         }
+        done += batch.len();
     }
     samples
+}
+
+/// Lists of at most this many members get the whole LOS table; longer ones only each member's
+/// LOS over the next (a table of thousands squared is neither read nor cheap).
+pub(super) const LOS_TABLE_MAX: usize = 100;
+
+/// Each member's LOS over the next one in `order` (`None` for the last).
+pub(super) fn los_next(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Option<f64>> {
+    (0..order.len())
+        .map(|k| {
+            let next = *order.get(k + 1)?;
+            let above: f64 = samples[order[k]]
+                .iter()
+                .zip(&samples[next])
+                .map(|(rx, ry)| {
+                    if rx > ry {
+                        1.0
+                    } else if rx == ry {
+                        0.5
+                    } else {
+                        0.0
+                    }
+                })
+                .sum();
+            Some(above / b as f64)
+        })
+        .collect()
 }
 
 /// `los[x][y]` for members in `order`: the share of the `b` re-fits that rate `x` above `y`

@@ -216,7 +216,8 @@ pub struct RatingList {
     /// Every ordered pair of participants that met, by participant index.
     pub head_to_head: Vec<HeadToHead>,
     /// `los[i][j]`: likelihood that entry `i` is stronger than entry `j` (entry order); empty
-    /// without bootstrap; 0.5 on the diagonal.
+    /// without bootstrap, and for lists of more than 100 (each entry's `los_next` is kept);
+    /// 0.5 on the diagonal.
     pub los: Vec<Vec<f64>>,
     /// What the reader must know about this list's data (ignored results, bounds, a missing
     /// anchor, participants not connected to the pool).

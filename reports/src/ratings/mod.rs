@@ -8,9 +8,11 @@
 //! opponent is a 76% expected score, 400 points 91%). A draw counts as half a win for each side,
 //! as in Ordo and BayesElo's default; the likelihood is then that of `points` wins in `games`
 //! trials for every pair. The ratings are the maximum of that likelihood (Bradley–Terry),
-//! found by Hunter's MM algorithm (Hunter 2004, "MM algorithms for generalized Bradley–Terry
-//! models"), updated one participant at a time, which converges monotonically to the unique
-//! maximum whenever it exists.
+//! found by Newton's method: the likelihood is concave, each step's linear system is the
+//! Laplacian of the pairs that met (as sparse as they are), solved by conjugate gradients, and
+//! a step that would lower the likelihood is shortened. A pool of thousands where each met a
+//! few neighbours (a ladder's) is fitted in a few steps, where updating one participant at a
+//! time (Hunter's MM algorithm, which this replaced) took hundreds of thousands of sweeps.
 //!
 //! Ratings are only differences: the scale's zero is a convention. By default the mean rating
 //! of the rated participants is 0; [`RatingOptions::anchor`] fixes one participant at 0 instead.
@@ -82,19 +84,61 @@ use pool::{Pool, PoolResults, Tally};
 /// their ids, and sums of scores that are multiples of 1/2 (or any power-of-two fraction) are
 /// exact in any order (other scores, e.g. thirds, may differ in the last bits).
 pub fn rate(participants: &[String], games: &[RatedGame], opts: &RatingOptions) -> RatingList {
+    rate_with(participants, games, opts, &Effort::default())
+}
+
+/// How a fit is computed, beyond what it computes: the same list whatever these say (to the
+/// solver's tolerance).
+pub struct Effort<'a> {
+    /// Threads the bootstrap's re-fits run on (the resamples drawn are the same for any).
+    pub threads: usize,
+    /// Where to start: a participant's log-strength (natural log) in an earlier fit, if it
+    /// was rated there (a standing ladder's last refit): fewer steps to the same maximum.
+    pub warm: Option<&'a dyn Fn(usize) -> Option<f64>>,
+    /// Set from elsewhere to stop early (a server stopping): the bootstrap draws no more
+    /// resamples, and the list returned is not to be used.
+    pub cancel: Option<&'a std::sync::atomic::AtomicBool>,
+}
+
+impl Default for Effort<'_> {
+    /// Every core, from nothing.
+    fn default() -> Self {
+        Effort { threads: std::thread::available_parallelism().map_or(1, |n| n.get()), warm: None, cancel: None }
+    }
+}
+
+/// [`rate`], with the effort given.
+pub fn rate_with(
+    participants: &[String],
+    games: &[RatedGame],
+    opts: &RatingOptions,
+    effort: &Effort<'_>,
+) -> RatingList {
     let mut notes = Vec::new();
     let tally = Tally::new(participants.len(), games, &mut notes);
     let pool = Pool::choose(participants, &tally, opts.anchor, &mut notes);
     let results = pool.results(&tally, games);
     let anchor = pool.anchor.map(|a| results.compact[a]);
     let m = pool.members.len();
-    let logs = if m > 0 { results.design.fit_with_prior(&results.games, &results.points, None) } else { Vec::new() };
+    let start: Option<Vec<f64>> = effort.warm.map(|warm| {
+        let known: Vec<Option<f64>> = pool.members.iter().map(|&i| warm(i).filter(|x| x.is_finite())).collect();
+        // The newcomers start at the mean of the known.
+        let (sum, count) = known.iter().flatten().fold((0.0, 0usize), |(s, c), x| (s + x, c + 1));
+        let mean = if count > 0 { sum / count as f64 } else { 0.0 };
+        known.into_iter().map(|x| x.unwrap_or(mean)).collect()
+    });
+    let logs = if m > 0 {
+        results.design.fit_with_prior(&results.games, &results.points, start.as_deref(), fit::TOLERANCE)
+    } else {
+        Vec::new()
+    };
     let ratings = to_elo(&logs, anchor);
     let bounds = pool::bounds(participants, &pool, &results, &ratings, &mut notes);
     let b = if m > 1 { opts.bootstrap as usize } else { 0 };
-    let samples = bootstrap::resample(&results, b, opts.seed, &logs, anchor);
+    let samples = bootstrap::resample(&results, b, opts.seed, &logs, anchor, effort.threads, effort.cancel);
     let order = best_first(participants, &pool.members, &ratings);
-    let los = if b > 0 { bootstrap::los(&order, &samples, b) } else { Vec::new() };
+    let next = if b > 0 { bootstrap::los_next(&order, &samples, b) } else { vec![None; order.len()] };
+    let los = if b > 0 && m <= bootstrap::LOS_TABLE_MAX { bootstrap::los(&order, &samples, b) } else { Vec::new() };
     let fitted = Fitted { ratings, bounds, samples };
     RatingList {
         label: String::new(),
@@ -105,7 +149,7 @@ pub fn rate(participants: &[String], games: &[RatedGame], opts: &RatingOptions) 
         bootstrap: b as u32,
         seed: opts.seed,
         virtual_draws_per_pair: VIRTUAL_DRAWS_PER_PAIR,
-        entries: entries(participants, &tally, &pool, &results, &fitted, &order, &los),
+        entries: entries(participants, &tally, &pool, &results, &fitted, &order, &next),
         unrated: pool.unrated,
         head_to_head: head_to_head(participants, &tally),
         los,
@@ -141,9 +185,9 @@ fn entries(
     results: &PoolResults,
     fitted: &Fitted,
     order: &[usize],
-    los: &[Vec<f64>],
+    los_next: &[Option<f64>],
 ) -> Vec<Rated> {
-    let resampled = !los.is_empty();
+    let resampled = fitted.samples.first().is_some_and(|s| !s.is_empty());
     let mut entries = Vec::with_capacity(order.len());
     for (rank, &k) in order.iter().enumerate() {
         let i = pool.members[k];
@@ -163,11 +207,17 @@ fn entries(
             score: points / pool.played[i] as f64,
             opponents,
             bound: fitted.bounds[k],
-            los_next: (resampled && rank + 1 < order.len()).then(|| los[rank][rank + 1]),
+            los_next: los_next[rank],
             resampled: if resampled { fitted.samples[k].clone() } else { Vec::new() },
         });
     }
     entries
+}
+
+/// Every ordered pair of participants that met in `games`, by participant index: what
+/// [`rate`] lists as [`RatingList::head_to_head`], without fitting anything.
+pub fn head_to_head_of(participants: &[String], games: &[RatedGame]) -> Vec<HeadToHead> {
+    head_to_head(participants, &Tally::new(participants.len(), games, &mut Vec::new()))
 }
 
 /// Every ordered pair of participants that met, by participant index.
