@@ -14,6 +14,7 @@ mod server;
 mod shown;
 mod tournament;
 mod verdicts;
+mod web;
 
 mod matches;
 mod scratch;
