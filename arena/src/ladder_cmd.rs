@@ -69,6 +69,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
     let source = args.file.as_ref().map_or("the default ladder".to_string(), |f| f.display().to_string());
     let config = LadderConfig::parse(&source, &text)?;
     let mut server_config = args.server.config()?;
+    let web_config = args.server.web.config()?;
     let mut bot_keys = std::mem::take(&mut server_config.bot_keys);
     if let Some(path) = config.keys_path(args.file.as_deref()) {
         for (name, key) in key_lines("keys", &[], Some(&path))? {
@@ -128,7 +129,7 @@ fn serve(args: RunArgs) -> Result<(), String> {
                 services: arena::server::service::Services { hub: running.hub.clone() },
                 standings: Some(arena::web::Standings::Ladder(LadderService::new(ladder.clone()))),
             };
-            let web = arena::web::start(http, face).await?;
+            let web = arena::web::start(http, face, web_config).await?;
             outln!("the web face: {}", web.url());
         }
         stop.await;

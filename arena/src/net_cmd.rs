@@ -26,6 +26,8 @@ pub struct ServerFlags {
     /// live, and a table a person can sit at.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+    #[command(flatten)]
+    pub web: WebFlags,
     /// Matches in play at once; more are refused.
     #[arg(long, default_value_t = 1000)]
     pub max_matches: usize,
@@ -134,6 +136,49 @@ pub struct ServerFlags {
     /// it is one client).
     #[arg(long, default_value_t = server::shares::DEFAULT_V6_PREFIX, value_parser = clap::value_parser!(u8).range(16..=128))]
     pub ipv6_prefix: u8,
+}
+
+/// How the web face (`--http`) bounds its clients: `arena serve`'s, `arena ladder`'s and
+/// `arena tournament`'s.
+#[derive(Args, Clone)]
+pub struct WebFlags {
+    /// A name the web face answers to (the host of its address, without a port; repeatable),
+    /// besides localhost and IP addresses: a request sent to any other name is refused, so that
+    /// a page of another site cannot reach the face through a name that resolves to it (DNS
+    /// rebinding). `*`: any name (behind a proxy that checks them).
+    #[arg(long = "http-host", value_name = "NAME")]
+    pub http_host: Vec<String>,
+    /// Browser connections at once (the last eighth kept for clients holding fewer than a
+    /// quarter of a share: a new client gets in while the others are at their shares).
+    #[arg(long, default_value_t = arena::web::Config::default().connections)]
+    pub http_connections: usize,
+    /// …and what one client (a key's holder, or an address: IPv4, or an IPv6 network, see
+    /// --ipv6-prefix) may hold of them (a browser opens at most 6 to one host).
+    #[arg(long, default_value_t = arena::web::Config::default().connections_per_client)]
+    pub http_connections_per_client: usize,
+    /// Requests to the web face one client may make a second (five seconds' worth at once
+    /// after a pause); faster ones are refused (429).
+    #[arg(long, default_value_t = arena::web::Config::default().requests_per_second)]
+    pub http_requests_per_client_per_second: f64,
+    /// What a `/game` page (a whole game, every seat's view at every position: the costliest
+    /// page to build) counts as, in requests.
+    #[arg(long, default_value_t = arena::web::Config::default().game_page_cost)]
+    pub http_game_page_cost: f64,
+}
+
+impl WebFlags {
+    /// The web face's configuration these flags give.
+    pub fn config(&self) -> Result<arena::web::Config, String> {
+        arena::web::Config {
+            hosts: Vec::new(),
+            connections: self.http_connections,
+            connections_per_client: self.http_connections_per_client,
+            requests_per_second: self.http_requests_per_client_per_second,
+            game_page_cost: self.http_game_page_cost,
+        }
+        .with_hosts(&self.http_host)
+        .and_then(|c| c.check().map(|()| c))
+    }
 }
 
 /// `NAME=KEY` pairs: from the command line (`flag`), then the file's lines.
@@ -253,13 +298,14 @@ impl ServerFlags {
 pub fn serve(args: ServeArgs) -> Result<(), String> {
     let args = args.server;
     let config = args.config()?;
+    let web = args.web.config()?;
     let rt = runtime()?;
     let served = rt.block_on(async {
         let stop = server::stop_signal();
         let running = server::start(args.addr, config).await?;
         outln!("serving tabletop.arena.v1 on {}", running.addr);
         if let Some(http) = args.http {
-            let web = arena::web::start(http, arena::web::of_hub(running.hub.clone())).await?;
+            let web = arena::web::start(http, arena::web::of_hub(running.hub.clone()), web).await?;
             outln!("the web face: {}", web.url());
         }
         stop.await;

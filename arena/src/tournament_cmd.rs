@@ -50,6 +50,8 @@ pub struct TournamentArgs {
     /// Ctrl-C.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<std::net::SocketAddr>,
+    #[command(flatten)]
+    pub web: crate::net_cmd::WebFlags,
 }
 
 #[derive(Args)]
@@ -92,7 +94,13 @@ struct Face {
 }
 
 impl Face {
-    fn start(addr: std::net::SocketAddr, t: &Tournament, scheduled: usize) -> Result<Face, String> {
+    fn start(
+        addr: std::net::SocketAddr,
+        web: &crate::net_cmd::WebFlags,
+        t: &Tournament,
+        scheduled: usize,
+    ) -> Result<Face, String> {
+        let config = web.config()?;
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -105,7 +113,7 @@ impl Face {
                 services: arena::server::service::Services { hub: hub.clone() },
                 standings: Some(arena::web::Standings::Tournament(feed)),
             };
-            let web = arena::web::start(addr, face).await?;
+            let web = arena::web::start(addr, face, config).await?;
             outln!("the web face: {}", web.url());
             Ok::<_, String>(hub)
         })?;
@@ -178,7 +186,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
             ));
         }
         let mut opts = options(&t, &args);
-        let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, info.shard))).transpose()?;
+        let face = args.http.map(|addr| Face::start(addr, &args.web, &t, scheduled(&t, info.shard))).transpose()?;
         opts.live = face.as_ref().map(|f| f.live.clone());
         opts.showcase = face.as_ref().map(|f| f.showcase.clone());
         let outcome =
@@ -201,7 +209,7 @@ pub fn run(args: TournamentArgs) -> Result<(), String> {
     t.seal_for_new_run(shard)?;
     let out = args.out.clone().ok_or("--out DIR is needed")?;
     let mut opts = options(&t, &args);
-    let face = args.http.map(|addr| Face::start(addr, &t, scheduled(&t, shard))).transpose()?;
+    let face = args.http.map(|addr| Face::start(addr, &args.web, &t, scheduled(&t, shard))).transpose()?;
     opts.live = face.as_ref().map(|f| f.live.clone());
     opts.showcase = face.as_ref().map(|f| f.showcase.clone());
     let outcome = external::with_agents(&t, &out, &say, |factory| tournament::start(&t, &out, shard, factory, &opts))?;

@@ -23,8 +23,7 @@ pub struct BenchWebArgs {
     /// Moves measured (over as many matches as they take).
     #[arg(long, default_value_t = 2000)]
     pub moves: usize,
-    /// Pages watching each match (all from this one address: at most 31, the face's share of
-    /// connections for one address less the one that moves).
+    /// Pages watching each match (all from this one address, on a connection each).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=31))]
     pub watchers: u16,
 }
@@ -51,7 +50,7 @@ async fn connect(addr: std::net::SocketAddr) -> Result<Sender, String> {
 async fn watch(addr: std::net::SocketAddr, id: String) -> Result<HashMap<u64, Instant>, String> {
     let mut sender = connect(addr).await?;
     let request = http::Request::get(format!("/api/matches/{id}/events"))
-        .header("host", "bench")
+        .header("host", addr.to_string())
         .body(Full::new(Bytes::new()))
         .map_err(|e| e.to_string())?;
     sender.ready().await.map_err(|e| format!("the event stream: {e}"))?;
@@ -88,8 +87,13 @@ async fn watch(addr: std::net::SocketAddr, id: String) -> Result<HashMap<u64, In
 async fn measure(args: &BenchWebArgs) -> Result<(), String> {
     let config = ServerConfig { move_time: None, ..ServerConfig::default() };
     let running = server::start("127.0.0.1:0".parse().expect("an address"), config).await?;
-    let web =
-        arena::web::start("127.0.0.1:0".parse().expect("an address"), arena::web::of_hub(running.hub.clone())).await?;
+    // The bench's own programs alone reach its face: no share, no rate.
+    let web = arena::web::start(
+        "127.0.0.1:0".parse().expect("an address"),
+        arena::web::of_hub(running.hub.clone()),
+        arena::web::Config::whole(),
+    )
+    .await?;
     let hub = running.hub.clone();
     let mut rng = engine::core::SmallRng::seed_from_u64(1);
     let mut actor = connect(web.addr).await?;
@@ -129,7 +133,7 @@ async fn measure(args: &BenchWebArgs) -> Result<(), String> {
             let token = &made.tokens.iter().find(|t| t.seat as usize == seat).ok_or("a seat without a token")?.token;
             let body = serde_json::json!({ "action": action, "version": version }).to_string();
             let request = http::Request::post(format!("/api/matches/{id}/act"))
-                .header("host", "bench")
+                .header("host", web.addr.to_string())
                 .header("content-type", "application/json")
                 .header("authorization", format!("Bearer {token}"))
                 .body(Full::new(Bytes::from(body)))

@@ -384,7 +384,13 @@ impl Hub {
             latencies: config.measure_latency.then(|| Arc::new(Mutex::new(Vec::new()))),
             matches: Pool::new("matches in play", config.max_matches, sh.matches),
             streams: Pool::new("Play streams", config.max_sessions, sh.play_streams),
-            spectators: Pool::new("spectator streams", config.max_spectators, sh.spectators),
+            // The last eighth kept for new clients: the web face's event streams are among them.
+            spectators: Pool::with_reserve(
+                "spectator streams",
+                config.max_spectators,
+                sh.spectators,
+                config.max_spectators / 8,
+            ),
             calls: Pool::new("calls being read", config.max_calls, sh.calls),
             call_rate: Rate::new(sh.calls_per_second, sh.calls_per_second * 5.0),
             thinking: ThinkingSlots::new(config.bot_slots, sh.bot_slots),

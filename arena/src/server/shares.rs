@@ -6,7 +6,9 @@
 //! or an office is handed a /56 or a /48, so its 256 /64s are one client, not 256). Every pool a client can fill —
 //! matches in play, Play streams, spectators, calls being parsed, server-run agents thinking —
 //! has a limit in all and a share per client, so a client at its share leaves the rest to the
-//! others. Keyed Play names are outside the streams pool: their holders always get in.
+//! others. A pool may keep a reserve besides: its last places go only to clients that hold
+//! little of it, so a new client gets in while the others are at their shares. Keyed Play names
+//! are outside the streams pool: their holders always get in.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -171,12 +173,16 @@ impl ClientKeys {
     }
 }
 
-/// One pool clients share: at most `limit` held in all, at most `share` by one client.
+/// One pool clients share: at most `limit` held in all, at most `share` by one client; and,
+/// when it keeps a reserve, its last `reserve` places only for newcomers (clients holding
+/// fewer than a quarter of a share, at least one place).
 pub struct Pool {
     /// What it holds, plural ("matches in play").
     what: &'static str,
     limit: usize,
     share: usize,
+    reserve: usize,
+    newcomer: usize,
     held: Mutex<PoolState>,
 }
 
@@ -196,10 +202,16 @@ impl Drop for Held {
     fn drop(&mut self) {
         let mut s = self.pool.held.lock().unwrap_or_else(|p| p.into_inner());
         s.total -= 1;
-        if let Some(n) = s.by_client.get_mut(&self.client) {
+        s.leave(&self.client);
+    }
+}
+
+impl PoolState {
+    fn leave(&mut self, client: &ClientId) {
+        if let Some(n) = self.by_client.get_mut(client) {
             *n -= 1;
             if *n == 0 {
-                s.by_client.remove(&self.client);
+                self.by_client.remove(client);
             }
         }
     }
@@ -211,35 +223,92 @@ impl fmt::Debug for Held {
     }
 }
 
+impl Held {
+    /// Whose place it is.
+    pub fn client(&self) -> &ClientId {
+        &self.client
+    }
+
+    /// The place made `to`'s (a connection taken for its address, then found to carry a
+    /// client's key): refused, and left as it was, if `to` could not take a place now.
+    pub fn move_to(&mut self, to: &ClientId) -> Result<(), Status> {
+        if *to == self.client {
+            return Ok(());
+        }
+        let pool = self.pool.clone();
+        let mut s = pool.held.lock().unwrap_or_else(|p| p.into_inner());
+        // As if this place were free, and `to` took it.
+        pool.admits(&s, to, s.total - 1)?;
+        s.leave(&self.client);
+        *s.by_client.entry(to.clone()).or_insert(0) += 1;
+        self.client = to.clone();
+        Ok(())
+    }
+}
+
 impl Pool {
     pub fn new(what: &'static str, limit: usize, share: usize) -> Arc<Pool> {
-        Arc::new(Pool { what, limit, share: share.clamp(1, limit.max(1)), held: Mutex::default() })
+        Pool::with_reserve(what, limit, share, 0)
+    }
+
+    /// A pool whose last `reserve` places go only to clients holding fewer than a quarter of
+    /// a share (at least one place): while up to `reserve` newcomers are in it, a new client
+    /// gets in however many others are at their share.
+    pub fn with_reserve(what: &'static str, limit: usize, share: usize, reserve: usize) -> Arc<Pool> {
+        let share = share.clamp(1, limit.max(1));
+        Arc::new(Pool {
+            what,
+            limit,
+            share,
+            reserve: reserve.min(limit),
+            newcomer: (share / 4).max(1),
+            held: Mutex::default(),
+        })
     }
 
     /// A place for `client`, or RESOURCE_EXHAUSTED naming whose limit it met.
     pub fn take(self: &Arc<Self>, client: &ClientId) -> Result<Held, Status> {
         let mut s = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        let mine = s.by_client.get(client).copied().unwrap_or(0);
-        if mine >= self.share && *client != ClientId::Host {
-            return Err(Status::resource_exhausted(format!(
-                "{mine} {} held by {client} already: a client's share (of {} in all)",
-                self.what, self.limit
-            )));
-        }
-        if s.total >= self.limit {
-            return Err(Status::resource_exhausted(format!(
-                "the server holds {} {} already (its limit)",
-                self.limit, self.what
-            )));
-        }
+        self.admits(&s, client, s.total)?;
         s.total += 1;
         *s.by_client.entry(client.clone()).or_insert(0) += 1;
         Ok(Held { pool: self.clone(), client: client.clone() })
     }
 
+    /// Whether `client` may take a place when `total` are held.
+    fn admits(&self, s: &PoolState, client: &ClientId, total: usize) -> Result<(), Status> {
+        let mine = s.by_client.get(client).copied().unwrap_or(0);
+        let host = *client == ClientId::Host;
+        if mine >= self.share && !host {
+            return Err(Status::resource_exhausted(format!(
+                "{mine} {} held by {client} already: a client's share (of {} in all)",
+                self.what, self.limit
+            )));
+        }
+        if total >= self.limit {
+            return Err(Status::resource_exhausted(format!(
+                "the server holds {} {} already (its limit)",
+                self.limit, self.what
+            )));
+        }
+        if total >= self.limit - self.reserve && mine >= self.newcomer && !host {
+            return Err(Status::resource_exhausted(format!(
+                "{mine} {} held by {client} already, and the last {} of the {} are kept for new clients (each \
+                 holding fewer than {})",
+                self.what, self.reserve, self.limit, self.newcomer
+            )));
+        }
+        Ok(())
+    }
+
     /// Places held in all.
     pub fn total(&self) -> usize {
         self.held.lock().unwrap_or_else(|p| p.into_inner()).total
+    }
+
+    /// Places held by `client`.
+    pub fn held_by(&self, client: &ClientId) -> usize {
+        self.held.lock().unwrap_or_else(|p| p.into_inner()).by_client.get(client).copied().unwrap_or(0)
     }
 
     pub fn limit(&self) -> usize {
@@ -249,11 +318,18 @@ impl Pool {
     pub fn share(&self) -> usize {
         self.share
     }
+
+    /// Places kept for newcomers, and what a newcomer holds less of.
+    pub fn reserve(&self) -> (usize, usize) {
+        (self.reserve, self.newcomer)
+    }
 }
 
 /// A rate each client may call at: a bucket of `burst` calls, refilled at `per_second`. A call
 /// it refuses cost the server nothing but its message.
 pub struct Rate {
+    /// What it counts, plural ("calls").
+    what: &'static str,
     per_second: f64,
     burst: f64,
     buckets: Mutex<HashMap<ClientId, (f64, std::time::Instant)>>,
@@ -261,12 +337,31 @@ pub struct Rate {
 
 impl Rate {
     pub fn new(per_second: f64, burst: f64) -> Rate {
-        Rate { per_second: per_second.max(0.001), burst: burst.max(1.0), buckets: Mutex::default() }
+        Rate::of("calls", per_second, burst)
+    }
+
+    /// A rate of `what` (plural: "requests").
+    pub fn of(what: &'static str, per_second: f64, burst: f64) -> Rate {
+        Rate { what, per_second: per_second.max(0.001), burst: burst.max(1.0), buckets: Mutex::default() }
     }
 
     /// One call of `client`, or RESOURCE_EXHAUSTED if it calls faster than the rate.
     pub fn admit(&self, client: &ClientId) -> Result<(), Status> {
+        self.spend(client, 1.0).map_err(|wait| {
+            Status::resource_exhausted(format!(
+                "{client}: over {} {} a second, a client's rate: try again in {} ms",
+                self.per_second,
+                self.what,
+                wait.as_millis()
+            ))
+        })
+    }
+
+    /// `cost` of `client`'s bucket (a call that costs the server more than most counts as
+    /// several; at most a whole bucket), or how long until it holds that much.
+    pub fn spend(&self, client: &ClientId, cost: f64) -> Result<(), std::time::Duration> {
         let now = std::time::Instant::now();
+        let cost = cost.clamp(0.0, self.burst);
         let mut b = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
         let (rate, burst) = (self.per_second, self.burst);
         let full =
@@ -278,14 +373,20 @@ impl Rate {
         let (tokens, at) = b.entry(client.clone()).or_insert((burst, now));
         *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * rate).min(burst);
         *at = now;
-        if *tokens < 1.0 {
-            let wait = ((1.0 - *tokens) / rate * 1000.0).ceil();
-            return Err(Status::resource_exhausted(format!(
-                "{client}: over {rate} calls a second, a client's rate: try again in {wait} ms"
-            )));
+        if *tokens < cost {
+            let ms = ((cost - *tokens) / rate * 1000.0).ceil().min(1e12);
+            return Err(std::time::Duration::from_millis(ms as u64));
         }
-        *tokens -= 1.0;
+        *tokens -= cost;
         Ok(())
+    }
+
+    pub fn per_second(&self) -> f64 {
+        self.per_second
+    }
+
+    pub fn burst(&self) -> f64 {
+        self.burst
     }
 }
 
@@ -346,6 +447,70 @@ mod tests {
         drop(a1);
         assert_eq!(pool.total(), 2);
         pool.take(&b).unwrap();
+    }
+
+    #[test]
+    fn a_reserve_keeps_room_for_new_clients_while_the_others_are_at_their_shares() {
+        // 10 places, 4 a client, the last 2 for clients holding fewer than 1.
+        let pool = Pool::with_reserve("connections", 10, 4, 2);
+        let client = |n: u8| ClientId::Addr(IpAddr::from([127, 0, 0, n]), 32);
+        let mut held = Vec::new();
+        for n in 1..=2 {
+            for _ in 0..4 {
+                held.push(pool.take(&client(n)).unwrap());
+            }
+            let e = pool.take(&client(n)).unwrap_err();
+            assert!(e.message().contains("a client's share"), "{e:?}");
+        }
+        // The third reaches the reserve at its first place: refused its second, naming it.
+        held.push(pool.take(&client(3)).unwrap());
+        let e = pool.take(&client(3)).unwrap_err();
+        assert!(e.message().contains("1 connections held by the clients of 127.0.0.3"), "{e:?}");
+        assert!(e.message().contains("the last 2 of the 10 are kept for new clients"), "{e:?}");
+        // A new client still gets in, one place, until the reserve is spent.
+        held.push(pool.take(&client(4)).unwrap());
+        let e = pool.take(&client(5)).unwrap_err();
+        assert!(e.message().contains("10 connections already (its limit)"), "{e:?}");
+        assert_eq!((pool.total(), pool.held_by(&client(1)), pool.reserve()), (10, 4, (2, 1)));
+        // The host is bounded by the limit alone.
+        drop(held.pop());
+        held.push(pool.take(&ClientId::Host).unwrap());
+    }
+
+    #[test]
+    fn a_place_moves_to_another_client_within_its_share() {
+        let pool = Pool::with_reserve("connections", 4, 2, 0);
+        let (addr, key) = (ClientId::Addr(IpAddr::from([10, 0, 0, 1]), 32), ClientId::Key("lab".into()));
+        let mut first = pool.take(&addr).unwrap();
+        let _second = pool.take(&addr).unwrap();
+        assert!(pool.take(&addr).is_err(), "the address is at its share");
+        first.move_to(&key).unwrap();
+        assert_eq!((pool.held_by(&addr), pool.held_by(&key), first.client()), (1, 1, &key));
+        // The address has room again; the key's share is its own.
+        let mut third = pool.take(&addr).unwrap();
+        third.move_to(&key).unwrap();
+        let mut fourth = pool.take(&addr).unwrap();
+        let e = fourth.move_to(&key).unwrap_err();
+        assert!(e.message().contains("2 connections held by client `lab` already"), "{e:?}");
+        assert_eq!((pool.held_by(&addr), pool.held_by(&key), fourth.client()), (2, 2, &addr), "left as it was");
+        drop(first);
+        fourth.move_to(&key).unwrap();
+        assert_eq!((pool.total(), pool.held_by(&addr), pool.held_by(&key)), (3, 1, 2));
+    }
+
+    #[test]
+    fn a_costly_call_takes_more_of_a_rate() {
+        let rate = Rate::of("requests", 0.001, 10.0);
+        let a = ClientId::Key("a".into());
+        rate.spend(&a, 1.0).unwrap();
+        let wait = rate.spend(&a, 10.0).unwrap_err();
+        assert!(wait.as_secs() >= 999, "a whole bucket, at 0.001 a second: {wait:?}");
+        for _ in 0..9 {
+            rate.spend(&a, 1.0).unwrap();
+        }
+        assert!(rate.spend(&a, 1.0).is_err());
+        // A cost over the whole bucket waits for a full one, and is not refused for ever.
+        rate.spend(&ClientId::Key("b".into()), 1000.0).unwrap();
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The face's addresses. Pages: `/`, `/match?id=ID`, `/play`, `/game?id=ID` (a finished
 //! match, or `?ladder=N` a ladder's stored game N, in the report's step-through viewer: every
-//! seat's view at every position, given once its deal is no longer in play), and
-//! `/static/NAME`. JSON and
-//! event streams (server-sent events), each the gRPC call it names, made as the browser's:
+//! seat's view at every position, given once its deal is no longer in play), `/key` (the
+//! client key this browser shows), and `/static/NAME`. JSON and event streams (server-sent
+//! events), each the gRPC call it names, made as the browser's:
 //!
 //! | address | call |
 //! |---|---|
@@ -18,10 +18,15 @@
 //! | `POST /api/matches/ID/resign` | `Matches.Resign` (the token likewise) |
 //! | `GET /api/progression` | a ladder's or a tournament's 8 leaders, each with its rating over time |
 //! | `GET /api/standings?offset=N&limit=N` | `Ladder.WatchStandings` (a ladder's face; the page of each list, 50 rows by default), or a tournament's standings as it plays |
+//! | `GET /api/key`, `POST /api/key`, `DELETE /api/key` | the client key this browser shows (kept in an HttpOnly cookie): whose it is, a new one, none |
+//!
+//! Every request passes the [`gate`](super::gate) first, and each call is made as its
+//! [`Caller`]: its key, if it showed one, passed on as `x-arena-key`.
 
-use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, json};
+use super::gate::{self, Caller, Gate};
+use super::{CONTENT_SECURITY_POLICY, Face, Standings, assets, error, json};
 use axum::Json;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -32,7 +37,7 @@ use proto::v1::catalogue_server::Catalogue;
 use proto::v1::ladder_server::Ladder;
 use proto::v1::matches_server::Matches;
 use serde::Deserialize;
-use std::net::SocketAddr;
+use std::sync::Arc;
 use tonic::{Code, Status};
 
 /// The largest request body read (a new match, an action).
@@ -42,11 +47,12 @@ const LISTED: usize = 200;
 /// Agents in the progression chart.
 const LEADERS: usize = 8;
 
-pub fn router(face: Face) -> axum::Router {
+pub fn router(face: Face, gate: Arc<Gate>) -> axum::Router {
     axum::Router::new()
         .route("/", get(|| async { page(&assets::FRONT) }))
         .route("/match", get(|| async { page(&assets::MATCH) }))
         .route("/play", get(|| async { page(&assets::PLAY) }))
+        .route("/key", get(|| async { page(&assets::KEY) }))
         .route("/game", get(finished_game))
         .route("/static/{name}", get(static_asset))
         .route("/favicon.ico", get(|| async { page(assets::find("icon.svg").expect("the icon is embedded")) }))
@@ -61,8 +67,10 @@ pub fn router(face: Face) -> axum::Router {
         .route("/api/matches/{id}/resign", post(resign))
         .route("/api/standings", get(standings))
         .route("/api/progression", get(progression))
+        .route("/api/key", get(whose_key).post(take_key).delete(forget_key))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .layer(axum::middleware::from_fn_with_state(gate, gate::gate))
         .layer(axum::middleware::map_response(secure))
         .with_state(face)
 }
@@ -93,11 +101,8 @@ async fn static_asset(Path(name): Path<String>) -> Response {
     }
 }
 
-fn error(code: StatusCode, message: &str) -> Response {
-    (code, Json(serde_json::json!({ "error": message }))).into_response()
-}
-
-/// A refusal of the gRPC call, as HTTP: its code's nearest status, its message.
+/// A refusal of the gRPC call, as HTTP: its code's nearest status, its message (and where a
+/// browser gives its key, when a key is what was missing).
 fn refused(status: Status) -> Response {
     let code = match status.code() {
         Code::InvalidArgument | Code::OutOfRange => StatusCode::BAD_REQUEST,
@@ -110,14 +115,10 @@ fn refused(status: Status) -> Response {
         Code::DeadlineExceeded => StatusCode::GATEWAY_TIMEOUT,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
+    if code == StatusCode::UNAUTHORIZED {
+        return error(code, &format!("{} (a browser: enter the key at /key)", status.message()));
+    }
     error(code, status.message())
-}
-
-/// The gRPC call of the browser at `peer`: the server tells clients apart by their address.
-fn call<T>(message: T, peer: SocketAddr) -> tonic::Request<T> {
-    let mut r = tonic::Request::new(message);
-    r.extensions_mut().insert(tonic::transport::server::TcpConnectInfo { local_addr: None, remote_addr: Some(peer) });
-    r
 }
 
 /// The seat token a request carries (`Authorization: Bearer TOKEN`).
@@ -159,10 +160,10 @@ struct WhichGame {
 
 async fn finished_game(
     State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Caller,
     axum::extract::Query(which): axum::extract::Query<WhichGame>,
 ) -> Response {
-    let client = match face.services.client(&call((), peer), false) {
+    let client = match face.services.client(&caller.call(()), false) {
         Ok(c) => c,
         Err(s) => return refused(s),
     };
@@ -228,8 +229,8 @@ async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response
     }
 }
 
-async fn games(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
-    match face.services.list_games(call(v1::ListGamesRequest {}, peer)).await {
+async fn games(State(face): State<Face>, caller: Caller) -> Response {
+    match face.services.list_games(caller.call(v1::ListGamesRequest {})).await {
         Ok(r) => Json(json::games(r.get_ref())).into_response(),
         Err(s) => refused(s),
     }
@@ -287,7 +288,7 @@ enum NewSeat {
 
 async fn create(
     State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Caller,
     body: Result<Json<NewMatch>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
     let Json(new) = match body {
@@ -296,7 +297,7 @@ async fn create(
     };
     let hub = &face.services.hub;
     // Admitted at the browser's call rate, as the gRPC door admits CreateMatch.
-    if let Err(s) = hub.admit_call(None, Some(peer), true) {
+    if let Err(s) = hub.admit_call(caller.key.as_deref().map(str::as_bytes), Some(caller.peer), true) {
         return refused(s);
     }
     let Some(info) = engine::games().iter().find(|g| g.name == new.game) else {
@@ -322,7 +323,7 @@ async fn create(
         move_time_ms: new.move_time_ms,
         ..Default::default()
     };
-    match face.services.create_match(call(request, peer)).await {
+    match face.services.create_match(caller.call(request)).await {
         Ok(r) => {
             let r = r.into_inner();
             let seats: Vec<_> = r
@@ -338,38 +339,24 @@ async fn create(
     }
 }
 
-async fn events(
-    State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(id): Path<String>,
-) -> Response {
-    match face.services.spectate(call(v1::SpectateRequest { match_id: id, from_version: 0 }, peer)).await {
+async fn events(State(face): State<Face>, caller: Caller, Path(id): Path<String>) -> Response {
+    match face.services.spectate(caller.call(v1::SpectateRequest { match_id: id, from_version: 0 })).await {
         Ok(r) => events_of(r.into_inner(), "event", json::event),
         Err(s) => refused(s),
     }
 }
 
-async fn observe(
-    State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
+async fn observe(State(face): State<Face>, caller: Caller, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let Some(token) = token(&headers) else { return no_token() };
-    match face.services.observe(call(v1::ObserveRequest { match_id: id, token, tensors: false }, peer)).await {
+    match face.services.observe(caller.call(v1::ObserveRequest { match_id: id, token, tensors: false })).await {
         Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
         Err(s) => refused(s),
     }
 }
 
-async fn seat(
-    State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
+async fn seat(State(face): State<Face>, caller: Caller, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let Some(token) = token(&headers) else { return no_token() };
-    match face.services.watch(call(v1::ObserveRequest { match_id: id, token, tensors: false }, peer)).await {
+    match face.services.watch(caller.call(v1::ObserveRequest { match_id: id, token, tensors: false })).await {
         Ok(r) => events_of(r.into_inner(), "state", json::seat_state),
         Err(s) => refused(s),
     }
@@ -385,7 +372,7 @@ struct Move {
 
 async fn act(
     State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Caller,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Result<Json<Move>, axum::extract::rejection::JsonRejection>,
@@ -396,30 +383,25 @@ async fn act(
         Err(e) => return error(e.status(), &format!("a move: {}", e.body_text())),
     };
     let request = v1::ActRequest { match_id: id, token, action: m.action, version: m.version };
-    match face.services.act(call(request, peer)).await {
+    match face.services.act(caller.call(request)).await {
         Ok(r) => Json(r.into_inner().state.as_ref().map(json::seat_state)).into_response(),
         Err(s) => refused(s),
     }
 }
 
-async fn resign(
-    State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-) -> Response {
+async fn resign(State(face): State<Face>, caller: Caller, Path(id): Path<String>, headers: HeaderMap) -> Response {
     let Some(token) = token(&headers) else { return no_token() };
-    match face.services.resign(call(v1::ResignRequest { match_id: id, token }, peer)).await {
+    match face.services.resign(caller.call(v1::ResignRequest { match_id: id, token })).await {
         Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
         Err(s) => refused(s),
     }
 }
 
-async fn progression(State(face): State<Face>, ConnectInfo(peer): ConnectInfo<SocketAddr>) -> Response {
+async fn progression(State(face): State<Face>, caller: Caller) -> Response {
     let read = match face.standings.clone() {
         Some(Standings::Ladder(ladder)) => {
             // A read of the store: one of the browser's calls, off the async threads.
-            match face.services.client(&call((), peer), false) {
+            match face.services.client(&caller.call(()), false) {
                 Ok(client) => face.services.off_the_async_threads(&client, move |_| ladder.progression(LEADERS)).await,
                 Err(s) => Err(s),
             }
@@ -464,7 +446,7 @@ struct StandingsPage {
 
 async fn standings(
     State(face): State<Face>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    caller: Caller,
     page: Result<axum::extract::Query<StandingsPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     let page = match page {
@@ -473,13 +455,13 @@ async fn standings(
     };
     let request = v1::StandingsRequest { offset: page.offset, limit: page.limit };
     match &face.standings {
-        Some(Standings::Ladder(ladder)) => match ladder.watch_standings(call(request, peer)).await {
+        Some(Standings::Ladder(ladder)) => match ladder.watch_standings(caller.call(request)).await {
             Ok(r) => events_of(r.into_inner(), "standings", json::standings),
             Err(s) => refused(s),
         },
         Some(Standings::Tournament(feed)) => {
             // A place among the spectators, as the Ladder's WatchStandings takes one.
-            let place = match face.services.spectator(&call((), peer)) {
+            let place = match face.services.spectator(&caller.call(())) {
                 Ok(p) => p,
                 Err(s) => return refused(s),
             };
@@ -493,4 +475,64 @@ async fn standings(
         }
         None => error(StatusCode::NOT_FOUND, "this server runs no ladder and no tournament: it has no standings"),
     }
+}
+
+/// Whose key this browser shows, and which calls need one here.
+async fn whose_key(State(face): State<Face>, caller: Caller) -> Response {
+    Json(key_answer(&face, &caller.client, caller.key.is_some())).into_response()
+}
+
+fn key_answer(face: &Face, client: &crate::server::ClientId, keyed: bool) -> serde_json::Value {
+    let required = match face.services.hub.clients.required {
+        crate::server::KeyRequired::Never => "never",
+        crate::server::KeyRequired::ToCreate => "create",
+        crate::server::KeyRequired::Always => "always",
+    };
+    let name = match client {
+        crate::server::ClientId::Key(name) if keyed => Some(name.clone()),
+        _ => None,
+    };
+    serde_json::json!({ "client": name, "required": required })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewKey {
+    key: String,
+}
+
+/// A client key for this browser: checked, then kept in its cookie (HttpOnly, this face's own
+/// pages only), which every later request shows.
+async fn take_key(
+    State(face): State<Face>,
+    caller: Caller,
+    body: Result<Json<NewKey>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(new) = match body {
+        Ok(b) => b,
+        Err(e) => return error(e.status(), &format!("a client key: {}", e.body_text())),
+    };
+    let key = new.key.trim();
+    if key.is_empty() {
+        return error(StatusCode::UNAUTHORIZED, "no key given: {\"key\": \"YOUR KEY\"}");
+    }
+    if key.len() > gate::MAX_KEY {
+        return error(StatusCode::UNAUTHORIZED, "that is not a client key of this server (too long)");
+    }
+    match face.services.hub.clients.identify(Some(key.as_bytes()), Some(caller.peer), false) {
+        Ok(client) => {
+            let mut r = Json(key_answer(&face, &client, true)).into_response();
+            r.headers_mut().insert(header::SET_COOKIE, gate::key_cookie(key));
+            r
+        }
+        Err(_) => error(StatusCode::UNAUTHORIZED, "that is not a client key of this server"),
+    }
+}
+
+/// This browser keeps no key any more.
+async fn forget_key(State(face): State<Face>, caller: Caller) -> Response {
+    let address = face.services.hub.clients.of_addr(Some(caller.peer));
+    let mut r = Json(key_answer(&face, &address, false)).into_response();
+    r.headers_mut().insert(header::SET_COOKIE, gate::forget_cookie());
+    r
 }

@@ -21,13 +21,17 @@ pub const MATCH: Asset = Asset { name: "match.html", content_type: HTML, body: i
 /// A new match with a person at a seat (`/play`).
 pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: include_str!("page/play.html") };
 
+/// The client key this browser shows (`/key`, and what a page needing one answers without).
+pub const KEY: Asset = Asset { name: "key.html", content_type: HTML, body: include_str!("page/key.html") };
+
 /// What `/static/NAME` serves.
-pub const STATIC: [Asset; 8] = [
+pub const STATIC: [Asset; 9] = [
     Asset { name: "arena.css", content_type: CSS, body: include_str!("page/arena.css") },
     Asset { name: "arena.js", content_type: JS, body: include_str!("page/arena.js") },
     Asset { name: "front.js", content_type: JS, body: include_str!("page/front.js") },
     Asset { name: "match.js", content_type: JS, body: include_str!("page/match.js") },
     Asset { name: "play.js", content_type: JS, body: include_str!("page/play.js") },
+    Asset { name: "key.js", content_type: JS, body: include_str!("page/key.js") },
     Asset { name: "icon.svg", content_type: SVG, body: include_str!("page/icon.svg") },
     // The report's step-through viewer, for finished games (`/game`).
     Asset { name: "viewer.css", content_type: CSS, body: reports::viewer::CSS },
@@ -46,7 +50,7 @@ mod tests {
     /// The content security policy forbids inline script and style: no page may hold any.
     #[test]
     fn no_page_holds_an_inline_script_or_style() {
-        for page in [FRONT, MATCH, PLAY] {
+        for page in [FRONT, MATCH, PLAY, KEY] {
             let body = page.body;
             for (at, _) in body.match_indices("<script") {
                 let tag = &body[at..at + body[at..].find('>').unwrap()];

@@ -575,3 +575,66 @@ test("a person sits at a seat of a match a program made, by typing the seat's to
   // Its refusal of the wrong token was a 403 the page reported: expected, not a fault.
   assert.deepEqual(problems.filter(p => !/403/.test(p)), [], 'console messages or page errors');
 });
+
+test('a person with a client key uses the face of a server that serves its clients by key', async () => {
+  const key = 'lab-key-0123456789abcdef';
+  const keys = path.join(scratch, 'keys');
+  fs.writeFileSync(keys, `lab=${key}\n`);
+  const records = path.join(scratch, 'keyed.jsonl');
+  const { proc, url } = await withFace([
+    'serve', '--addr', '127.0.0.1:0', '--http', '127.0.0.1:0', '--records', records,
+    '--require-key', 'always', '--client-keys', keys,
+  ]);
+  const b = await browser();
+  const problems = [];
+  try {
+    const context = await b.newContext();
+    const page = await context.newPage();
+    watchConsole(page, problems);
+    // Without a key, a page is the form that takes one (a 401), saying why.
+    const refused = await page.goto(url);
+    assert.equal(refused.status(), 401);
+    await page.waitForFunction(() => document.getElementById('key-status').textContent !== '');
+    assert.match(await page.textContent('#key-status'), /serves its clients by key/);
+    // A key that is not one is refused, in words.
+    await page.fill('#key', 'not-a-key-of-this-server');
+    await page.click('#use-key');
+    await page.waitForSelector('#problem:not([hidden])');
+    assert.match(await page.textContent('#problem'), /not a client key of this server/);
+    // The operator's key opens the page that was refused; no script can read it.
+    await page.fill('#key', key);
+    await page.click('#use-key');
+    await page.waitForSelector('#no-matches');
+    assert.equal(await page.evaluate(() => document.cookie), '');
+    const [cookie] = await context.cookies();
+    assert.equal(cookie.name, 'arena-key');
+    assert.ok(cookie.httpOnly && cookie.sameSite === 'Strict', JSON.stringify(cookie));
+    // A whole game, its moves read from the match's event stream (which sends the cookie too).
+    await newMatch(page, url, 'expedition', 'no-dice', ['bot:greedy']);
+    const clicks = await playToTheEnd(page, 3);
+    assert.ok(clicks > 0, 'the person moved');
+    const moves = await page.$$eval('#moves li', lis => lis.length);
+    assert.ok(moves >= clicks, `${moves} moves shown, ${clicks} of them the person's`);
+    // A page opened from another site is sent without the cookie (SameSite=Strict): the form
+    // the face answers opens it again from here, with the cookie.
+    const other = await context.newPage();
+    watchConsole(other, problems);
+    const id = new URL(page.url()).searchParams.get('id');
+    await other.goto('data:text/html,<a id="go" href="' + url + 'match?id=' + id + '">the match</a>');
+    await Promise.all([other.waitForSelector('#moves li'), other.click('#go')]);
+    assert.equal(new URL(other.url()).pathname, '/match');
+    assert.ok(problems.some(p => p === '401: ' + url + 'match?id=' + id), 'first answered with the form: ' + problems);
+    // The key page names whose key it is; forgotten, the pages need it again.
+    await page.goto(url + 'key');
+    await page.waitForFunction(() => /client lab/.test(document.getElementById('key-status').textContent));
+    await page.click('#forget');
+    await page.waitForFunction(() => /serves its clients by key/.test(document.getElementById('key-status').textContent));
+    assert.equal((await page.goto(url + 'play')).status(), 401);
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  // The refusals were the test's own (401s, expected): nothing else went wrong.
+  assert.deepEqual(problems.filter(p => !/^401: |status of 401/.test(p)), [], 'console messages or page errors');
+  assert.match(replayed(records), /^game 1: expedition seed \d+/);
+});

@@ -15,6 +15,7 @@ mod server;
 mod shown;
 mod tournament;
 mod verdicts;
+mod web;
 
 mod matches;
 mod scratch;
