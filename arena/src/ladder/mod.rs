@@ -793,8 +793,16 @@ impl Ladder {
             if self.state().rated.len() == last {
                 continue;
             }
+            // On a thread of its own, below the request path's priority: the games come first.
             let me = self.clone();
-            let Ok(standings) = tokio::task::spawn_blocking(move || me.fit()).await else { continue };
+            let fitting = match crate::server::thinkers::run_apart("refit", move || me.fit()) {
+                Ok(fitting) => fitting,
+                Err(e) => {
+                    tracing::error!("ladder: {e}");
+                    continue;
+                }
+            };
+            let Ok(standings) = fitting.await else { continue };
             if self.draining() {
                 return;
             }

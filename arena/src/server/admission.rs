@@ -1,6 +1,9 @@
 //! The door before a call is read: a call that parses and builds (CreateMatch, DescribeGame)
 //! is admitted at its client's rate, or refused before its message is read at all — a client
-//! that sends them faster than its rate costs the server their headers, not their bytes.
+//! that sends them faster than its rate costs the server their headers, not their bytes. And
+//! every refusal for a share or a rate (RESOURCE_EXHAUSTED) is answered after a pause
+//! ([`REFUSAL_PAUSE`]): a client that calls past its shares one call after the other is slowed
+//! to a few calls a second, and costs the others that much less of the processor.
 
 use super::hub::Hub;
 use super::shares::KEY_HEADER;
@@ -8,6 +11,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+
+/// How long a refusal for a share or a rate waits before it is answered.
+pub const REFUSAL_PAUSE: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The calls that are read and built on a blocking thread.
 const BUILT: [&str; 2] = ["/tabletop.arena.v1.Matches/CreateMatch", "/tabletop.arena.v1.Catalogue/DescribeGame"];
@@ -49,9 +55,20 @@ where
             let addr = req.extensions().get::<tonic::transport::server::TcpConnectInfo>().and_then(|i| i.remote_addr());
             let creates = req.uri().path().ends_with("/CreateMatch");
             if let Err(status) = self.hub.admit_call(key, addr, creates) {
-                return Box::pin(std::future::ready(Ok(status.into_http())));
+                return Box::pin(async move {
+                    tokio::time::sleep(REFUSAL_PAUSE).await;
+                    Ok(status.into_http())
+                });
             }
         }
-        Box::pin(self.inner.call(req))
+        let answered = self.inner.call(req);
+        Box::pin(async move {
+            let response = answered.await?;
+            // A refusal for a share or a rate, told in the headers (a trailers-only answer).
+            if response.headers().get("grpc-status").is_some_and(|s| s.as_bytes() == b"8") {
+                tokio::time::sleep(REFUSAL_PAUSE).await;
+            }
+            Ok(response)
+        })
     }
 }

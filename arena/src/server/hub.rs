@@ -327,6 +327,11 @@ pub struct Hub {
     pub calls: Arc<Pool>,
     pub call_rate: Rate,
     thinking: ThinkingSlots,
+    /// The threads server-run agents think on, one per slot, below the request path.
+    thinkers: Arc<super::thinkers::Thinkers>,
+    /// The threads calls are read and built on (a stranger's YAML, a game's page), one per
+    /// core, below the request path too.
+    pub readers: Arc<super::thinkers::Thinkers>,
     /// The runtime the matches are driven on.
     runtime: tokio::runtime::Handle,
 }
@@ -394,6 +399,11 @@ impl Hub {
             calls: Pool::new("calls being read", config.max_calls, sh.calls),
             call_rate: Rate::new(sh.calls_per_second, sh.calls_per_second * 5.0),
             thinking: ThinkingSlots::new(config.bot_slots, sh.bot_slots),
+            thinkers: super::thinkers::Thinkers::new("thinker", config.bot_slots)?,
+            readers: super::thinkers::Thinkers::new(
+                "reader",
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            )?,
             config,
             runtime,
         });
@@ -764,6 +774,7 @@ impl Hub {
                 limits: Limits { move_time: shown.move_time, policy: Policy::Forfeit, idle: None },
                 next_request: self.next_request.clone(),
                 bot_slots: self.thinking.all.clone(),
+                thinkers: self.thinkers.clone(),
                 client_slots: self.thinking.of(&ClientId::Host),
                 place: Mutex::new(Some(place)),
                 latencies: None,
@@ -878,6 +889,7 @@ impl Hub {
                 limits,
                 next_request: self.next_request.clone(),
                 bot_slots: self.thinking.all.clone(),
+                thinkers: self.thinkers.clone(),
                 client_slots: self.thinking.of(client),
                 place: Mutex::new(Some(place)),
                 latencies: self.latencies.clone(),

@@ -10,7 +10,8 @@
 //! - [`shares`]: who a client is, and each one's share of every pool;
 //! - [`names`]: what a Play name may be, and which names are one;
 //! - [`service`]: the gRPC services, and [`admission`], the door a call passes before it is read;
-//! - [`wire`]: a seat's view as it crosses the wire.
+//! - [`wire`]: a seat's view as it crosses the wire;
+//! - [`thinkers`]: the threads its agents think on, below the request path's priority.
 
 pub mod admission;
 pub mod content;
@@ -20,6 +21,7 @@ pub mod service;
 pub mod session;
 pub mod shares;
 pub mod table;
+pub mod thinkers;
 pub mod wire;
 
 pub use crate::referee::Policy;

@@ -31,9 +31,9 @@ impl Services {
         self.hub.clients.identify(key, req.remote_addr(), creates)
     }
 
-    /// Run `work` on a blocking thread as one of the client's calls being read (admitted at the
-    /// client's rate by [`super::admission`]): refused past its share, never on the threads that
-    /// answer everyone else.
+    /// Run `work` as one of the client's calls being read (admitted at the client's rate by
+    /// [`super::admission`]): refused past its share, never on the threads that answer everyone
+    /// else, but on the hub's readers, below their priority ([`super::thinkers`]).
     pub async fn off_the_async_threads<T: Send + 'static>(
         &self,
         client: &ClientId,
@@ -41,12 +41,14 @@ impl Services {
     ) -> Result<T, Status> {
         let call: Held = self.hub.calls.take(client)?;
         let hub = self.hub.clone();
-        tokio::task::spawn_blocking(move || {
-            let _call = call;
-            work(hub)
-        })
-        .await
-        .map_err(|e| Status::internal(e.to_string()))?
+        self.hub
+            .readers
+            .run(move || {
+                let _call = call;
+                work(hub)
+            })
+            .await
+            .map_err(|_| Status::internal("the call's work panicked"))?
     }
 
     /// A place among the spectators for this request's client.

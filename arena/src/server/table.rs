@@ -108,6 +108,8 @@ pub struct Setup {
     /// a slot of the creator's share first, then one of the server's.
     pub bot_slots: Arc<tokio::sync::Semaphore>,
     pub client_slots: Arc<tokio::sync::Semaphore>,
+    /// The threads they think on, below the request path's priority.
+    pub thinkers: Arc<super::thinkers::Thinkers>,
     /// The creator's place among the matches in play, given back when the match is over.
     pub place: Mutex<Option<super::shares::Held>>,
     /// Where to note each Play round trip, when the server measures them (benchmarks).
@@ -530,8 +532,9 @@ impl Table {
     }
 
     /// A server-run agent's move and the time it took: it waits for a thinking slot, then
-    /// thinks on a blocking thread (its clock starts with the slot). One that runs past the
-    /// limit and a grace is cut off (the thread is left to finish on its own).
+    /// thinks on one of the server's thinking threads (its clock starts with the slot), below
+    /// the request path's priority. One that runs past the limit and a grace is cut off (the
+    /// thread is left to finish on its own, the slot held till then).
     async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> (Result<ActionId, NoAnswer>, Duration) {
         let slot = match self.setup.client_slots.clone().acquire_owned().await {
             Ok(own) => match self.setup.bot_slots.clone().acquire_owned().await {
@@ -542,7 +545,7 @@ impl Table {
         };
         let started = Instant::now();
         let table = self.clone();
-        let work = tokio::task::spawn_blocking(move || {
+        let work = self.setup.thinkers.run(move || {
             // The slot is held while the agent thinks, even if the match ends meanwhile.
             let _slot = slot;
             let SeatBinding::Bot(agent) = &table.setup.seats[seat] else { unreachable!("a bot seat") };
@@ -555,11 +558,11 @@ impl Table {
         });
         let chosen = match self.setup.limits.move_time {
             Some(limit) => match tokio::time::timeout(limit.saturating_add(grace(limit)), work).await {
-                Ok(done) => done.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
+                Ok(done) => done.unwrap_or_else(|_| Err((Fault::Crash, "the agent panicked".to_string()))),
                 // The referee words the limit.
                 Err(_) => Err((Fault::Timeout, "cut off and left behind".to_string())),
             },
-            None => work.await.unwrap_or_else(|e| Err((Fault::Crash, e.to_string()))),
+            None => work.await.unwrap_or_else(|_| Err((Fault::Crash, "the agent panicked".to_string()))),
         };
         (chosen, started.elapsed())
     }
