@@ -76,6 +76,9 @@ pub struct ServerFlags {
     /// Spectator and Watch streams at once.
     #[arg(long, default_value_t = 1024)]
     pub max_spectators: usize,
+    /// TCP connections open at once (each carries any number of calls).
+    #[arg(long, default_value_t = 4096)]
+    pub max_connections: usize,
     /// Calls being read and built at once (CreateMatch, DescribeGame); more are refused.
     #[arg(long, default_value_t = 64)]
     pub max_calls: usize,
@@ -98,6 +101,10 @@ pub struct ServerFlags {
     /// …of the server-run agents' thinking slots (default: half of them, at least one).
     #[arg(long)]
     pub bot_slots_per_client: Option<usize>,
+    /// …of the TCP connections, by address (a key is told only in a call): one past it is
+    /// closed as it arrives.
+    #[arg(long, default_value_t = Shares::default().connections)]
+    pub connections_per_address: usize,
     /// The YAML of one request (its parameters and scenario together) may describe at most
     /// this many nodes, an alias counting as every node it names…
     #[arg(long, default_value_t = server::hub::WIRE_YAML.nodes)]
@@ -274,6 +281,7 @@ impl ServerFlags {
             bot_slots,
             max_sessions: args.max_play_streams,
             max_spectators: args.max_spectators,
+            max_connections: args.max_connections,
             max_calls: args.max_calls,
             shares: Shares {
                 matches: args.matches_per_client,
@@ -282,6 +290,7 @@ impl ServerFlags {
                 calls: args.calls_per_client,
                 calls_per_second: args.calls_per_client_per_second,
                 bot_slots: args.bot_slots_per_client.unwrap_or((bot_slots / 2).max(1)),
+                connections: args.connections_per_address,
             },
             yaml: YamlLimits { nodes: args.max_yaml_nodes, bytes: args.max_yaml_bytes, depth: args.max_yaml_depth },
             client_keys: key_lines("--client-key", &[], args.client_keys.as_ref())?,

@@ -75,6 +75,9 @@ pub struct ServerConfig {
     pub max_sessions: usize,
     /// Spectator and Watch streams at once.
     pub max_spectators: usize,
+    /// TCP connections open at once (one past it, or past its address's share, is closed as it
+    /// arrives).
+    pub max_connections: usize,
     /// Calls being read and built at once (CreateMatch, DescribeGame); more are refused.
     pub max_calls: usize,
     /// What one client may hold of each pool.
@@ -120,6 +123,7 @@ impl Default for ServerConfig {
             bot_slots: std::thread::available_parallelism().map_or(2, |n| n.get()),
             max_sessions: 256,
             max_spectators: 1024,
+            max_connections: 4096,
             max_calls: 64,
             shares: Shares::default(),
             yaml: WIRE_YAML,
@@ -153,6 +157,8 @@ pub struct Shares {
     pub calls_per_second: f64,
     /// Of the server-run agents' thinking slots.
     pub bot_slots: usize,
+    /// Of the TCP connections (by address: a key is told only in a call).
+    pub connections: usize,
 }
 
 impl Shares {
@@ -165,6 +171,7 @@ impl Shares {
         calls: usize::MAX,
         calls_per_second: f64::INFINITY,
         bot_slots: usize::MAX,
+        connections: usize::MAX,
     };
 }
 
@@ -180,6 +187,7 @@ impl Default for Shares {
             calls: 4,
             calls_per_second: 20.0,
             bot_slots: (slots / 2).max(1),
+            connections: 64,
         }
     }
 }
@@ -218,6 +226,8 @@ impl ServerConfig {
             },
             share_bot_slots: self.shares.bot_slots.min(self.bot_slots) as u32,
             create_needs_key: self.require_key != KeyRequired::Never,
+            max_connections: self.max_connections.min(u32::MAX as usize) as u32,
+            share_connections: self.shares.connections.min(self.max_connections).min(u32::MAX as usize) as u32,
         }
     }
 
@@ -255,8 +265,13 @@ impl ServerConfig {
         if !(16..=128).contains(&self.ipv6_prefix) {
             return Err(format!("the IPv6 prefix length is 16 to 128 bits, not {}", self.ipv6_prefix));
         }
-        if self.max_matches == 0 || self.max_sessions == 0 || self.max_spectators == 0 || self.max_calls == 0 {
-            return Err("every pool holds at least one: matches, Play streams, spectators, calls".into());
+        if self.max_matches == 0
+            || self.max_sessions == 0
+            || self.max_spectators == 0
+            || self.max_calls == 0
+            || self.max_connections == 0
+        {
+            return Err("every pool holds at least one: matches, Play streams, spectators, calls, connections".into());
         }
         Ok(())
     }
@@ -323,6 +338,8 @@ pub struct Hub {
     streams: Arc<Pool>,
     /// Spectator and Watch streams.
     pub spectators: Arc<Pool>,
+    /// TCP connections, by address.
+    pub connections: Arc<Pool>,
     /// Calls being read and built, and how fast each client may start them.
     pub calls: Arc<Pool>,
     pub call_rate: Rate,
@@ -397,6 +414,7 @@ impl Hub {
                 config.max_spectators / 8,
             ),
             calls: Pool::new("calls being read", config.max_calls, sh.calls),
+            connections: Pool::new("connections", config.max_connections, sh.connections),
             call_rate: Rate::new(sh.calls_per_second, sh.calls_per_second * 5.0),
             thinking: ThinkingSlots::new(config.bot_slots, sh.bot_slots),
             thinkers: super::thinkers::Thinkers::new("thinker", config.bot_slots)?,

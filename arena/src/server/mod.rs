@@ -9,13 +9,15 @@
 //! - [`content`]: the only files a request may reach (the operator's content sets, by name);
 //! - [`shares`]: who a client is, and each one's share of every pool;
 //! - [`names`]: what a Play name may be, and which names are one;
-//! - [`service`]: the gRPC services, and [`admission`], the door a call passes before it is read;
+//! - [`service`]: the gRPC services, [`admission`], the door a call passes before it is read,
+//!   and [`incoming`], the door a connection passes (its address's share);
 //! - [`wire`]: a seat's view as it crosses the wire;
 //! - [`thinkers`]: the threads its agents think on, below the request path's priority.
 
 pub mod admission;
 pub mod content;
 pub mod hub;
+pub mod incoming;
 pub mod names;
 pub mod service;
 pub mod session;
@@ -114,6 +116,7 @@ where
             v1::play_server::PlayServer::new(services).max_decoding_message_size(max).max_encoding_message_size(max),
         );
     let routes = extra(hub.clone())(routes);
+    let (hub_connections, clients) = (hub.connections.clone(), hub.clients.clone());
     // Keepalive finds peers that vanished without closing, or stopped answering (a process
     // stopped, a network gone): a ping 2 s after the last frame it sent, unanswered for 3 s,
     // closes the connection, and its names and seats are free within 5 s.
@@ -126,7 +129,7 @@ where
         .add_routes(routes);
     let task = tokio::spawn(async move {
         router
-            .serve_with_incoming_shutdown(incoming, async {
+            .serve_with_incoming_shutdown(incoming::admitted(incoming, hub_connections, clients), async {
                 let _ = stopped.await;
             })
             .await

@@ -398,3 +398,47 @@ async fn names_that_look_alike_are_one_name() {
     m.create_match(keyed(req, BOB)).await.unwrap();
     running.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_are_a_pool_one_address_cannot_fill() {
+    let config = ServerConfig {
+        max_connections: 12,
+        shares: Shares { connections: 4, ..Shares::default() },
+        ..ServerConfig::default()
+    };
+    let running = server::start("127.0.0.1:0".parse().unwrap(), config).await.unwrap();
+    let url = running.url();
+    let list = |channel: Channel| async move {
+        arena::client::catalogue(channel).list_games(v1::ListGamesRequest {}).await.map(|r| r.into_inner())
+    };
+    // One address holds its four connections, each serving calls.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        let c = connect_from(&url, [127, 0, 0, 7].into()).await;
+        list(c.clone()).await.unwrap();
+        held.push(c);
+    }
+    let limits = list(held[0].clone()).await.unwrap().limits.unwrap();
+    assert_eq!((limits.max_connections, limits.share_connections), (12, 4));
+    // A fifth from it is closed as it comes: no call gets through.
+    let refused = arena::client::connect_from(&url, [127, 0, 0, 7].into()).await;
+    let closed = match refused {
+        Err(_) => true,
+        Ok(c) => list(c).await.is_err(),
+    };
+    assert!(closed, "a fifth connection of one address served a call");
+    // Another address is served meanwhile, and the first gets a place back when one closes.
+    list(connect_from(&url, [127, 0, 0, 8].into()).await).await.unwrap();
+    held.pop();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Ok(c) = arena::client::connect_from(&url, [127, 0, 0, 7].into()).await
+            && list(c).await.is_ok()
+        {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the place was never given back");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    running.stop().await.unwrap();
+}

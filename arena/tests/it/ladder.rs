@@ -527,6 +527,21 @@ fn a_ladders_clients_are_seated_by_others_only_when_they_accept_challenges() {
     stop(server);
 }
 
+/// SIGTERM to a ladder, and its clean exit awaited (a minute at most: it promises its grace
+/// and 5 s; nothing is timed here).
+fn terminate(server: &mut Process) {
+    signal(server, "-TERM");
+    let asked = Instant::now();
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            assert!(status.success(), "{status:?}");
+            return;
+        }
+        assert!(asked.elapsed() < Duration::from_secs(60), "the ladder did not stop");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// Stop (SIGSTOP) or go on (SIGCONT) with a process, as a hung agent would.
 fn signal(process: &Process, which: &str) {
     let done = Command::new("kill").args([which, &process.id().to_string()]).status().unwrap();
@@ -650,17 +665,7 @@ fn a_restart_over_a_large_store_serves_its_last_refit_at_once_and_a_stop_in_a_re
     assert_eq!(ratings(&resumed), ratings(&fitted), "the kept refit, as it was served");
     // SIGTERM while that refit runs: the process stops in time (its grace, 10 s, has no
     // game to wait for; the refit gives up).
-    let asked = Instant::now();
-    let term = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
-    assert!(term.success());
-    loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            assert!(status.success(), "{status:?}");
-            break;
-        }
-        assert!(asked.elapsed() < Duration::from_secs(60), "the ladder did not stop");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    terminate(&mut server);
 }
 
 #[test]
@@ -688,17 +693,7 @@ fn a_stop_lets_games_end_aborts_those_that_do_not_and_rates_no_live_client_disco
     until(&url, Duration::from_secs(30), "live playing", |s| {
         s.lists[0].rows.iter().chain(&s.lists[0].provisional).any(|r| r.agent == "live" && r.results >= 4)
     });
-    let asked = Instant::now();
-    let term = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
-    assert!(term.success());
-    loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            assert!(status.success(), "{status:?}");
-            break;
-        }
-        assert!(asked.elapsed() < Duration::from_secs(60), "the ladder did not stop");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    terminate(&mut server);
     let mut said = String::new();
     std::io::Read::read_to_string(&mut out, &mut said).unwrap();
     assert!(said.contains("stopped"), "{said}");

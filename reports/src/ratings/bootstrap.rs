@@ -95,56 +95,33 @@ pub(super) fn resample(
 /// LOS over the next (a table of thousands squared is neither read nor cheap).
 pub(super) const LOS_TABLE_MAX: usize = 100;
 
+/// The share of the `b` re-fits that rate `x` above `y` (a tie counts half).
+fn superiority(x: &[f64], y: &[f64], b: usize) -> f64 {
+    let above: f64 = x
+        .iter()
+        .zip(y)
+        .map(|(rx, ry)| {
+            if rx > ry {
+                1.0
+            } else if rx == ry {
+                0.5
+            } else {
+                0.0
+            }
+        })
+        .sum();
+    above / b as f64
+}
+
 /// Each member's LOS over the next one in `order` (`None` for the last).
 pub(super) fn los_next(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Option<f64>> {
-    (0..order.len())
-        .map(|k| {
-            let next = *order.get(k + 1)?;
-            let above: f64 = samples[order[k]]
-                .iter()
-                .zip(&samples[next])
-                .map(|(rx, ry)| {
-                    if rx > ry {
-                        1.0
-                    } else if rx == ry {
-                        0.5
-                    } else {
-                        0.0
-                    }
-                })
-                .sum();
-            Some(above / b as f64)
-        })
-        .collect()
+    (0..order.len()).map(|k| Some(superiority(&samples[order[k]], &samples[*order.get(k + 1)?], b))).collect()
 }
 
 /// `los[x][y]` for members in `order`: the share of the `b` re-fits that rate `x` above `y`
 /// (a tie counts half).
 pub(super) fn los(order: &[usize], samples: &[Vec<f64>], b: usize) -> Vec<Vec<f64>> {
-    order
-        .iter()
-        .map(|&x| {
-            order
-                .iter()
-                .map(|&y| {
-                    let above: f64 = samples[x]
-                        .iter()
-                        .zip(&samples[y])
-                        .map(|(rx, ry)| {
-                            if rx > ry {
-                                1.0
-                            } else if rx == ry {
-                                0.5
-                            } else {
-                                0.0
-                            }
-                        })
-                        .sum();
-                    above / b as f64
-                })
-                .collect()
-        })
-        .collect()
+    order.iter().map(|&x| order.iter().map(|&y| superiority(&samples[x], &samples[y], b)).collect()).collect()
 }
 
 #[cfg(test)]

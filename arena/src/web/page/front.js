@@ -19,16 +19,19 @@ function showStandings(s) {
     const table = arena.el('table');
     table.className = 'standings';
     const head = arena.el('tr');
-    for (const h of ['rank', 'agent', 'Elo', '95% interval', 'results', 'score']) head.append(arena.el('th', h));
+    for (const h of ['rank', 'agent', 'Elo', '95% interval', 'results', 'score', 'note']) {
+      head.append(arena.el('th', h));
+    }
     table.append(head);
     const row = (r, rank) => {
       const tr = arena.el('tr');
-      const marks = (r.anchor ? ' (anchor)' : '') + (r.bound ? ' [' + r.bound + ']' : '') +
-        (r.rested ? ' (rested: ' + r.rested + ')' : '');
-      const who = arena.el('td', r.agent + marks, r.connected ? 'connected' : 'away');
+      const who = arena.el('td', r.agent + (r.anchor ? ' (anchor)' : ''), r.connected ? 'connected' : 'away');
+      // A rating that is only a bound ("no wins": its real results put it below everyone it
+      // met), and a rest.
+      const note = [r.bound, r.rested ? 'rested: ' + r.rested : ''].filter(Boolean).join('; ');
       tr.append(arena.el('td', rank, 'num'), who, arena.el('td', r.rating.toFixed(0), 'num'),
         arena.el('td', r.lower.toFixed(0) + ' … ' + r.upper.toFixed(0), 'num'), arena.el('td', r.results, 'num'),
-        arena.el('td', (100 * r.score).toFixed(1) + '%', 'num'));
+        arena.el('td', (100 * r.score).toFixed(1) + '%', 'num'), arena.el('td', note, 'note'));
       return tr;
     };
     for (const r of list.rows) table.append(row(r, r.rank));
