@@ -894,6 +894,11 @@ impl Ladder {
         let mut lists = vec![list("overall", &rated, previous(0))];
         for (k, e) in self.entries.iter().enumerate() {
             let of: Vec<RatedGame> = rated.iter().filter(|g| g.group == e.group).cloned().collect();
+            if of.len() == rated.len() {
+                // Every result is this entry's (a ladder of one game): its list is the overall one.
+                lists.push((self.labels[e.group].clone(), lists[0].1.clone()));
+                continue;
+            }
             lists.push(list(&self.labels[e.group], &of, previous(k + 1)));
         }
         Standings { games, rated_games: rated.len() as u64, lists }

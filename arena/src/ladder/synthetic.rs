@@ -2,9 +2,9 @@
 //! and the restart test measure a large ladder with. Its games are results, not games: each
 //! record names its players, seats and outcome, with no moves (it does not replay).
 //!
-//! Agents have strengths drawn once (a normal spread of 200 Elo); each pairing is one agent
-//! against one of its 40 neighbours in the list of agents, played twice, seats swapped, won
-//! as Bradley–Terry says — as a ladder that pairs agents near in rating would have it.
+//! Agents have strengths drawn once (a normal spread of 200 Elo), listed weakest first; each
+//! pairing is one agent against one of the 40 next to it in strength, played twice, seats
+//! swapped, won as Bradley–Terry says — as a ladder that pairs agents near in rating has it.
 
 use super::config::LadderConfig;
 use super::entry_key;
@@ -45,19 +45,21 @@ pub fn fill(
         names.push(name);
     }
     let mut rng = SmallRng::seed_from_u64(seed);
-    let strength: Vec<f64> = (0..agents)
+    let mut strength: Vec<f64> = (0..agents)
         .map(|_| {
             // A normal deviate from two uniforms (Box–Muller), 200 Elo wide.
             let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-12), rng.random());
             200.0 * (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
         })
         .collect();
+    strength.sort_by(f64::total_cmp);
     let mut next = store.next_game()?;
     let mut batch: Vec<(MatchRecord, Vec<RatedGame>)> = Vec::new();
     let mut made = 0;
     while made < results {
         let a = rng.random_range(0..agents);
-        let b = (a + rng.random_range(1..=40)) % agents;
+        let d = rng.random_range(1..=40);
+        let b = if a + d < agents { a + d } else { a.saturating_sub(d) };
         if a == b {
             continue;
         }

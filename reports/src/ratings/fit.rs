@@ -19,8 +19,9 @@ const MAX_STEPS: usize = 100;
 /// A fit stops when no log-strength moves more than this in a step (≈ 4e-10 Elo), or when the
 /// likelihood's gradient is this small in every coordinate (it is flat to rounding)…
 pub(super) const TOLERANCE: f64 = 1e-12;
-/// …a bootstrap's re-fit at this (≈ 4e-7 Elo: far finer than a percentile of 200 re-fits).
-pub(super) const RESAMPLE_TOLERANCE: f64 = 1e-9;
+/// …a bootstrap's re-fit at this (≈ 4e-4 Elo: far finer than the percentiles of a few hundred
+/// re-fits, which vary by whole Elo points from one set of resamples to another).
+pub(super) const RESAMPLE_TOLERANCE: f64 = 1e-6;
 
 /// Pair tallies over `m` participants: pairs `(i, j)` with `i < j`, and per pair the games
 /// and the points of `i`.
