@@ -678,7 +678,9 @@ fn a_stop_lets_games_end_aborts_those_that_do_not_and_rates_no_live_client_disco
     let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--grace", "2"];
     let (mut server, url, mut out) = served::serving(&args, "serving on ");
     let live = bot(&url, &["--name", "live", "--source", "127.0.0.2"]);
-    let rt = runtime();
+    // (A runtime with a thread of its own: the silent client's connection answers the server's
+    // keepalive pings while the test waits, as a live process's would.)
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
     // The silent client says Hello and never answers: it holds a seat of a game in play.
     let (_silent, mut stream) = rt.block_on(hello_from(&url, [127, 0, 0, 3], named("silent", ""))).unwrap();
     rt.block_on(async {
