@@ -276,7 +276,12 @@ fn every_string_from_a_stranger_is_text_in_every_page() {
     let ladder_file = dir.join("ladder.yaml");
     std::fs::write(
         &ladder_file,
-        yaml(&json!({ "name": ladder_name, "games": [{ "game": "expedition", "params": records[0].game.params }] })),
+        // (No anchor: so no provisional agents, which establish themselves against anchors.)
+        yaml(&json!({
+            "name": ladder_name,
+            "games": [{ "game": "expedition", "params": records[0].game.params }],
+            "provisional_games": 0,
+        })),
     )
     .unwrap();
     let (_ladder, _, mut said) = served::serving(
