@@ -142,7 +142,7 @@ impl State {
 
     /// Note what results against established agents `rated` gives the provisional ones, and
     /// rank those that have `needed` of them now. Replayed in the order stored, at every open.
-    fn settle(&mut self, rated: &[RatedGame], needed: u32) {
+    fn settle(&mut self, rated: &[RatedGame]) {
         for g in rated {
             let valid = |i: usize| i < self.established.len();
             let mut gains = Vec::new();
@@ -157,7 +157,7 @@ impl State {
             }
             for a in gains {
                 self.qualifying[a] += 1;
-                if self.qualifying[a] >= needed {
+                if self.qualifying[a] >= self.needed {
                     self.established[a] = true;
                 }
             }
@@ -174,6 +174,15 @@ impl State {
             }
             None => false,
         }
+    }
+
+    /// Why and how much longer agent `agent` is rested, if it is.
+    fn rest_note(&mut self, agent: usize, now: Instant) -> Option<String> {
+        if !self.is_rested(agent, now) {
+            return None;
+        }
+        let (until, why) = self.rested[agent].as_ref()?;
+        Some(format!("{why} ({} s left)", until.saturating_duration_since(now).as_secs()))
     }
 }
 
@@ -283,7 +292,7 @@ impl Ladder {
             state.established[i] = true;
         }
         let rated = store.rated()?;
-        state.settle(&rated, config.provisional_games);
+        state.settle(&rated);
         state.rated = rated;
         state.games = store.games()?;
         for g in &state.rated {
@@ -325,21 +334,19 @@ impl Ladder {
     fn kept_standings(&self) -> Result<Option<Standings>, String> {
         let Some((_, text)) = self.with_store(|s| s.last_fit())? else { return Ok(None) };
         let mut kept: Standings = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let (names, rated) = {
-            let s = self.state();
-            (s.names.clone(), s.rated.clone())
-        };
+        let s = self.state();
         let fits = kept.lists.len() == self.entries.len() + 1
             && kept.lists.iter().skip(1).zip(&self.entries).all(|((label, _), e)| *label == self.labels[e.group])
-            && kept.rated_games as usize <= rated.len()
+            && kept.rated_games as usize <= s.rated.len()
             && kept.lists.iter().all(|(_, l)| {
-                l.entries.iter().all(|e| e.participant < names.len())
-                    && l.unrated.iter().all(|u| u.participant < names.len())
+                l.entries.iter().all(|e| e.participant < s.names.len())
+                    && l.unrated.iter().all(|u| u.participant < s.names.len())
             });
         if !fits {
             return Err("it names other entries or agents than the store holds".into());
         }
-        kept.lists[0].1.head_to_head = reports::ratings::head_to_head_of(&names, &rated[..kept.rated_games as usize]);
+        kept.lists[0].1.head_to_head =
+            reports::ratings::head_to_head_of(&s.names, &s.rated[..kept.rated_games as usize]);
         Ok(Some(kept))
     }
 
@@ -502,15 +509,10 @@ impl Ladder {
             if s.anchors[agent].is_some() {
                 continue;
             }
-            if s.is_rested(agent, now) {
+            if let Some(note) = s.rest_note(agent, now) {
                 if s.rest_told[agent].as_ref() != Some(&session.id) {
                     s.rest_told[agent] = Some(session.id.clone());
-                    let (until, why) = s.rested[agent].clone().expect("rested");
-                    let left = until.saturating_duration_since(now).as_secs();
-                    tell.push((
-                        session.clone(),
-                        format!("this ladder rests `{}`: {why} ({left} s left)", session.name),
-                    ));
+                    tell.push((session.clone(), format!("this ladder rests `{}`: {note}", session.name)));
                 }
                 continue;
             }
@@ -712,18 +714,12 @@ impl Ladder {
 
     /// What the standings mark of each agent, now.
     pub fn marks(&self) -> LadderMarks {
-        let connected: HashSet<usize> =
-            self.hub.sessions().iter().filter_map(|session| self.agent_index(&session.name)).collect();
+        let sessions = self.hub.sessions();
         let mut s = self.state();
+        let connected: HashSet<usize> =
+            sessions.iter().filter_map(|session| s.index.get(&names::fold(&session.name)).copied()).collect();
         let now = Instant::now();
-        let rested = (0..s.names.len())
-            .map(|a| {
-                s.is_rested(a, now).then(|| {
-                    let (until, why) = s.rested[a].clone().expect("rested");
-                    format!("{why} ({} s left)", until.saturating_duration_since(now).as_secs())
-                })
-            })
-            .collect();
+        let rested = (0..s.names.len()).map(|a| s.rest_note(a, now)).collect();
         LadderMarks {
             anchors: s.anchors.iter().map(Option::is_some).collect(),
             connected,
@@ -764,7 +760,7 @@ impl Ladder {
                 s.met.insert((p.a.min(p.b), p.a.max(p.b)));
             }
         }
-        s.settle(&rated, self.config.provisional_games);
+        s.settle(&rated);
         s.rated.extend(rated);
         Ok(())
     }
@@ -1090,12 +1086,12 @@ mod tests {
         state.established[0] = true;
         let game = |a, b| RatedGame { group: 0, unit: 0, results: vec![Pairwise { a, b, score: 1.0 }], plays: 1 };
         // p against q: both provisional, neither counts it.
-        state.settle(&[game(1, 2), game(2, 1)], 2);
+        state.settle(&[game(1, 2), game(2, 1)]);
         assert_eq!((state.qualifying[1], state.qualifying[2]), (0, 0));
         // p against the anchor, twice: established, and from then on it counts for q.
-        state.settle(&[game(1, 0), game(0, 1)], 2);
+        state.settle(&[game(1, 0), game(0, 1)]);
         assert!(state.established[1] && !state.established[2]);
-        state.settle(&[game(2, 1)], 2);
+        state.settle(&[game(2, 1)]);
         assert_eq!(state.qualifying[2], 1);
         // With nothing needed, every agent is ranked at once.
         let mut open = State::default();

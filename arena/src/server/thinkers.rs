@@ -16,7 +16,6 @@ type Job = Box<dyn FnOnce() + Send>;
 /// A fixed set of threads at the bulk priority, taking jobs in the order given.
 pub struct Thinkers {
     jobs: Mutex<mpsc::Sender<Job>>,
-    threads: usize,
 }
 
 /// Lower the calling thread's priority by [`BULK_NICE`] below what it was (at most to 19; once
@@ -61,7 +60,7 @@ impl Thinkers {
                 })
                 .map_err(|e| format!("cannot start a thread for the server's {what}: {e}"))?;
         }
-        Ok(Arc::new(Thinkers { jobs: Mutex::new(tx), threads }))
+        Ok(Arc::new(Thinkers { jobs: Mutex::new(tx) }))
     }
 
     /// Run `job` on one of the threads; its result arrives on the receiver (an error if the
@@ -78,10 +77,6 @@ impl Thinkers {
         // while it is alive.
         let _ = self.jobs.lock().unwrap_or_else(|p| p.into_inner()).send(boxed);
         rx
-    }
-
-    pub fn threads(&self) -> usize {
-        self.threads
     }
 }
 

@@ -197,10 +197,15 @@ impl Solver {
             .fold(0.0f64, |a, (_, g)| a.max(g.abs()))
     }
 
+    /// Is participant `i` in the solve (not held still, and with pairs)?
+    fn live(&self, i: usize) -> bool {
+        i != self.held && self.diagonal[i] > 0.0
+    }
+
     /// `out = L v`, with the held participant (and any without pairs) left at 0.
     fn apply(&self, v: &[f64], out: &mut [f64]) {
         for i in 0..self.m {
-            if i == self.held || self.diagonal[i] <= 0.0 {
+            if !self.live(i) {
                 out[i] = 0.0;
                 continue;
             }
@@ -214,17 +219,23 @@ impl Solver {
         }
     }
 
+    /// `z = D⁻¹ r`: the residual scaled by `L`'s diagonal (0 off the solve).
+    fn precondition(&mut self) {
+        for i in 0..self.m {
+            self.z[i] = if self.live(i) { self.r[i] / self.diagonal[i] } else { 0.0 };
+        }
+    }
+
     /// Newton's step: `L Δ = gradient` to a residual `relative` to the gradient's, by
     /// conjugate gradients preconditioned with `L`'s diagonal, the held participant's row and
     /// column left out (the system is then positive definite), shifted to mean 0.
     fn solve(&mut self, relative: f64) {
         let m = self.m;
-        let live = |s: &Solver, i: usize| i != s.held && s.diagonal[i] > 0.0;
         for i in 0..m {
             self.x[i] = 0.0;
-            self.r[i] = if live(self, i) { self.gradient[i] } else { 0.0 };
-            self.z[i] = if live(self, i) { self.r[i] / self.diagonal[i] } else { 0.0 };
+            self.r[i] = if self.live(i) { self.gradient[i] } else { 0.0 };
         }
+        self.precondition();
         self.p.copy_from_slice(&self.z);
         let norm0 = self.r.iter().map(|x| x * x).sum::<f64>().sqrt();
         let mut rz: f64 = self.r.iter().zip(&self.z).map(|(a, b)| a * b).sum();
@@ -250,9 +261,7 @@ impl Solver {
                 if norm.sqrt() <= relative * norm0 {
                     break;
                 }
-                for i in 0..m {
-                    self.z[i] = if live(self, i) { self.r[i] / self.diagonal[i] } else { 0.0 };
-                }
+                self.precondition();
                 let next: f64 = self.r.iter().zip(&self.z).map(|(a, b)| a * b).sum();
                 let beta = next / rz;
                 rz = next;
