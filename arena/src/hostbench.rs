@@ -84,17 +84,6 @@ pub enum Pool {
     Calls,
 }
 
-impl std::fmt::Display for Pool {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Pool::Matches => "matches",
-            Pool::Streams => "streams",
-            Pool::Spectators => "spectators",
-            Pool::Calls => "calls",
-        })
-    }
-}
-
 /// One run's figures.
 #[derive(Serialize, Clone, Debug)]
 struct Run {
@@ -205,7 +194,12 @@ struct Client {
 impl Client {
     fn start(role: &str, url: &str, key: &str, args: &BenchHostileArgs) -> Result<Client, String> {
         let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let attack: Vec<String> = args.attack.iter().map(Pool::to_string).collect();
+        // The pools by the names the command line takes them by.
+        let attack: Vec<String> = args
+            .attack
+            .iter()
+            .filter_map(|p| clap::ValueEnum::to_possible_value(p).map(|v| v.get_name().to_string()))
+            .collect();
         let mut child = Command::new(exe)
             .args(["bench-hostile", "--role", role, "--server", url])
             .args(["--honest-rate", &args.honest_rate.to_string()])
