@@ -143,7 +143,13 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
     // cooperative game).
     let per_unit = arrangements(c.spec.seats(), c.cooperative).len() as u64;
     let compared = if c.cooperative { 1 } else { per_unit };
-    let max_units = (c.max_games / per_unit).max(1);
+    if c.max_games < per_unit {
+        return Err(format!(
+            "--max-games {}: the games come in units of {per_unit} (every arrangement of one deal's seats), so the cap is at least {per_unit}",
+            c.max_games
+        ));
+    }
+    let max_units = c.max_games / per_unit;
     let grid = 2 * compared as usize;
     let start = Instant::now();
     let mut tally = Tally::new(grid);
@@ -223,10 +229,11 @@ impl CompareResult {
     /// The result for a person.
     pub fn render(&self) -> String {
         let mut t = format!("{} vs {} on {}: ", self.a, self.b, self.game);
-        t += &match self.result.as_str() {
-            "H1" => format!("H1 — {} is stronger (by at least elo1)", self.a),
-            "H0" => format!("H0 — {} is not stronger (than elo0)", self.a),
-            _ => "inconclusive — the cap came first".to_string(),
+        t += &match (self.result.as_str(), &self.sprt) {
+            ("H1", Some(s)) => Decision::H1.sentence(s, &self.a),
+            ("H0", Some(s)) => Decision::H0.sentence(s, &self.a),
+            (_, Some(_)) => "inconclusive: the cap came before the test decided".to_string(),
+            _ => "no test (no --sprt): the estimate alone".to_string(),
         };
         t += &format!(
             "\ngames {} ({} units of {}), {} won, {} drawn, {} lost by {}\n",
@@ -235,11 +242,7 @@ impl CompareResult {
         if let (Some(llr), Some((lo, hi)), Some(s)) = (self.llr, self.bounds, self.sprt) {
             t += &format!("LLR {llr:.2} (bounds {lo:.2}, {hi:.2}; {})\n", s.describe());
         }
-        let elo = |x: f64| match x {
-            x if x == f64::INFINITY => "+∞".to_string(),
-            x if x == f64::NEG_INFINITY => "−∞".to_string(),
-            x => format!("{x:+.1}"),
-        };
+        let elo = |x: f64| reports::stats::signed(x, 1);
         let e = &self.estimate;
         t += &format!(
             "Elo {} (95% CI {} to {}), nElo {} ± {:.1}, LOS {:.1}%; unit scores 0..1: {:?}\n",

@@ -249,7 +249,10 @@ pub fn bench_sprt(args: BenchSprtArgs) -> Result<(), String> {
         }
     }
     if args.json {
-        let out = serde_json::json!({ "sprt": base, "runs": args.runs, "max_pairs": args.max_pairs, "rows": rows });
+        // The test's common part: each row has its own elo1.
+        let sprt =
+            serde_json::json!({ "elo0": base.elo0, "alpha": base.alpha, "beta": base.beta, "model": base.model });
+        let out = serde_json::json!({ "sprt": sprt, "runs": args.runs, "max_pairs": args.max_pairs, "rows": rows });
         outln!("{}", serde_json::to_string_pretty(&out).map_err(|e| e.to_string())?);
         return Ok(());
     }

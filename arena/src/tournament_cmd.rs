@@ -238,20 +238,21 @@ fn print_report(outcome: &tournament::RunSummary) {
     }
 }
 
-/// The overall list in a few lines: rank, name, Elo with the half-width of its 95% interval,
-/// games, score, and the likelihood of superiority over the next one down.
+/// The overall list in a few lines: rank, name, Elo with its 95% interval (not symmetric, so
+/// both ends), games, score, and the likelihood of superiority over the next one down.
 pub fn compact_standings(list: &reports::ratings::RatingList) -> String {
+    use reports::stats::signed;
     let mut t =
-        format!("{:>4}  {:<22} {:>14} {:>7} {:>7} {:>6}\n", "rank", "name", "Elo (95%)", "results", "score", "LOS");
+        format!("{:>4}  {:<22} {:>20} {:>7} {:>7} {:>6}\n", "rank", "name", "Elo [95%]", "results", "score", "LOS");
     for e in &list.entries {
         let elo = match e.interval {
-            Some((lo, hi)) => format!("{:+.0} ± {:.0}", e.rating, (hi - lo) / 2.0),
-            None => format!("{:+.0}", e.rating),
+            Some((lo, hi)) => format!("{} [{}, {}]", signed(e.rating, 0), signed(lo, 0), signed(hi, 0)),
+            None => signed(e.rating, 0),
         };
         let bound = if e.bound.is_some() { "*" } else { " " };
-        let los = e.los_next.map_or(String::new(), |l| format!("{:.0}%", 100.0 * l));
+        let los = e.los_next.map_or(String::new(), |l| format!("{:.1}%", 100.0 * l));
         t += &format!(
-            "{:>4}  {:<22} {:>13}{bound} {:>7} {:>6.1}% {:>6}\n",
+            "{:>4}  {:<22} {:>19}{bound} {:>7} {:>6.1}% {:>6}\n",
             e.rank,
             e.name,
             elo,

@@ -9,6 +9,7 @@
 //! behind plotters' lock and each chart draws into its own buffer.
 
 use crate::ratings::{Progression, RatingList};
+use crate::stats::signed;
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::prelude::*;
@@ -185,8 +186,8 @@ fn padded(lo: f64, hi: f64, left: f64, right: f64, min_span: f64) -> (f64, f64) 
 /// The rating with a bound marker: "≥ +412" for a lower bound, "≤ −300" for an upper one.
 fn rating_label(r: f64, bound: Option<crate::ratings::Bound>) -> String {
     match bound {
-        Some(b) => format!("{} {r:+.0}", b.sign()),
-        None => format!("{r:+.0}"),
+        Some(b) => format!("{} {}", b.sign(), signed(r, 0)),
+        None => signed(r, 0),
     }
 }
 
@@ -261,7 +262,7 @@ fn dot_rows<DB: DrawingBackend>(
     chart
         .configure_mesh()
         .y_label_formatter(&label_of)
-        .x_label_formatter(&|x| format!("{x:+.0}"))
+        .x_label_formatter(&|x| signed(*x, 0))
         .x_max_light_lines(2)
         .x_desc(x_desc)
         .label_style(text(14.0, &INK, HPos::Center, VPos::Center))
@@ -385,7 +386,7 @@ impl Figure for ProgressionFigure<'_> {
             .x_desc("games played (in the order given)")
             .y_desc("Elo rating")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .y_label_formatter(&|y| format!("{y:+.0}"))
+            .y_label_formatter(&|y| signed(*y, 0))
             .max_light_lines(2)
             .label_style(text(14.0, &INK, HPos::Center, VPos::Center))
             .axis_desc_style(text(15.0, &INK, HPos::Center, VPos::Center))

@@ -119,7 +119,7 @@ fn method(o: &RatingOptions, overall: &RatingList) -> String {
 }
 
 fn signed(x: f64) -> String {
-    format!("{x:+.1}")
+    crate::stats::signed(x, 1)
 }
 
 fn rating_text(rating: f64, bound: Option<Bound>) -> String {

@@ -135,12 +135,38 @@ pub struct Tally {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
-    /// A is stronger by elo1 (the LLR crossed the upper bound).
+    /// H1 accepted: the LLR crossed the upper bound (A is stronger than elo0; see
+    /// [`Decision::sentence`]).
     H1,
-    /// A is not stronger than by elo0 (the LLR crossed the lower bound).
+    /// H0 accepted: the LLR crossed the lower bound (A is not elo1 stronger).
     H0,
     /// Neither bound yet.
     Continue,
+}
+
+impl Decision {
+    /// The test's end in fastchess's words ("H1 accepted", "H0 accepted"), with one sentence
+    /// on what it means and what it does not: a test accepts H1 wrongly (A no more than elo0
+    /// stronger) at most `alpha` of the time, and H0 wrongly (A elo1 stronger or more) at most
+    /// `beta` of the time; between elo0 and elo1 either end is likely.
+    pub fn sentence(self, spec: &SprtSpec, a: &str) -> String {
+        let pct = |p: f64| format!("{}%", (p * 1000.0).round() / 10.0);
+        match self {
+            Decision::H1 => format!(
+                "H1 accepted: {a} is stronger than elo0 = {} (a test of players elo0 apart ends so at most {} of the \
+                 time); by how much, the Elo estimate's interval says",
+                spec.elo0,
+                pct(spec.alpha)
+            ),
+            Decision::H0 => format!(
+                "H0 accepted: {a} is not elo1 = {} stronger (a test of players elo1 apart ends so at most {} of the \
+                 time); a smaller gain, between elo0 and elo1, is not ruled out",
+                spec.elo1,
+                pct(spec.beta)
+            ),
+            Decision::Continue => "inconclusive: neither bound was crossed".into(),
+        }
+    }
 }
 
 /// A's strength as the counts show it, with no prior: the mean unit score and what it says.

@@ -69,8 +69,29 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
     xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
 }
 
+/// `x` with its sign and `decimals` decimals: `+12.3`, `-4.0`, `+∞`; what rounds to zero is
+/// `0` (`0.0`), never `-0` or `+0`.
+pub fn signed(x: f64, decimals: usize) -> String {
+    if x.is_infinite() {
+        return if x > 0.0 { "+∞".into() } else { "−∞".into() };
+    }
+    let text = format!("{x:+.decimals$}");
+    if text[1..].chars().all(|c| c == '0' || c == '.') { text[1..].to_string() } else { text }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn signed_never_writes_a_signed_zero() {
+        use super::signed;
+        assert_eq!(signed(-0.3, 0), "0");
+        assert_eq!(signed(0.04, 1), "0.0");
+        assert_eq!(signed(-0.0, 1), "0.0");
+        assert_eq!(signed(-0.6, 0), "-1");
+        assert_eq!(signed(186.44, 1), "+186.4");
+        assert_eq!(signed(f64::NEG_INFINITY, 1), "−∞");
+    }
+
     use super::*;
 
     #[test]

@@ -89,7 +89,7 @@ pub struct VariantComparison {
 }
 
 fn signed(x: f64) -> String {
-    if x.is_infinite() { if x > 0.0 { "+∞".into() } else { "−∞".into() } } else { format!("{x:+.0}") }
+    crate::stats::signed(x, 0)
 }
 
 /// An Elo estimate as `+123 [+80, +170]`; a rating that is only a bound as `+∞ (a perfect

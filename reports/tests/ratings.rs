@@ -409,3 +409,58 @@ fn a_thousand_resamples_give_every_rating_its_interval() {
     let intervals = |l: &reports::ratings::RatingList| l.entries.iter().map(|e| e.interval).collect::<Vec<_>>();
     assert_eq!(intervals(&list), intervals(&again), "seeded");
 }
+
+/// Twins: participants whose results are the same in every unit (a cooperative team's
+/// travellers, say). Every re-fit rates them equal, so the likelihood that one is above the
+/// other is a half, they show the same rating, and they are listed by name.
+#[test]
+fn participants_equal_in_every_resample_are_equal_ties() {
+    // Twins at 2, 6 and 9; the others play everyone with made-up scores in thirds.
+    let n = 11;
+    let twins = [9, 2, 6];
+    let mut games = Vec::new();
+    for unit in 0..80u64 {
+        let mut results = Vec::new();
+        for a in 0..n {
+            for b in (a + 1)..n {
+                if twins.contains(&a) && twins.contains(&b) {
+                    results.push(Pairwise { a, b, score: 0.5 });
+                    continue;
+                }
+                // A twin's score depends only on the opponent, never on which twin it is.
+                let key = |x: usize| if twins.contains(&x) { 100 } else { x as u64 };
+                let (lo, hi) = (key(a).min(key(b)), key(a).max(key(b)));
+                // The lower key wins more often.
+                let score = [1.0, 2.0 / 3.0, 0.0, 1.0 / 3.0, 1.0][((lo * 31 + hi * 17 + unit * 7) % 5) as usize];
+                let score = if key(a) > key(b) { 1.0 - score } else { score };
+                // Written from either side, as a game's seats happen to be.
+                if unit % 2 == 0 {
+                    results.push(Pairwise { a, b, score });
+                } else {
+                    results.push(Pairwise { a: b, b: a, score: 1.0 - score });
+                }
+            }
+        }
+        games.push(RatedGame { group: 0, unit, results, plays: 1 });
+    }
+    let mut names = names(n);
+    names[9] = "twin-a".into();
+    names[2] = "twin-b".into();
+    names[6] = "twin-c".into();
+    let list = rate(&names, &games, &RatingOptions { anchor: Some(0), bootstrap: 400, seed: 5 });
+    let at = |n: &str| list.entries.iter().position(|e| e.name == n).unwrap();
+    let (a, b, c) = (at("twin-a"), at("twin-b"), at("twin-c"));
+    let shown: Vec<_> = list.entries.iter().map(|e| (&e.name, e.rating, e.los_next)).collect();
+    assert_eq!((b, c), (a + 1, a + 2), "twins in name order: {shown:?}");
+    for t in [b, c] {
+        assert_eq!(list.entries[a].rating, list.entries[t].rating, "{shown:?}");
+        assert_eq!(list.entries[a].interval, list.entries[t].interval);
+        assert_eq!(list.los[a][t], 0.5);
+        assert_eq!(list.los[t][a], 0.5);
+    }
+    assert_eq!(list.entries[a].los_next, Some(0.5));
+    assert_eq!(list.entries[b].los_next, Some(0.5));
+    // The others are not all equal: the twins stand apart from their neighbours.
+    let distinct: std::collections::BTreeSet<u64> = list.entries.iter().map(|e| e.rating.to_bits()).collect();
+    assert!(distinct.len() > 5, "{shown:?}");
+}

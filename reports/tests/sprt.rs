@@ -7,7 +7,7 @@
 //! (`app/tests/sprt_test.cpp`, which checks them to two decimals); the rest are short,
 //! lopsided and sparse samples, where approximations differ most.
 
-use reports::sprt::{EloModel, SprtSpec, Tally};
+use reports::sprt::{Decision, EloModel, SprtSpec, Tally};
 
 /// (model, elo0, elo1, counts by unit score 0..=1 (trinomial: L D W; pentanomial: LL LD WL+DD
 /// WD WW), fastchess's LLR).
@@ -88,4 +88,15 @@ fn the_exact_test_needs_104_all_win_pairs_at_elo1_10() {
         even.add([0.5, 0.25, 0.75, 0.5][k % 4]);
     }
     assert_eq!(even.decide(&spec), reports::sprt::Decision::H0, "an even match is not 10 Elo stronger");
+}
+
+/// A test's end in fastchess's words, each saying what it rules out and what it does not.
+#[test]
+fn verdicts_say_what_the_test_accepted() {
+    let spec = SprtSpec::parse("elo0=0,elo1=20,alpha=0.05,beta=0.1").unwrap();
+    let h1 = Decision::H1.sentence(&spec, "mine");
+    assert!(h1.starts_with("H1 accepted: mine is stronger than elo0 = 0") && h1.contains("5%"), "{h1}");
+    let h0 = Decision::H0.sentence(&spec, "mine");
+    assert!(h0.starts_with("H0 accepted: mine is not elo1 = 20 stronger") && h0.contains("10%"), "{h0}");
+    assert!(h0.contains("not ruled out"), "{h0}");
 }

@@ -683,7 +683,7 @@ impl Origin {
     fn refused(&self, e: &YamlRefusal) -> String {
         match e {
             YamlRefusal::Syntax { message, line, column } => {
-                format!("{} line {line}: not YAML: {message} (column {column})", self.source)
+                format!("{} line {line}: not YAML at column {column}: {message}", self.source)
             }
             YamlRefusal::AliasInsideItself { line } => {
                 format!("{} line {line}: an alias inside the node its anchor names", self.source)
@@ -986,7 +986,11 @@ mod tests {
         let e = TournamentConfig::parse("t.yaml", "participants: []\ngames: []\n").unwrap_err();
         assert_eq!(e, "t.yaml: missing field `games_per_pairing`");
         let e = TournamentConfig::parse("t.yaml", "games_per_pairing: 2\nparticipants: [\n").unwrap_err();
-        assert!(e.starts_with("t.yaml line 3: not YAML: "), "{e}");
+        assert!(e.starts_with("t.yaml line 3: not YAML at column 1: "), "{e}");
+        // An unclosed `{` on line 5 is line 5's mistake, though the parser finds it on line 6.
+        let text = "seed: 1\ngames_per_pairing: 2\ngames: [{game: journey}]\nparticipants:\n  - { name: a, bot: random\n  - { name: b, bot: random }\n";
+        let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
+        assert!(e.starts_with("t.yaml line 5: not YAML at column 5: a flow mapping opened here is not closed"), "{e}");
     }
 
     #[test]

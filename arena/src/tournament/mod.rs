@@ -308,14 +308,14 @@ fn run_remaining(
             // Deal by deal, each after what the deals before it decided.
             let mut stats = run::RunStats::default();
             let last = todo.iter().map(|j| j.deal).max();
-            let mut settled = stopping::Decided::default();
+            let mut precision = stopping::Precision::default();
             for deal in 0..=last.unwrap_or(0) {
-                if deal > 0 {
-                    rule.settle(t, &done, deal - 1, &mut settled);
+                // A deal with no games is no check: it changes no interval.
+                if deal > 0 && done.iter().any(|r| r.place().deal == deal - 1) {
+                    rule.settle(t, &done, deal - 1, &mut precision);
                 }
                 let mut decided = rule.tests(t, &done, deal);
-                decided.precise_after = settled.precise_after;
-                decided.settled.clone_from(&settled.settled);
+                decided.precision.clone_from(&precision);
                 let of_deal: Vec<&Job> = todo.iter().filter(|j| j.deal == deal).collect();
                 let jobs: Vec<Job> =
                     of_deal.iter().filter(|j| stopping::Stopping::needed(t, &decided, j)).map(|&j| j.clone()).collect();

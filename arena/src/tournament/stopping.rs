@@ -4,13 +4,16 @@
 //! - `sprt:` (with a gauntlet) — every pairing of a gauntlet participant with an opponent,
 //!   in each competitive game entry, runs the sequential test of `arena compare` over its
 //!   deals (a deal's games are one unit); once it decides, that pairing plays no more;
-//! - `until_error_elo: X` — games go where the intervals are widest: while a participant's
-//!   overall 95% interval is at most ±X Elo (over at least 10 deals, and not a bound), it
-//!   plays only against participants whose intervals are still wider (a game of settled
-//!   participants alone is not played); a participant whose interval widens again plays
-//!   again. Once every interval is within ±X at once, no more deals. The intervals are the
-//!   report's own (the same anchor, resamples and seed over the same games), so the report's
-//!   final list shows every rating within ±X.
+//! - `until_error_elo: X` — games go where the intervals are widest. A participant is
+//!   *precise* after a deal when both ends of its overall 95% interval lie within X Elo of its
+//!   rating (the wider side decides: the intervals are not symmetric), over at least 10 deals,
+//!   and its rating is not a bound. Precise after two played deals in a row, it *settles*: it
+//!   plays only against participants not settled (a game of settled participants alone is not
+//!   played); one check that finds it imprecise unsettles it, and it plays again. Two checks
+//!   in a row, each with its own resamples (the data differ), keep one lucky bootstrap from
+//!   stopping a run. Once every rated participant is settled at once, no more deals. The
+//!   intervals are the report's own (the same anchor, resamples and seed over the same games),
+//!   so the report's final list shows every rating within X on both sides.
 //!
 //! The decisions follow from the logged games in deal order alone, so a stopped run resumes
 //! to the same games, and a report tells which pairings stopped where.
@@ -25,6 +28,11 @@ use std::collections::BTreeMap;
 /// Deals a rating's interval needs before it is trusted to stop a run.
 const MIN_UNITS: usize = 10;
 
+/// Are both ends of the interval `[lo, hi]` within `x` of `rating`?
+fn within(rating: f64, lo: f64, hi: f64, x: f64) -> bool {
+    (rating - lo).max(hi - rating) <= x
+}
+
 /// A pairing of one game entry: (entry, gauntlet participant, opponent).
 pub type Pairing = (usize, usize, usize);
 
@@ -33,11 +41,57 @@ pub type Pairing = (usize, usize, usize);
 pub struct Decided {
     /// Pairings whose test ended, and how (with the deal it ended after).
     pub pairings: BTreeMap<Pairing, (Decision, u32, f64)>,
-    /// The deal after which every rating was precise enough, if any.
+    /// Pairings whose test has not ended: the deals it has seen, its LLR.
+    pub open: BTreeMap<Pairing, (u32, f64)>,
+    /// What `until_error_elo` decided.
+    pub precision: Precision,
+}
+
+/// What `until_error_elo` decided, check by check.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Precision {
+    /// The deal after which every rating was settled, if any.
     pub precise_after: Option<u32>,
-    /// Each participant whose interval is within ±`until_error_elo`, and the deal since which
-    /// it has been.
+    /// Each participant settled now, and the deal after which it settled.
     pub settled: BTreeMap<usize, u32>,
+    /// Every time a participant was settled: `(after, until)`, the deals after which it
+    /// settled and unsettled (`None`: still settled). A game of a deal `d` with
+    /// `after < d <= until` was not needed by it.
+    pub spans: BTreeMap<usize, Vec<(u32, Option<u32>)>>,
+    /// The participants precise at the last check.
+    pub precise: Vec<usize>,
+}
+
+impl Precision {
+    /// Was `p` settled when the games of `deal` were dealt?
+    pub fn settled_for(&self, p: usize, deal: u32) -> bool {
+        self.spans.get(&p).is_some_and(|spans| spans.iter().any(|&(a, u)| a < deal && u.is_none_or(|u| deal <= u)))
+    }
+
+    /// The check after `deal` found `precise` of `rated` precise: settle those precise at the
+    /// check before too, unsettle the others; and the whole run once every rated participant
+    /// is settled.
+    fn check(&mut self, deal: u32, precise: Vec<usize>, rated: &[usize]) {
+        for (p, spans) in &mut self.spans {
+            if !precise.contains(p)
+                && let Some(last) = spans.last_mut()
+                && last.1.is_none()
+            {
+                last.1 = Some(deal);
+            }
+        }
+        self.settled.retain(|p, _| precise.contains(p));
+        for &p in &precise {
+            if self.precise.contains(&p) && !self.settled.contains_key(&p) {
+                self.settled.insert(p, deal);
+                self.spans.entry(p).or_default().push((deal, None));
+            }
+        }
+        self.precise = precise;
+        if !rated.is_empty() && rated.iter().all(|p| self.settled.contains_key(p)) {
+            self.precise_after = Some(deal);
+        }
+    }
 }
 
 /// The stopping rules of a tournament, if it has any.
@@ -91,38 +145,30 @@ impl Stopping {
         let precise = list
             .entries
             .iter()
-            .filter(|e| e.bound.is_none() && e.interval.is_some_and(|(lo, hi)| (hi - lo) / 2.0 <= x))
+            .filter(|e| e.bound.is_none() && e.interval.is_some_and(|(lo, hi)| within(e.rating, lo, hi, x)))
             .map(|e| e.participant)
             .collect();
         (precise, list.entries.iter().map(|e| e.participant).collect())
     }
 
-    /// Settle, after `deal`, the participants precise then (keeping the deal since which each
-    /// has been) and unsettle the others; and the whole run once every rated participant is
-    /// precise at once.
-    pub fn settle(&self, t: &Tournament, records: &[MatchRecord], deal: u32, decided: &mut Decided) {
-        if self.until_error_elo.is_none() || decided.precise_after.is_some() {
+    /// The check after `deal`, a played deal (see the module doc).
+    pub fn settle(&self, t: &Tournament, records: &[MatchRecord], deal: u32, precision: &mut Precision) {
+        if self.until_error_elo.is_none() || precision.precise_after.is_some() {
             return;
         }
         let (precise, rated) = self.precise_at(t, records, deal);
-        decided.settled.retain(|p, _| precise.contains(p));
-        for &p in &precise {
-            decided.settled.entry(p).or_insert(deal);
-        }
-        if !rated.is_empty() && rated.iter().all(|p| decided.settled.contains_key(p)) {
-            decided.precise_after = Some(deal);
-        }
+        precision.check(deal, precise, &rated);
     }
 
-    /// Everything the logged games decide: the tests of deals before `deal`, and which
-    /// participants were settled after which deal.
+    /// Everything the logged games decide: the tests of deals before `deal`, and the checks
+    /// after each played deal before it.
     pub fn decide(&self, t: &Tournament, records: &[MatchRecord], deal: u32) -> Decided {
         let mut decided = self.tests(t, records, deal);
         let played: std::collections::BTreeSet<u32> = records.iter().map(|r| r.place().deal).collect();
         for d in 0..deal {
-            // A deal with no games changes no interval.
+            // A deal with no games is no check: it changes no interval.
             if played.contains(&d) {
-                self.settle(t, records, d, &mut decided);
+                self.settle(t, records, d, &mut decided.precision);
             }
         }
         decided
@@ -151,6 +197,7 @@ impl Stopping {
             }
             for (p, deals) in units {
                 let mut tally = Tally::new(4);
+                let seen = deals.len() as u32;
                 for (d, (sum, n)) in deals {
                     tally.add(sum / n);
                     let verdict = tally.decide(spec);
@@ -159,6 +206,9 @@ impl Stopping {
                         break;
                     }
                 }
+                if !decided.pairings.contains_key(&p) {
+                    decided.open.insert(p, (seen, tally.llr(spec)));
+                }
             }
         }
         decided
@@ -166,10 +216,11 @@ impl Stopping {
 
     /// Is `job` still needed, given what was decided?
     pub fn needed(t: &Tournament, decided: &Decided, job: &super::Job) -> bool {
-        if decided.precise_after.is_some_and(|d| job.deal > d) {
+        let precision = &decided.precision;
+        if precision.precise_after.is_some_and(|d| job.deal > d) {
             return false;
         }
-        if job.seats.iter().all(|p| decided.settled.get(p).is_some_and(|&d| job.deal > d)) {
+        if job.seats.iter().all(|&p| precision.settled_for(p, job.deal)) {
             return false;
         }
         let gauntlet = t.config.gauntlet_indices();
@@ -189,31 +240,78 @@ impl Stopping {
         let mut notes = Vec::new();
         for ((group, g, o), (verdict, deal, llr)) in &decided.pairings {
             let label = t.games.get(*group).map_or("?", |g| g.label.as_str());
-            let what = match verdict {
-                Decision::H1 => "H1 (stronger)",
-                Decision::H0 => "H0 (not stronger)",
-                Decision::Continue => "undecided",
-            };
+            let sentence = self.sprt.as_ref().map_or_else(String::new, |s| verdict.sentence(s, &names[*g]));
             notes.push(format!(
-                "{label}: {} vs {}: the sequential test ended {what} after {} deals (LLR {llr:.2})",
+                "{label}: {} vs {}: the sequential test ended after {} deals (LLR {llr:.2}): {sentence}",
                 names[*g],
                 names[*o],
                 deal + 1
             ));
         }
+        for ((group, g, o), (deals, llr)) in &decided.open {
+            let label = t.games.get(*group).map_or("?", |g| g.label.as_str());
+            notes.push(format!(
+                "{label}: {} vs {}: the sequential test was undecided after {deals} deals (LLR {llr:.2}): the schedule ran out first",
+                names[*g], names[*o]
+            ));
+        }
+        let precision = &decided.precision;
         if let Some(x) = self.until_error_elo
-            && !decided.settled.is_empty()
+            && !precision.settled.is_empty()
         {
             let each: Vec<String> =
-                decided.settled.iter().map(|(p, d)| format!("{} from {} deals on", names[*p], d + 1)).collect();
+                precision.settled.iter().map(|(p, d)| format!("{} from {} deals on", names[*p], d + 1)).collect();
             notes.push(format!(
-                "ratings within ±{x} Elo at the end: {} (while within, each played only those whose intervals were wider)",
+                "ratings within {x} Elo on both sides at the end: {} (while settled, each played only those not settled)",
                 each.join(", ")
             ));
-            if let Some(d) = decided.precise_after {
-                notes.push(format!("every rating was within ±{x} Elo after {} deals: no more were played", d + 1));
+            if let Some(d) = precision.precise_after {
+                notes.push(format!(
+                    "every rating was within {x} Elo on both sides after {} deals: no more were played",
+                    d + 1
+                ));
             }
         }
         notes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A participant settles after two precise checks in a row, unsettles at the first
+    /// imprecise one and settles again; a game skipped while it was settled stays not needed
+    /// after it unsettles (the run's own skips are never "missing" at the merge).
+    #[test]
+    fn settling_twice_keeps_what_the_first_settling_skipped() {
+        let mut p = Precision::default();
+        let rated = [0, 1];
+        p.check(10, vec![0], &rated);
+        assert!(p.settled.is_empty(), "one precise check is not enough");
+        p.check(11, vec![0], &rated);
+        assert_eq!(p.settled.get(&0), Some(&11));
+        p.check(12, vec![0], &rated);
+        p.check(13, vec![], &rated);
+        assert!(p.settled.is_empty());
+        p.check(14, vec![0], &rated);
+        p.check(15, vec![0, 1], &rated);
+        assert_eq!(p.settled.get(&0), Some(&15));
+        assert_eq!(p.spans[&0], vec![(11, Some(13)), (15, None)]);
+        // Deals 12 and 13 came while it was settled; 14 and 15 after it unsettled; 16 on.
+        let settled: Vec<u32> = (10..18).filter(|&d| p.settled_for(0, d)).collect();
+        assert_eq!(settled, vec![12, 13, 16, 17]);
+        assert_eq!(p.precise_after, None, "participant 1 has been precise once");
+        p.check(16, vec![0, 1], &rated);
+        assert_eq!(p.precise_after, Some(16));
+    }
+
+    /// Precise means both ends of the interval within the target, not its half-width.
+    #[test]
+    fn the_wider_side_decides() {
+        // random −477.5 [−559.9, −420.3]: half-width 69.8, but 82.4 below.
+        assert!(!within(-477.5, -559.9, -420.3, 70.0));
+        assert!(within(-477.5, -559.9, -420.3, 82.5));
+        assert!(within(0.0, -10.0, 10.0, 10.0));
     }
 }

@@ -349,6 +349,16 @@ fn compare_stops_when_the_answer_is_known() {
     // Three players: the two in all 6 arrangements among the others, per deal.
     let three = run("rules", "random", &["--game", "expedition", "--players", "3"]);
     assert_eq!(three["games_per_unit"], 6, "{three}");
+    // The cap is a cap: below one unit it is refused, and it is never passed.
+    for (cap, players) in [("0", "2"), ("1", "3"), ("5", "3")] {
+        let e =
+            fails(&["compare", "random", "random", "--game", "expedition", "--players", players, "--max-games", cap]);
+        assert!(e.contains(&format!("--max-games {cap}")) && e.contains("units of"), "{e}");
+    }
+    let capped =
+        ok(&["compare", "random", "random", "--game", "expedition", "--players", "3", "--max-games", "13", "--json"]);
+    let capped: serde_json::Value = serde_json::from_str(&capped).unwrap();
+    assert_eq!(capped["games"], 12, "{capped}");
     let e = fails(&["compare", "random", "random", "--game", "expedition", "--sprt", "elo0=10,elo1=0"]);
     assert!(e.contains("elo1"), "{e}");
     let e = fails(&["compare", "random", "random", "--game", "expedition", "--sprt", "model=bayesian"]);
@@ -364,6 +374,7 @@ fn the_simulated_test_accepts_elo1_far_more_often_than_elo0() {
         let out = ok(&["bench-sprt", "--runs", "60", "--elo1", "20,50", "--draws", "0.6", "--sprt", &sprt, "--json"]);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["sprt"]["model"], model);
+        assert!(v["sprt"].get("elo1").is_none(), "each row has its own elo1: {}", v["sprt"]);
         let rows = v["rows"].as_array().unwrap();
         assert_eq!(rows.len(), 2);
         for r in rows {

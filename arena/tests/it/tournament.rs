@@ -827,7 +827,7 @@ fn gauntlets_overrides_deals_and_the_variant_section() {
             }
         }
         if let (Some(l), Some(_)) = (g["left"]["value"].as_f64(), g["right"]["value"].as_f64()) {
-            assert!(summary.contains(&format!("rating gap {a}–{b} ({l:+.0}")), "{summary}");
+            assert!(summary.contains(&format!("rating gap {a}–{b} ({}", reports::stats::signed(l, 0))), "{summary}");
         }
     }
     let page = std::fs::read_to_string(out.join("report/index.html")).unwrap();
@@ -853,7 +853,7 @@ fn tournaments_stop_when_the_answer_is_known() {
     let played = sorted_records(&out).len();
     assert!(played < 60 * 2 / 2, "rules beats random: the test decides early ({played} games)");
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
-    assert!(standings.contains("ended H1"), "{standings}");
+    assert!(standings.contains("H1 accepted: rules is stronger than elo0 = 0"), "{standings}");
     assert!(standings.contains("were not needed") && !standings.contains("missing"), "{standings}");
     // A resumed run decides the same.
     let log = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
@@ -881,7 +881,7 @@ fn tournaments_stop_when_the_answer_is_known() {
     let n = sorted_records(&out).len();
     assert!((10..120).contains(&n), "two random agents: precise enough before the cap ({n} games)");
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
-    assert!(standings.contains("every rating was within ±150 Elo after"), "{standings}");
+    assert!(standings.contains("every rating was within 150 Elo on both sides after"), "{standings}");
     // ... and the report's own list says so: every final interval within the target.
     let ratings: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("report/ratings.json")).unwrap()).unwrap();
@@ -889,7 +889,8 @@ fn tournaments_stop_when_the_answer_is_known() {
     assert_eq!(entries.len(), 2);
     for e in entries {
         let (lo, hi) = (e["interval"][0].as_f64().unwrap(), e["interval"][1].as_f64().unwrap());
-        assert!((hi - lo) / 2.0 <= 150.0, "{e}");
+        let r = e["rating"].as_f64().unwrap();
+        assert!(r - lo <= 150.0 && hi - r <= 150.0, "{e}");
     }
     // Games go where the intervals are widest: the two random agents settle (their games
     // against each other stop) while `rules`, a bound against both, plays on against them.
@@ -904,7 +905,7 @@ fn tournaments_stop_when_the_answer_is_known() {
     let standings = std::fs::read_to_string(out.join("report/standings.md")).unwrap();
     let note = standings
         .lines()
-        .find(|l| l.contains("ratings within ±150 Elo at the end:"))
+        .find(|l| l.contains("ratings within 150 Elo on both sides at the end:"))
         .unwrap_or_else(|| panic!("{standings}"));
     let settled = |name: &str| -> u32 {
         let at = note.find(&format!("{name} from ")).unwrap_or_else(|| panic!("{note}")) + name.len() + 6;

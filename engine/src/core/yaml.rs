@@ -235,12 +235,29 @@ mod libyaml {
                 if (&*p).error != unsafe_sys::YAML_NO_ERROR || unsafe_sys::yaml_parser_parse(p, raw.as_mut_ptr()).fail {
                     self.done = true;
                     let state = &*p;
-                    let problem = bytes(state.problem.cast()).unwrap_or_default();
-                    let mark = state.problem_mark;
+                    let text = |p: *const std::ffi::c_char| {
+                        String::from_utf8_lossy(&bytes(p.cast()).unwrap_or_default()).into_owned()
+                    };
+                    let problem = text(state.problem);
+                    let (at, opened) = (state.problem_mark, state.context_mark);
+                    // A collection opened and never closed (`{` with no `}`) is found where
+                    // the text goes on without it: the mistake is where it was opened.
+                    if !state.context.is_null() && opened.line < at.line {
+                        return Err(YamlRefusal::Syntax {
+                            message: format!(
+                                "{} opened here is not closed: {problem} (by line {}, column {})",
+                                text(state.context).trim_start_matches("while parsing "),
+                                at.line + 1,
+                                at.column + 1
+                            ),
+                            line: opened.line as usize + 1,
+                            column: opened.column as usize + 1,
+                        });
+                    }
                     return Err(YamlRefusal::Syntax {
-                        message: String::from_utf8_lossy(&problem).into_owned(),
-                        line: mark.line as usize + 1,
-                        column: mark.column as usize + 1,
+                        message: problem,
+                        line: at.line as usize + 1,
+                        column: at.column as usize + 1,
                     });
                 }
                 let e = raw.as_mut_ptr();
@@ -345,6 +362,14 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(check("a: *nowhere"), Err(YamlRefusal::Syntax { .. })));
+        // An unclosed `{` is placed where it opens, not where the text goes on without it.
+        match check("a: 1\nb:\n  - { x: 1, y: 2\n  - { x: 3 }\n") {
+            Err(YamlRefusal::Syntax { line: 3, column: 5, message }) => {
+                assert!(message.starts_with("a flow mapping opened here is not closed"), "{message}");
+                assert!(message.contains("line 4"), "{message}");
+            }
+            other => panic!("{other:?}"),
+        }
         // A file's syntax is left to the deserialiser; its limits are not.
         assert_eq!(check_file("a: [1, 2\nb: c"), Ok(()));
     }

@@ -1,6 +1,7 @@
 //! The bootstrap over units: resampled re-fits of the ratings, their percentile intervals and
 //! the likelihoods of superiority (LOS).
 
+use super::TIE_ELO;
 use super::fit::{RESAMPLE_TOLERANCE, to_elo};
 use super::pool::PoolResults;
 
@@ -95,16 +96,17 @@ pub(super) fn resample(
 /// LOS over the next (a table of thousands squared is neither read nor cheap).
 pub(super) const LOS_TABLE_MAX: usize = 100;
 
-/// The share of the `b` re-fits that rate `x` above `y` (a tie counts half).
+/// The share of the `b` re-fits that rate `x` above `y` (a tie, ratings less than
+/// [`TIE_ELO`] apart, counts half).
 fn superiority(x: &[f64], y: &[f64], b: usize) -> f64 {
     let above: f64 = x
         .iter()
         .zip(y)
         .map(|(rx, ry)| {
-            if rx > ry {
-                1.0
-            } else if rx == ry {
+            if (rx - ry).abs() < TIE_ELO {
                 0.5
+            } else if rx > ry {
+                1.0
             } else {
                 0.0
             }

@@ -52,6 +52,11 @@
 //! which `x` is rated above `y` (a tie counts half): an estimate of how sure one can be that `x`
 //! is the stronger, given games like these.
 //!
+//! Two ratings less than [`TIE_ELO`] apart are equal: far below any difference games can show,
+//! far above the solver's rounding (participants with the same results in every unit, a
+//! cooperative team's travellers, come out of a fit a few 1e-11 apart). Equal ratings are one
+//! value in the list, listed by name; in a re-fit they are a tie.
+//!
 //! The resampling uses its own SplitMix64 generator seeded with [`RatingOptions::seed`], so a
 //! seed gives the same intervals on every platform and with every dependency version.
 
@@ -62,6 +67,9 @@ mod list;
 mod pool;
 
 pub use fit::{ELO_PER_NEPER, VIRTUAL_DRAWS_PER_PAIR, fit_elo};
+
+/// Ratings (and re-fitted ratings) closer than this many Elo are equal (see the module doc).
+pub const TIE_ELO: f64 = 1e-3;
 pub use list::{
     Bound, HeadToHead, NO_RATED_GAME, Pairwise, Progression, Rated, RatedGame, RatingGap, RatingList, RatingOptions,
     Unrated,
@@ -132,11 +140,12 @@ pub fn rate_with(
     } else {
         Vec::new()
     };
-    let ratings = to_elo(&logs, anchor);
+    let mut ratings = to_elo(&logs, anchor);
     let bounds = pool::bounds(participants, &pool, &results, &ratings, &mut notes);
     let b = if m > 1 { opts.bootstrap as usize } else { 0 };
-    let samples = bootstrap::resample(&results, b, opts.seed, &logs, anchor, effort.threads, effort.cancel);
+    let mut samples = bootstrap::resample(&results, b, opts.seed, &logs, anchor, effort.threads, effort.cancel);
     let order = best_first(participants, &pool.members, &ratings);
+    equalize(&order, &mut ratings, &mut samples);
     let next = if b > 0 { bootstrap::los_next(&order, &samples, b) } else { vec![None; order.len()] };
     let los = if b > 0 && m <= bootstrap::LOS_TABLE_MAX { bootstrap::los(&order, &samples, b) } else { Vec::new() };
     let fitted = Fitted { ratings, bounds, samples };
@@ -165,16 +174,31 @@ struct Fitted {
     samples: Vec<Vec<f64>>,
 }
 
-/// Compact indices of the members, best rating first (ties by name, then index).
+/// Compact indices of the members, best rating first; equal ratings (runs of neighbours less
+/// than [`TIE_ELO`] apart) by name, then index.
 fn best_first(participants: &[String], members: &[usize], ratings: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..members.len()).collect();
-    order.sort_by(|&x, &y| {
-        ratings[y]
-            .total_cmp(&ratings[x])
-            .then_with(|| participants[members[x]].cmp(&participants[members[y]]))
-            .then(members[x].cmp(&members[y]))
-    });
+    order.sort_by(|&x, &y| ratings[y].total_cmp(&ratings[x]).then(members[x].cmp(&members[y])));
+    for run in order.chunk_by_mut(|&x, &y| ratings[x] - ratings[y] < TIE_ELO) {
+        run.sort_by(|&x, &y| participants[members[x]].cmp(&participants[members[y]]).then(members[x].cmp(&members[y])));
+    }
     order
+}
+
+/// Equal ratings made one value: each run of equal ratings in `order` takes its first
+/// member's rating, and a member equal in every re-fit to one before it in the run takes
+/// that one's re-fits (so their intervals are one as well).
+fn equalize(order: &[usize], ratings: &mut [f64], samples: &mut [Vec<f64>]) {
+    let runs: Vec<&[usize]> = order.chunk_by(|&x, &y| (ratings[x] - ratings[y]).abs() < TIE_ELO).collect();
+    for run in runs {
+        for (i, &k) in run.iter().enumerate().skip(1) {
+            ratings[k] = ratings[run[0]];
+            let same = |j: usize| samples[k].iter().zip(&samples[j]).all(|(a, b)| (a - b).abs() < TIE_ELO);
+            if let Some(&j) = run[..i].iter().find(|&&j| same(j)) {
+                samples[k] = samples[j].clone();
+            }
+        }
+    }
 }
 
 /// The list's entries, in `order`, with their intervals, totals and LOS over the next one.
