@@ -5,6 +5,8 @@
 //! - the decision round trip (p50, p99) through the Play stream and through unary Act, each
 //!   beside a bare tonic echo of the same shape (the same messages each way, answered with no
 //!   work): the floor this machine allows.
+//!
+//! Each measure and the one it is compared with take turns in rounds (see [`run`]).
 
 use arena::server::{self, ServerConfig};
 use bots::{Budget, SeatView};
@@ -25,9 +27,12 @@ use tonic::{Request, Response, Status, Streaming};
 
 #[derive(Args)]
 pub struct BenchWireArgs {
-    /// Seconds per measurement.
+    /// Seconds per measurement, in all (split into the rounds).
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
+    /// Rounds: every measure and the one it is compared with take turns, a slice each.
+    #[arg(long, default_value_t = 5)]
+    pub rounds: usize,
     /// Matches in flight for the throughput measurement.
     #[arg(long, default_value_t = 64)]
     pub matches: usize,
@@ -54,17 +59,21 @@ fn latency(mut v: Vec<Duration>) -> Latency {
 
 #[derive(Serialize)]
 struct Report {
-    in_process_decisions_per_second: f64,
-    remote_decisions_per_second_one_match: f64,
-    remote_decisions_per_second_many_matches: f64,
+    rounds: usize,
+    in_process_decisions_per_second: Spread,
+    remote_decisions_per_second_one_match: Spread,
+    remote_decisions_per_second_many_matches: Spread,
     matches_in_flight: usize,
-    remote_over_in_process: f64,
+    in_process_over_remote: Spread,
     play_round_trip: Latency,
     play_echo_floor: Latency,
-    play_over_echo_p50: f64,
+    play_over_echo_p50: Spread,
     unary_act_round_trip: Latency,
     unary_echo_floor: Latency,
-    unary_over_echo_p50: f64,
+    unary_over_echo_p50: Spread,
+    /// An Act's own work in process (no wire), and its share of what Act costs past the echo.
+    act_work_in_process: Latency,
+    act_work_over_act_less_echo: Spread,
     decision_request_bytes: usize,
     seat_state_bytes: usize,
 }
@@ -74,6 +83,8 @@ struct Report {
 struct EchoService {
     state: v1::SeatState,
     request: v1::DecisionRequest,
+    /// The stream's round trips, as the server times them.
+    times: Arc<std::sync::Mutex<Vec<Duration>>>,
 }
 
 #[tonic::async_trait]
@@ -84,14 +95,21 @@ impl Echo for EchoService {
 
     type StreamStream = Pin<Box<dyn Stream<Item = Result<v1::DecisionRequest, Status>> + Send + 'static>>;
 
+    /// Play's shape, timed where the server times Play: the server sends a request, the
+    /// client answers it at once with a decision, and the server notes the time between.
     async fn stream(&self, req: Request<Streaming<v1::Decision>>) -> Result<Response<Self::StreamStream>, Status> {
         let mut inbound = req.into_inner();
         let (tx, rx) = tokio::sync::mpsc::channel(16);
-        let reply = self.request.clone();
+        let (request, times) = (self.request.clone(), self.times.clone());
         tokio::spawn(async move {
-            while let Ok(Some(_)) = inbound.message().await {
-                if tx.send(Ok(reply.clone())).await.is_err() {
+            loop {
+                let t = Instant::now();
+                if tx.send(Ok(request.clone())).await.is_err() {
                     break;
+                }
+                match inbound.message().await {
+                    Ok(Some(_)) => times.lock().expect("times").push(t.elapsed()),
+                    _ => break,
                 }
             }
         });
@@ -160,9 +178,141 @@ fn remote(hub: &Arc<server::Hub>, inflight: usize, seconds: f64) -> Result<f64, 
     Ok(rate)
 }
 
+/// A ratio measured round by round: its median and its range over the rounds.
+#[derive(Serialize, Default)]
+struct Spread {
+    median: f64,
+    min: f64,
+    max: f64,
+}
+
+fn spread(mut v: Vec<f64>) -> Spread {
+    if v.is_empty() {
+        return Spread::default();
+    }
+    v.sort_by(f64::total_cmp);
+    Spread { median: v[v.len() / 2], min: v[0], max: v[v.len() - 1] }
+}
+
+/// p50 of a round's round trips, in µs.
+fn p50(v: &[Duration]) -> f64 {
+    latency(v.to_vec()).p50_us
+}
+
+/// Unary Act round trips for `seconds`: journey solo, the client choosing the first legal
+/// action of each answer; the largest seat state seen kept in `biggest`.
+async fn act_round(
+    m: &mut v1::matches_client::MatchesClient<tonic::transport::Channel>,
+    seconds: f64,
+    seed: &mut u64,
+    biggest: &mut v1::SeatState,
+) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        *seed += 1;
+        let req = v1::CreateMatchRequest {
+            game: "journey".into(),
+            preset: "classic".into(),
+            seed: Some(*seed),
+            ..Default::default()
+        };
+        let created = m.create_match(req).await.map_err(|e| e.to_string())?.into_inner();
+        let token = created.tokens[0].token.clone();
+        let observe = v1::ObserveRequest { match_id: created.match_id.clone(), token: token.clone(), tensors: false };
+        let mut state = m.observe(observe).await.map_err(|e| e.to_string())?.into_inner();
+        while let Some(first) = state.legal.first() {
+            let act = v1::ActRequest {
+                match_id: created.match_id.clone(),
+                token: token.clone(),
+                action: first.id,
+                version: Some(state.version),
+            };
+            let t = Instant::now();
+            let answer = m.act(act).await.map_err(|e| e.to_string())?.into_inner();
+            times.push(t.elapsed());
+            state = answer.state.ok_or("no state")?;
+            if prost::Message::encoded_len(&state) > prost::Message::encoded_len(biggest) {
+                *biggest = state.clone();
+            }
+        }
+    }
+    Ok(times)
+}
+
+/// Echo round trips of unary's shape for `seconds`: an Act (small) in, a seat's state out.
+async fn echo_unary_round(echo: &mut EchoClient<tonic::transport::Channel>, seconds: f64) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        let t = Instant::now();
+        let act = v1::ActRequest {
+            match_id: "0123456789abcdef".into(),
+            token: "0123456789abcdef0123456789abcdef".into(),
+            action: 6,
+            version: Some(1),
+        };
+        echo.unary(act).await.map_err(|e| e.to_string())?;
+        times.push(t.elapsed());
+    }
+    Ok(times)
+}
+
+/// Echo round trips of Play's shape for `seconds`, timed by the echo server as the arena's
+/// server times Play: a request (large) to the client, its decision (small) back at once.
+async fn echo_play_round(
+    echo: &mut EchoClient<tonic::transport::Channel>,
+    times: &std::sync::Mutex<Vec<Duration>>,
+    seconds: f64,
+) -> Result<Vec<Duration>, String> {
+    let (tx, rx) = tokio::sync::mpsc::channel(4);
+    let mut requests =
+        echo.stream(tokio_stream::wrappers::ReceiverStream::new(rx)).await.map_err(|e| e.to_string())?.into_inner();
+    times.lock().expect("times").clear();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        requests.message().await.map_err(|e| e.to_string())?;
+        tx.send(v1::Decision { request_id: 1, action: 6 }).await.map_err(|e| e.to_string())?;
+    }
+    drop(tx);
+    Ok(std::mem::take(&mut *times.lock().expect("times")))
+}
+
+/// What an Act costs the server beyond the wire, in process: the same calls the service
+/// makes (the seat found by its token, the action checked and applied, the seat's new state
+/// built), journey solo, for `seconds`.
+fn act_work(hub: &Arc<server::Hub>, seconds: f64, seed: &mut u64) -> Result<Vec<Duration>, String> {
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while start.elapsed().as_secs_f64() < seconds {
+        *seed += 1;
+        let req = v1::CreateMatchRequest {
+            game: "journey".into(),
+            preset: "classic".into(),
+            seed: Some(*seed),
+            ..Default::default()
+        };
+        let created = hub.create(req, &server::ClientId::Unknown).map_err(|e| e.message().to_string())?;
+        let token = &created.tokens[0].token;
+        let (table, seat) = hub.seat_of(&created.match_id, token).map_err(|e| e.message().to_string())?;
+        let mut state = table.seat_state(&table.lock(), seat, false).map_err(|e| e.message().to_string())?;
+        while let Some(first) = state.legal.first() {
+            let t = Instant::now();
+            let (table, seat) = hub.seat_of(&created.match_id, token).map_err(|e| e.message().to_string())?;
+            state = table.act(seat, first.id, Some(state.version)).map_err(|e| e.message().to_string())?;
+            times.push(t.elapsed());
+        }
+    }
+    Ok(times)
+}
+
+/// Every measure is taken in `--rounds` slices, each measure and the one it is compared with
+/// one after the other in every round (interleaved, so that the machine's drift meets both
+/// alike); a ratio is the median of the rounds' ratios, with their range.
 pub fn run(args: BenchWireArgs) -> Result<(), String> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
-    let in_process = in_process(args.seconds)?;
+    let rounds = args.rounds.max(1);
+    let slice = args.seconds / rounds as f64;
     let config = ServerConfig {
         move_time: None,
         measure_latency: true,
@@ -180,11 +330,6 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
     if rt.block_on(hub.wait_for_session("bench", Duration::from_secs(10))).is_none() {
         return Err("the bench client did not connect".into());
     }
-    let one = remote(&hub, 1, args.seconds)?;
-    let play_latencies = std::mem::take(&mut *hub.latencies.as_ref().expect("measured").lock().expect("latencies"));
-    let many = remote(&hub, args.matches, args.seconds)?;
-    let _ = stop_bot.send(());
-    let _ = rt.block_on(bot);
 
     // Sizes of the real messages, from a mid-game position.
     let entry = find_game("expedition")?;
@@ -212,141 +357,109 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
     let request = arena::server::wire::decision_request(&view, asking)?;
     let request_bytes = prost::Message::encoded_len(&request);
 
-    // Unary Act round trips: journey solo, the client choosing from each answer's legal list.
-    let (act_latencies, state) = rt.block_on(async {
-        let channel = arena::client::connect(&url).await?;
-        let mut m = v1::matches_client::MatchesClient::new(channel);
-        let (mut times, mut biggest) = (Vec::new(), v1::SeatState::default());
-        let start = Instant::now();
-        let mut seed = 0;
-        while start.elapsed().as_secs_f64() < args.seconds {
-            seed += 1;
-            let req = v1::CreateMatchRequest {
-                game: "journey".into(),
-                preset: "classic".into(),
-                seed: Some(seed),
-                ..Default::default()
-            };
-            let created = m.create_match(req).await.map_err(|e| e.to_string())?.into_inner();
-            let token = created.tokens[0].token.clone();
-            let mut state = m
-                .observe(v1::ObserveRequest {
-                    match_id: created.match_id.clone(),
-                    token: token.clone(),
-                    tensors: false,
-                })
-                .await
-                .map_err(|e| e.to_string())?
-                .into_inner();
-            while let Some(first) = state.legal.first() {
-                let act = v1::ActRequest {
-                    match_id: created.match_id.clone(),
-                    token: token.clone(),
-                    action: first.id,
-                    version: Some(state.version),
-                };
-                let t = Instant::now();
-                let answer = m.act(act).await.map_err(|e| e.to_string())?.into_inner();
-                times.push(t.elapsed());
-                state = answer.state.ok_or("no state")?;
-                if prost::Message::encoded_len(&state) > prost::Message::encoded_len(&biggest) {
-                    biggest = state.clone();
-                }
-            }
-        }
-        Ok::<_, String>((times, biggest))
+    // The Act client, and a first slice of it to find the largest seat state the echo sends.
+    let mut m = rt.block_on(async {
+        Ok::<_, String>(v1::matches_client::MatchesClient::new(arena::client::connect(&url).await?))
     })?;
-    rt.block_on(running.stop())?;
-
-    // The echo floor: the same messages each way (the largest seat state seen, a mid-game
-    // decision request), answered with no work.
+    let (mut seed, mut state) = (0u64, v1::SeatState::default());
+    rt.block_on(act_round(&mut m, slice.min(0.2), &mut seed, &mut state))?;
     let state_bytes = prost::Message::encoded_len(&state);
-    let echo_service = EchoService { state, request };
-    let (play_echo, unary_echo) = rt.block_on(async {
+
+    // The echo: the same messages each way, answered with no work.
+    let echo_times = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let echo_service = EchoService { state, request, times: echo_times.clone() };
+    let (stop_echo, echo_stopped) = tokio::sync::oneshot::channel::<()>();
+    let (echo_server, mut echo) = rt.block_on(async {
         let incoming = TcpIncoming::bind("127.0.0.1:0".parse().expect("an address"))
             .map_err(|e| e.to_string())?
             .with_nodelay(Some(true));
         let addr = incoming.local_addr().map_err(|e| e.to_string())?;
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let server =
             tokio::spawn(Server::builder().add_service(EchoServer::new(echo_service)).serve_with_incoming_shutdown(
                 incoming,
                 async {
-                    let _ = stopped.await;
+                    let _ = echo_stopped.await;
                 },
             ));
         let channel = arena::client::connect(&format!("http://{addr}")).await?;
-        let mut echo = EchoClient::new(channel);
-        // Play's shape: a decision (small) one way, a request (large) the other.
-        let (tx, rx) = tokio::sync::mpsc::channel(4);
-        let mut replies =
-            echo.stream(tokio_stream::wrappers::ReceiverStream::new(rx)).await.map_err(|e| e.to_string())?.into_inner();
-        let mut play = Vec::new();
-        let start = Instant::now();
-        while start.elapsed().as_secs_f64() < args.seconds {
-            let t = Instant::now();
-            tx.send(v1::Decision { request_id: 1, action: 6 }).await.map_err(|e| e.to_string())?;
-            replies.message().await.map_err(|e| e.to_string())?;
-            play.push(t.elapsed());
-        }
-        drop(tx);
-        // Unary's shape: an Act (small) in, a seat's state (large) out.
-        let mut unary = Vec::new();
-        let start = Instant::now();
-        while start.elapsed().as_secs_f64() < args.seconds {
-            let t = Instant::now();
-            let act = v1::ActRequest {
-                match_id: "0123456789abcdef".into(),
-                token: "0123456789abcdef0123456789abcdef".into(),
-                action: 6,
-                version: Some(1),
-            };
-            echo.unary(act).await.map_err(|e| e.to_string())?;
-            unary.push(t.elapsed());
-        }
-        let _ = stop.send(());
-        let _ = server.await;
-        Ok::<_, String>((play, unary))
+        Ok::<_, String>((server, EchoClient::new(channel)))
     })?;
 
-    let (play, play_floor) = (latency(play_latencies), latency(play_echo));
-    let (unary, unary_floor) = (latency(act_latencies), latency(unary_echo));
+    let latencies = hub.latencies.as_ref().expect("measured");
+    let (mut in_process_rates, mut one_rates, mut many_rates, mut remote_ratio) = (vec![], vec![], vec![], vec![]);
+    let (mut play_all, mut play_echo_all, mut play_ratio) = (vec![], vec![], vec![]);
+    let (mut act_all, mut act_echo_all, mut act_ratio) = (vec![], vec![], vec![]);
+    let (mut work_all, mut work_share) = (vec![], vec![]);
+    for _ in 0..rounds {
+        let ip = in_process(slice)?;
+        let many = remote(&hub, args.matches, slice)?;
+        in_process_rates.push(ip);
+        many_rates.push(many);
+        remote_ratio.push(ip / many);
+        latencies.lock().expect("latencies").clear();
+        one_rates.push(remote(&hub, 1, slice)?);
+        let play = std::mem::take(&mut *latencies.lock().expect("latencies"));
+        let play_echo = rt.block_on(echo_play_round(&mut echo, &echo_times, slice))?;
+        play_ratio.push(p50(&play) / p50(&play_echo));
+        let act = rt.block_on(act_round(&mut m, slice, &mut seed, &mut v1::SeatState::default()))?;
+        let act_echo = rt.block_on(echo_unary_round(&mut echo, slice))?;
+        act_ratio.push(p50(&act) / p50(&act_echo));
+        let work = act_work(&hub, slice, &mut seed)?;
+        work_share.push(p50(&work) / (p50(&act) - p50(&act_echo)));
+        work_all.extend(work);
+        play_all.extend(play);
+        play_echo_all.extend(play_echo);
+        act_all.extend(act);
+        act_echo_all.extend(act_echo);
+    }
+    let _ = stop_bot.send(());
+    let _ = rt.block_on(bot);
+    let _ = stop_echo.send(());
+    let _ = rt.block_on(echo_server);
+    rt.block_on(running.stop())?;
+
     let report = Report {
-        in_process_decisions_per_second: in_process,
-        remote_decisions_per_second_one_match: one,
-        remote_decisions_per_second_many_matches: many,
+        rounds,
+        in_process_decisions_per_second: spread(in_process_rates),
+        remote_decisions_per_second_one_match: spread(one_rates),
+        remote_decisions_per_second_many_matches: spread(many_rates),
         matches_in_flight: args.matches,
-        remote_over_in_process: many / in_process,
-        play_over_echo_p50: play.p50_us / play_floor.p50_us,
-        unary_over_echo_p50: unary.p50_us / unary_floor.p50_us,
-        play_round_trip: play,
-        play_echo_floor: play_floor,
-        unary_act_round_trip: unary,
-        unary_echo_floor: unary_floor,
+        in_process_over_remote: spread(remote_ratio),
+        play_round_trip: latency(play_all),
+        play_echo_floor: latency(play_echo_all),
+        play_over_echo_p50: spread(play_ratio),
+        unary_act_round_trip: latency(act_all),
+        unary_echo_floor: latency(act_echo_all),
+        unary_over_echo_p50: spread(act_ratio),
+        act_work_in_process: latency(work_all),
+        act_work_over_act_less_echo: spread(work_share),
         decision_request_bytes: request_bytes,
         seat_state_bytes: state_bytes,
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     } else {
-        outln!("random agent, expedition 2 players (dice):");
-        outln!("  in process:                 {:>9.0} decisions/s", report.in_process_decisions_per_second);
-        outln!("  remote, one match at a time: {:>8.0} decisions/s", report.remote_decisions_per_second_one_match);
+        let r = |s: &Spread| format!("{:.2}× ({:.2}–{:.2})", s.median, s.min, s.max);
+        let k = |s: &Spread| format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max);
+        outln!("random agent, expedition 2 players (dice); medians of {rounds} interleaved rounds (range):");
+        outln!("  in process:                   {} decisions/s", k(&report.in_process_decisions_per_second));
+        outln!("  remote, one match at a time:  {} decisions/s", k(&report.remote_decisions_per_second_one_match));
         outln!(
-            "  remote, {} matches in flight: {:>7.0} decisions/s ({:.2}× in process)",
+            "  remote, {} matches in flight: {} decisions/s (in process is {} as fast)",
             report.matches_in_flight,
-            report.remote_decisions_per_second_many_matches,
-            report.remote_over_in_process
+            k(&report.remote_decisions_per_second_many_matches),
+            r(&report.in_process_over_remote)
         );
         let l = |x: &Latency| format!("p50 {:>6.1} µs, p99 {:>6.1} µs ({} samples)", x.p50_us, x.p99_us, x.samples);
-        outln!("round trips on loopback:");
+        outln!("round trips on loopback (p50 ratios per round):");
         outln!("  Play decision ({} B request):  {}", report.decision_request_bytes, l(&report.play_round_trip));
-        outln!("  echo of the same shape:         {}  → {:.2}×", l(&report.play_echo_floor), report.play_over_echo_p50);
+        outln!("  echo of the same shape:         {}  → {}", l(&report.play_echo_floor), r(&report.play_over_echo_p50));
         outln!("  unary Act ({} B seat state):    {}", report.seat_state_bytes, l(&report.unary_act_round_trip));
+        outln!("  echo of the same shape:         {}  → {}", l(&report.unary_echo_floor), r(&report.unary_over_echo_p50));
         outln!(
-            "  echo of the same shape:         {}  → {:.2}×",
-            l(&report.unary_echo_floor),
-            report.unary_over_echo_p50
+            "  Act's own work, in process:     {}  → {} of Act's cost past the echo",
+            l(&report.act_work_in_process),
+            r(&report.act_work_over_act_less_echo)
         );
     }
     Ok(())
