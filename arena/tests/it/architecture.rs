@@ -177,6 +177,70 @@ fn the_table_check_names_the_crate_and_what_differs() {
     assert!(e.contains("last column should be `may depend on`"), "{e}");
 }
 
+// ----- the command list ----------------------------------------------------------------------
+
+/// The subcommands of `enum Command` in `arena/src/main.rs`, as clap names them (each variant
+/// in kebab case: `BenchWire` is `bench-wire`).
+fn subcommands(main_rs: &str) -> Vec<String> {
+    let code = strip(main_rs);
+    let start = code.find("enum Command").expect("arena/src/main.rs has `enum Command`");
+    let open = start + code[start..].find('{').expect("enum Command {");
+    let close = open + code[open..].find('}').expect("enum Command { ... }");
+    let mut names = Vec::new();
+    for line in code[open + 1..close].lines() {
+        let line = line.trim();
+        if line.starts_with("#[") || line.is_empty() {
+            assert!(!line.contains("name"), "a renamed subcommand is not read here: {line}");
+            continue;
+        }
+        let variant: String = line.chars().take_while(|c| c.is_alphanumeric()).collect();
+        let mut kebab = String::new();
+        for (i, ch) in variant.chars().enumerate() {
+            if ch.is_uppercase() && i > 0 {
+                kebab.push('-');
+            }
+            kebab.extend(ch.to_lowercase());
+        }
+        names.push(kebab);
+    }
+    names
+}
+
+/// The commands ARCHITECTURE.md's crate table gives the `arena` binary: the code spans in the
+/// parentheses after "the `arena` binary" in the row of `arena/`.
+fn listed_commands(md: &str) -> Result<BTreeSet<String>, String> {
+    let row = md.lines().find(|l| l.trim_start().starts_with("| `arena/` |")).ok_or("no row for `arena/`")?;
+    let after =
+        row.split_once("the `arena` binary (").ok_or("the `arena/` row does not say \"the `arena` binary (…)\"")?.1;
+    let list = after.split_once(')').ok_or("the `arena` binary's list is not closed")?.0;
+    Ok(list.split('`').skip(1).step_by(2).map(str::to_string).collect())
+}
+
+#[test]
+fn every_subcommand_is_in_the_architecture() {
+    let root = workspace();
+    let commands: BTreeSet<String> = subcommands(&read(&root.join("arena/src/main.rs"))).into_iter().collect();
+    assert!(commands.contains("tournament") && commands.contains("bench-wire"), "the commands read: {commands:?}");
+    let listed =
+        listed_commands(&read(&root.join("ARCHITECTURE.md"))).unwrap_or_else(|e| panic!("ARCHITECTURE.md: {e}"));
+    let missing: Vec<&String> = commands.difference(&listed).collect();
+    let extra: Vec<&String> = listed.difference(&commands).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "ARCHITECTURE.md's row for `arena/` (\"the `arena` binary (…)\") should list every subcommand of \
+         arena/src/main.rs: missing {missing:?}, not a subcommand {extra:?}"
+    );
+}
+
+#[test]
+fn the_command_check_reads_variants_and_the_row() {
+    let main_rs =
+        "enum Command {\n    /// Games.\n    Games(a::A),\n    /// The web's { bench }.\n    BenchWeb(w::B),\n}\n";
+    assert_eq!(subcommands(main_rs), ["games", "bench-web"]);
+    let md = "| crate |\n| `arena/` | the `arena` binary (`games`, `bench-web`) and (`pool.rs`) | `x` |\n";
+    assert_eq!(listed_commands(md).unwrap(), ["games", "bench-web"].map(String::from).into());
+}
+
 // ----- reading Rust source -------------------------------------------------------------------
 
 /// The source with every comment and every string and character literal blanked (newlines
