@@ -246,10 +246,17 @@ fn the_command_check_reads_variants_and_the_row() {
 /// The source with every comment and every string and character literal blanked (newlines
 /// kept, so lines still count), leaving code alone.
 fn strip(src: &str) -> String {
+    strip_keeping(src, false)
+}
+
+/// The source with every comment blanked, and its string literals too unless `strings`: one
+/// character out for each character in, so that positions agree with the source's.
+fn strip_keeping(src: &str, strings: bool) -> String {
     let c: Vec<char> = src.chars().collect();
     let mut out = String::with_capacity(src.len());
     let peek = |k: usize| c.get(k).copied().unwrap_or('\0');
     let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    let literal = |out: &mut String, ch: char| if strings { out.push(ch) } else { blank(out, ch) };
     let mut i = 0;
     while i < c.len() {
         let ident_before = i > 0 && (c[i - 1].is_alphanumeric() || c[i - 1] == '_');
@@ -304,7 +311,7 @@ fn strip(src: &str) -> String {
                 i += 1;
             }
             for &ch in &c[start..i.min(c.len())] {
-                blank(&mut out, ch);
+                literal(&mut out, ch);
             }
         } else if c[i] == '"' || (c[i] == 'b' && peek(i + 1) == '"' && !ident_before) {
             if c[i] == 'b' {
@@ -315,11 +322,11 @@ fn strip(src: &str) -> String {
             i += 1;
             while i < c.len() && c[i] != '"' {
                 if c[i] == '\\' {
-                    blank(&mut out, c[i]);
+                    literal(&mut out, c[i]);
                     i += 1;
                 }
                 if i < c.len() {
-                    blank(&mut out, c[i]);
+                    literal(&mut out, c[i]);
                     i += 1;
                 }
             }
@@ -916,4 +923,141 @@ fn the_cycle_check_finds_a_ring_and_names_its_imports() {
     // Nothing else: not the comment, the string, the test module, nor the parent and child.
     let edges: Vec<_> = krate.edges().into_keys().collect();
     assert_eq!(edges, vec![(path("a"), path("b")), (path("b"), path("a"))]);
+}
+
+// ----- where a game is named ------------------------------------------------------------------
+
+/// The games: the folders of `engine/src/` but `core/` (each holds a game's rules).
+fn game_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(workspace().join("engine/src"))
+        .expect("engine/src is read")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n != "core")
+        .collect();
+    names.sort();
+    names
+}
+
+/// The files besides a game's own (`engine/src/<game>/`, `bots/src/<game>/`,
+/// `proto/src/convert/<game>.rs`) that may name a game: each crate's one list of its games,
+/// and the benchmarks, each of which measures a workload it names. ARCHITECTURE.md lists them.
+const MAY_NAME_A_GAME: &[&str] = &[
+    "engine/src/lib.rs",
+    "engine/src/games.rs",
+    "bots/src/lib.rs",
+    "bots/src/games.rs",
+    "proto/src/convert/mod.rs",
+    "arena/src/netbench.rs",
+    "arena/src/hostbench.rs",
+    "arena/src/webbench.rs",
+    "arena/src/ladderbench.rs",
+];
+
+/// The source directories of the crates whose code is checked.
+const SOURCES: &[&str] = &["engine/src", "bots/src", "proto/src", "reports/src", "arena/src", "bots/python/src"];
+
+/// Where `src` names one of `games` in its code (an identifier or a string literal, in any
+/// case: `Journey`, `"journey"`, `journey_to_proto`): each line's number and text. Comments
+/// and `#[cfg(test)]` items are left out.
+fn namings(src: &str, games: &[String]) -> Vec<(usize, String)> {
+    let code: Vec<char> = strip(src).chars().collect();
+    let mut kept: Vec<char> = strip_keeping(src, true).chars().collect();
+    assert_eq!(code.len(), kept.len(), "one character out for each in");
+    let text: String = code.iter().collect();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]").map(|k| from + k) {
+        // The item the attribute is on: to its `;`, or through its braces.
+        let start = text[..at].chars().count();
+        let mut k = start;
+        let mut depth = 0usize;
+        while k < code.len() {
+            match code[k] {
+                ';' if depth == 0 => break,
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        for ch in &mut kept[start..(k + 1).min(code.len())] {
+            if *ch != '\n' {
+                *ch = ' ';
+            }
+        }
+        from = at + "#[cfg(test)]".len();
+    }
+    let kept: String = kept.into_iter().collect();
+    kept.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.to_lowercase();
+            games.iter().any(|g| l.contains(g.as_str()))
+        })
+        .map(|(k, l)| (k + 1, l.trim().to_string()))
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, as a path from the workspace's root.
+fn rust_files(dir: &str, out: &mut Vec<String>) {
+    let root = workspace();
+    for e in std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok()) {
+        let name = format!("{dir}/{}", e.file_name().to_string_lossy());
+        if e.path().is_dir() {
+            rust_files(&name, out);
+        } else if name.ends_with(".rs") {
+            out.push(name);
+        }
+    }
+}
+
+#[test]
+fn no_code_outside_a_games_folders_and_the_lists_names_a_game() {
+    let games = game_names();
+    assert!(games.len() >= 2, "the games read: {games:?}");
+    let own = |f: &str| {
+        games.iter().any(|g| {
+            f.starts_with(&format!("engine/src/{g}/"))
+                || f.starts_with(&format!("bots/src/{g}/"))
+                || f == format!("proto/src/convert/{g}.rs")
+        })
+    };
+    let mut files = Vec::new();
+    for dir in SOURCES {
+        rust_files(dir, &mut files);
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !own(f) && !MAY_NAME_A_GAME.contains(&f.as_str())) {
+        for (line, text) in namings(&read(&workspace().join(f)), &games) {
+            found.push(format!("{f}:{line}: {text}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "code outside a game's folders and the lists ARCHITECTURE.md names names a game (ask the game, or \
+         the registry, instead):\n  {}",
+        found.join("\n  ")
+    );
+    // The list is ARCHITECTURE.md's, and every file on it still exists.
+    let md = read(&workspace().join("ARCHITECTURE.md"));
+    for f in MAY_NAME_A_GAME {
+        assert!(workspace().join(f).is_file(), "{f} is no file");
+        assert!(md.contains(&format!("`{f}`")), "ARCHITECTURE.md does not list `{f}` among the files that name games");
+    }
+}
+
+#[test]
+fn the_naming_check_reads_code_and_strings_not_comments_or_tests() {
+    let games = ["journey".to_string()];
+    let src = "// the journey\nuse engine::journey::Journey;\nfn f() { g(\"journey\"); }\n/* Journey */ fn h() {}\n\
+               #[cfg(test)]\nmod tests {\n    fn t() { x(\"journey\"); }\n}\nconst J: &str = r#\"JOURNEY\"#;\n";
+    let lines: Vec<usize> = namings(src, &games).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(lines, vec![2, 3, 9]);
 }
