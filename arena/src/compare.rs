@@ -136,7 +136,11 @@ fn play_unit(c: &Comparison, index: u64) -> Result<Unit, String> {
     Ok(Unit { score, results, verdicts })
 }
 
-/// Run the comparison to its decision or its cap.
+/// Progress is reported each time the games played pass a multiple of this (and every two
+/// seconds besides).
+pub const PROGRESS_GAMES: u64 = 100;
+
+/// Run the comparison to its decision or its cap; `progress` is told how it stands as it goes.
 pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareResult, String> {
     let _quiet = QuietPanics::install();
     // Games per unit, and comparisons of A with B per unit (one per game; one per deal in a
@@ -207,7 +211,10 @@ pub fn run(c: &Comparison, progress: &dyn Fn(&CompareResult)) -> Result<CompareR
             if result.result != "inconclusive" || counted >= max_units {
                 return Ok(Flow::Stop);
             }
-            if last_shown.elapsed() >= Duration::from_secs(2) {
+            // Every few seconds, and each time the games pass a hundred more (so that a log,
+            // or a run too short for the clock, still shows how it goes).
+            let hundred = result.games / PROGRESS_GAMES > (result.games - per_unit) / PROGRESS_GAMES;
+            if hundred || last_shown.elapsed() >= Duration::from_secs(2) {
                 finish(&mut result, &tally, start);
                 progress(&result);
                 last_shown = Instant::now();
@@ -226,6 +233,26 @@ fn finish(result: &mut CompareResult, tally: &Tally, start: Instant) {
 }
 
 impl CompareResult {
+    /// How a running comparison stands, on one plain line (for a log as much as a terminal).
+    pub fn progress_line(&self) -> String {
+        let mut t = format!(
+            "{} games: {} won, {} drawn, {} lost by {}, score {:.3}",
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            self.a,
+            (self.wins as f64 + self.draws as f64 / 2.0) / (self.wins + self.draws + self.losses).max(1) as f64
+        );
+        if let (Some(llr), Some((lo, hi))) = (self.llr, self.bounds) {
+            t += &format!(", LLR {llr:.2} (bounds {lo:.2}, {hi:.2})");
+        }
+        if self.estimate.elo.is_finite() {
+            t += &format!(", Elo {:+.1}", self.estimate.elo);
+        }
+        t
+    }
+
     /// The result for a person.
     pub fn render(&self) -> String {
         let mut t = format!("{} vs {} on {}: ", self.a, self.b, self.game);

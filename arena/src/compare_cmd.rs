@@ -4,7 +4,6 @@ use crate::setup::GameArgs;
 use arena::compare::{self, Comparison};
 use clap::Args;
 use reports::sprt::{Decision, EloModel, SprtSpec, Tally, expected_score};
-use std::io::IsTerminal;
 
 #[derive(Args)]
 pub struct CompareArgs {
@@ -73,12 +72,9 @@ pub fn run(args: CompareArgs) -> Result<(), String> {
         workers: args.concurrency.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         move_time: arena::referee::limit_ms(args.move_time_ms),
     };
-    let show = !args.json && std::io::stderr().is_terminal();
-    let r = compare::run(&c, &|r| {
-        if show {
-            eprintln!("{} games, LLR {:.2}, Elo {:+.1}", r.games, r.llr.unwrap_or(0.0), r.estimate.elo);
-        }
-    })?;
+    // Progress on stderr, a plain line each time (no bar: it is read in logs as often as on a
+    // terminal, and stdout stays the result alone).
+    let r = compare::run(&c, &|r| eprintln!("compare: {}", r.progress_line()))?;
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?);
     } else {

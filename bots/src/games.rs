@@ -1,21 +1,12 @@
 //! The games the built-in agents play, each one line: its folder (`journey/`, `expedition/`)
 //! implements [`Policy`](crate::policy::Policy), [`Heuristics`](crate::eval::Heuristics) and
-//! [`Strong`], and [`with_game`] names its type. Everything else is game-free.
+//! [`Strong`], and one line of `games!` (below) names its type. Everything else is game-free.
 
 use crate::agent::{Agent, RandomAgent};
 use crate::spec::BotSpec;
 use crate::strong::{Strong, StrongAgent};
 use crate::{greedy, mcts, policy};
 use engine::core::{AnySpec, Game, Spec};
-use engine::expedition::Expedition;
-use engine::journey::Journey;
-
-/// The largest of the games' own budgets ([`Strong::ITERATIONS`]): what a server must allow for
-/// a plain `strong` in any game.
-pub const MOST_ITERATIONS: u32 = {
-    let (j, e) = (<Journey as Strong>::ITERATIONS, <Expedition as Strong>::ITERATIONS);
-    if j > e { j } else { e }
-};
 
 /// Work to do with a game's concrete type and its resolved parameters.
 pub trait WithGame {
@@ -23,16 +14,39 @@ pub trait WithGame {
     fn run<G: Strong>(self, params: &<G as Game>::Params) -> Self::Output;
 }
 
-/// Run `work` with the concrete type of the game `game` names (every game the agents know).
-pub fn with_game<W: WithGame>(game: &dyn AnySpec, work: W) -> Result<W::Output, String> {
-    let any = game.as_any();
-    if let Some(s) = any.downcast_ref::<Spec<Journey>>() {
-        return Ok(work.run::<Journey>(s.params()));
-    }
-    if let Some(s) = any.downcast_ref::<Spec<Expedition>>() {
-        return Ok(work.run::<Expedition>(s.params()));
-    }
-    Err(format!("the built-in agents have no evaluation for the game {}", game.game()))
+/// What is written once for all the games: the largest budget, and the dispatch by type.
+macro_rules! games {
+    ($($game:ty),+ $(,)?) => {
+        /// The largest of the games' own budgets ([`Strong::ITERATIONS`]): what a server must
+        /// allow for a plain `strong` in any game.
+        pub const MOST_ITERATIONS: u32 = {
+            let mut most = 0;
+            $(
+                if <$game as Strong>::ITERATIONS > most {
+                    most = <$game as Strong>::ITERATIONS;
+                }
+            )+
+            most
+        };
+
+        /// Run `work` with the concrete type of the game `game` names (every game the agents
+        /// know).
+        pub fn with_game<W: WithGame>(game: &dyn AnySpec, work: W) -> Result<W::Output, String> {
+            let any = game.as_any();
+            $(
+                if let Some(s) = any.downcast_ref::<Spec<$game>>() {
+                    return Ok(work.run::<$game>(s.params()));
+                }
+            )+
+            Err(format!("the built-in agents have no evaluation for the game {}", game.game()))
+        }
+    };
+}
+
+// The games, one line each.
+games! {
+    engine::journey::Journey,
+    engine::expedition::Expedition,
 }
 
 /// The agent `spec` for the game `game` (its resolved parameters), seeded with `seed`.

@@ -1005,3 +1005,69 @@ fn how_far_a_journey_got_is_reported() {
     let g = start("classic", &[], "journey: []\nsupply: []\nsatchels: [[2♣]]");
     assert_eq!(metric(&g, "reached_destination"), None);
 }
+
+/// The `hide:` line of a seat's text, if any.
+fn hide_line(g: &Journey, seat: u8) -> String {
+    let text = g.observation_text(Seat(seat));
+    text.lines().find(|l| l.trim_start().starts_with("hide:")).unwrap_or("").trim().to_string()
+}
+
+fn hides(g: &Journey) -> bool {
+    labels(g).iter().any(|l| l.starts_with("hide"))
+}
+
+#[test]
+fn the_text_says_truly_why_hiding_is_closed_in_every_edition() {
+    // classic: never against J/Q/K, and nothing was spent.
+    for face in ["J♠", "Q♠", "K♠"] {
+        let g = start("classic", &[], &format!("journey: [{face}]\nsupply: [2♦]\nsatchels: [[8♣]]"));
+        assert!(!hides(&g));
+        let line = hide_line(&g, 0);
+        assert_eq!(line, "hide: not against a face card (J/Q/K): only against an adversary of rank 2–10", "{face}");
+    }
+    // The Nemesis: forbidden in classic and martian, open in dunwich.
+    let g = start("classic", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣, 2♦]]");
+    assert!(!hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: hiding from the Nemesis is forbidden");
+    let g = start("martian", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
+    assert!(!hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: hiding from the Fighting Machine is forbidden");
+    let g = start("dunwich", &[], "journey: [A♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
+    assert!(hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: the next reveal must rank below 14");
+    // martian: an Ace always reveals lower.
+    let g = start("martian", &[], "journey: [9♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
+    assert!(hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: the next reveal must rank below 9 (an Ace always does)");
+    // The reveal chain only below the satchel limit.
+    let g = start("martian", &[], "journey: [9♠]\nsupply: [2♦]\nsatchels: [[2♣, 3♣, 4♣, 5♣, 6♣, 7♣]]");
+    assert!(!hides(&g));
+    assert!(hide_line(&g, 0).ends_with("; you may not: your satchel is at its limit"), "{}", hide_line(&g, 0));
+    // An empty Supply: nothing to reveal, in either form.
+    for preset in ["classic", "martian", "dunwich"] {
+        let g = start(preset, &[], "journey: [5♠]\nsupply: []\nsatchels: [[8♣]]");
+        assert!(!hides(&g), "{preset}");
+        assert_eq!(hide_line(&g, 0), "hide: the Supply is empty: no card to reveal", "{preset}");
+    }
+    // classic: open, then no nominee, then past the front's first decision.
+    let mut g = start("classic", &[], "journey: [5♠]\nsupply: [3♦, 9♣]\nsatchels: [[8♣, 2♦]]");
+    assert!(hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: the front may still hide");
+    play(&mut g, "strike 8♣");
+    assert!(!hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: no longer: a Hide is only the front's first decision of an encounter");
+    let g = start("classic", &[], "journey: [5♠]\nsupply: [3♦]\nsatchels: [[J♦]]");
+    assert!(!hides(&g));
+    assert_eq!(hide_line(&g, 0), "hide: the front has no card of rank 2–10 to nominate");
+    // martian and dunwich: the Burden forbids hiding; classic's does not.
+    for preset in ["martian", "dunwich"] {
+        let mut g = start(preset, &[("companions", "true")], "journey: [J♥, 5♠]\nsupply: [3♦]\nsatchels: [[4♣]]");
+        play(&mut g, "end refuge");
+        assert!(!hides(&g), "{preset}");
+        assert_eq!(hide_line(&g, 0), "hide: not while the Burden (J♥) travels with the group", "{preset}");
+    }
+    // A failed reveal: no more hiding this encounter.
+    let mut g = start("dunwich", &[], "journey: [5♠]\nsupply: [9♦, 2♦]\nsatchels: [[10♣, 10♦]]");
+    play(&mut g, "hide");
+    assert!(hide_line(&g, 0).starts_with("hide: a hide failed: no more hiding this encounter"), "{}", hide_line(&g, 0));
+}

@@ -11,7 +11,9 @@ use rand::{RngExt, SeedableRng};
 /// Each game's rules version and the fingerprint of play under it.
 const PINNED: &[(&str, u32, &str)] = &[("journey", 1, "c2da33fa4dcd16c2"), ("expedition", 1, "49d4bc450e0fdea0")];
 
-/// The configurations played: every preset with every seat count, and the modules on.
+/// The configurations played: every preset with every seat count, and the modules on. A game
+/// the registry knows and this list does not is an error (see `every_game_is_pinned`), never
+/// played as another.
 fn configurations(game: &str) -> Vec<(&'static str, Vec<(&'static str, String)>)> {
     let mut out = Vec::new();
     match game {
@@ -25,7 +27,7 @@ fn configurations(game: &str) -> Vec<(&'static str, Vec<(&'static str, String)>)
             // dunwich's way home is the shadows one; martian's ruins is a module.
             out.push(("martian", vec![("return_journey", "ruins".into()), ("travellers", "2".into())]));
         }
-        _ => {
+        "expedition" => {
             for preset in ["dice", "no-dice"] {
                 for p in 2..=4 {
                     out.push((preset, vec![("players", p.to_string())]));
@@ -34,6 +36,7 @@ fn configurations(game: &str) -> Vec<(&'static str, Vec<(&'static str, String)>)
             }
             out.push(("dice", vec![("forgotten_roll", "true".into()), ("players", "3".into())]));
         }
+        other => panic!("no configurations to fingerprint {other} with: add its presets, seat counts and modules here"),
     }
     out
 }
@@ -87,8 +90,12 @@ fn fingerprint(game: &str) -> String {
 #[test]
 fn each_rules_version_is_pinned_to_its_fingerprint_of_play() {
     let mut wrong = Vec::new();
-    for &(game, pinned_version, pinned) in PINNED {
-        let entry = find_game(game).unwrap();
+    for entry in engine::games() {
+        let game = entry.name;
+        let Some(&(_, pinned_version, pinned)) = PINNED.iter().find(|(name, _, _)| *name == game) else {
+            wrong.push(format!("{game} has no pinned rules version: pin (\"{game}\", VERSION, FINGERPRINT) here"));
+            continue;
+        };
         let spec = (entry.spec)(None, &[], &|_| Err("no files".into())).unwrap();
         let version = spec.rules_version();
         let now = fingerprint(game);
@@ -110,5 +117,19 @@ fn each_rules_version_is_pinned_to_its_fingerprint_of_play() {
 fn every_game_is_pinned() {
     for g in engine::games() {
         assert!(PINNED.iter().any(|(name, _, _)| *name == g.name), "{} has no pinned rules version", g.name);
+        // Every preset the game has is played.
+        let played: Vec<&str> = configurations(g.name).iter().map(|(preset, _)| *preset).collect();
+        for preset in g.presets {
+            assert!(played.contains(preset), "{}: the preset {preset} is not fingerprinted", g.name);
+        }
     }
+    for (name, _, _) in PINNED {
+        assert!(find_game(name).is_ok(), "{name} is pinned but no game of the registry");
+    }
+}
+
+#[test]
+#[should_panic(expected = "no configurations to fingerprint chess")]
+fn a_game_without_configurations_is_an_error_not_another_game() {
+    configurations("chess");
 }

@@ -177,15 +177,86 @@ fn the_table_check_names_the_crate_and_what_differs() {
     assert!(e.contains("last column should be `may depend on`"), "{e}");
 }
 
+// ----- the command list ----------------------------------------------------------------------
+
+/// The subcommands of `enum Command` in `arena/src/main.rs`, as clap names them (each variant
+/// in kebab case: `BenchWire` is `bench-wire`).
+fn subcommands(main_rs: &str) -> Vec<String> {
+    let code = strip(main_rs);
+    let start = code.find("enum Command").expect("arena/src/main.rs has `enum Command`");
+    let open = start + code[start..].find('{').expect("enum Command {");
+    let close = open + code[open..].find('}').expect("enum Command { ... }");
+    let mut names = Vec::new();
+    for line in code[open + 1..close].lines() {
+        let line = line.trim();
+        if line.starts_with("#[") || line.is_empty() {
+            assert!(!line.contains("name"), "a renamed subcommand is not read here: {line}");
+            continue;
+        }
+        let variant: String = line.chars().take_while(|c| c.is_alphanumeric()).collect();
+        let mut kebab = String::new();
+        for (i, ch) in variant.chars().enumerate() {
+            if ch.is_uppercase() && i > 0 {
+                kebab.push('-');
+            }
+            kebab.extend(ch.to_lowercase());
+        }
+        names.push(kebab);
+    }
+    names
+}
+
+/// The commands ARCHITECTURE.md's crate table gives the `arena` binary: the code spans in the
+/// parentheses after "the `arena` binary" in the row of `arena/`.
+fn listed_commands(md: &str) -> Result<BTreeSet<String>, String> {
+    let row = md.lines().find(|l| l.trim_start().starts_with("| `arena/` |")).ok_or("no row for `arena/`")?;
+    let after =
+        row.split_once("the `arena` binary (").ok_or("the `arena/` row does not say \"the `arena` binary (…)\"")?.1;
+    let list = after.split_once(')').ok_or("the `arena` binary's list is not closed")?.0;
+    Ok(list.split('`').skip(1).step_by(2).map(str::to_string).collect())
+}
+
+#[test]
+fn every_subcommand_is_in_the_architecture() {
+    let root = workspace();
+    let commands: BTreeSet<String> = subcommands(&read(&root.join("arena/src/main.rs"))).into_iter().collect();
+    assert!(commands.contains("tournament") && commands.contains("bench-wire"), "the commands read: {commands:?}");
+    let listed =
+        listed_commands(&read(&root.join("ARCHITECTURE.md"))).unwrap_or_else(|e| panic!("ARCHITECTURE.md: {e}"));
+    let missing: Vec<&String> = commands.difference(&listed).collect();
+    let extra: Vec<&String> = listed.difference(&commands).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "ARCHITECTURE.md's row for `arena/` (\"the `arena` binary (…)\") should list every subcommand of \
+         arena/src/main.rs: missing {missing:?}, not a subcommand {extra:?}"
+    );
+}
+
+#[test]
+fn the_command_check_reads_variants_and_the_row() {
+    let main_rs =
+        "enum Command {\n    /// Games.\n    Games(a::A),\n    /// The web's { bench }.\n    BenchWeb(w::B),\n}\n";
+    assert_eq!(subcommands(main_rs), ["games", "bench-web"]);
+    let md = "| crate |\n| `arena/` | the `arena` binary (`games`, `bench-web`) and (`pool.rs`) | `x` |\n";
+    assert_eq!(listed_commands(md).unwrap(), ["games", "bench-web"].map(String::from).into());
+}
+
 // ----- reading Rust source -------------------------------------------------------------------
 
 /// The source with every comment and every string and character literal blanked (newlines
 /// kept, so lines still count), leaving code alone.
 fn strip(src: &str) -> String {
+    strip_keeping(src, false)
+}
+
+/// The source with every comment blanked, and its string literals too unless `strings`: one
+/// character out for each character in, so that positions agree with the source's.
+fn strip_keeping(src: &str, strings: bool) -> String {
     let c: Vec<char> = src.chars().collect();
     let mut out = String::with_capacity(src.len());
     let peek = |k: usize| c.get(k).copied().unwrap_or('\0');
     let blank = |out: &mut String, ch: char| out.push(if ch == '\n' { '\n' } else { ' ' });
+    let literal = |out: &mut String, ch: char| if strings { out.push(ch) } else { blank(out, ch) };
     let mut i = 0;
     while i < c.len() {
         let ident_before = i > 0 && (c[i - 1].is_alphanumeric() || c[i - 1] == '_');
@@ -240,7 +311,7 @@ fn strip(src: &str) -> String {
                 i += 1;
             }
             for &ch in &c[start..i.min(c.len())] {
-                blank(&mut out, ch);
+                literal(&mut out, ch);
             }
         } else if c[i] == '"' || (c[i] == 'b' && peek(i + 1) == '"' && !ident_before) {
             if c[i] == 'b' {
@@ -251,11 +322,11 @@ fn strip(src: &str) -> String {
             i += 1;
             while i < c.len() && c[i] != '"' {
                 if c[i] == '\\' {
-                    blank(&mut out, c[i]);
+                    literal(&mut out, c[i]);
                     i += 1;
                 }
                 if i < c.len() {
-                    blank(&mut out, c[i]);
+                    literal(&mut out, c[i]);
                     i += 1;
                 }
             }
@@ -852,4 +923,141 @@ fn the_cycle_check_finds_a_ring_and_names_its_imports() {
     // Nothing else: not the comment, the string, the test module, nor the parent and child.
     let edges: Vec<_> = krate.edges().into_keys().collect();
     assert_eq!(edges, vec![(path("a"), path("b")), (path("b"), path("a"))]);
+}
+
+// ----- where a game is named ------------------------------------------------------------------
+
+/// The games: the folders of `engine/src/` but `core/` (each holds a game's rules).
+fn game_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(workspace().join("engine/src"))
+        .expect("engine/src is read")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .filter(|n| n != "core")
+        .collect();
+    names.sort();
+    names
+}
+
+/// The files besides a game's own (`engine/src/<game>/`, `bots/src/<game>/`,
+/// `proto/src/convert/<game>.rs`) that may name a game: each crate's one list of its games,
+/// and the benchmarks, each of which measures a workload it names. ARCHITECTURE.md lists them.
+const MAY_NAME_A_GAME: &[&str] = &[
+    "engine/src/lib.rs",
+    "engine/src/games.rs",
+    "bots/src/lib.rs",
+    "bots/src/games.rs",
+    "proto/src/convert/mod.rs",
+    "arena/src/netbench.rs",
+    "arena/src/hostbench.rs",
+    "arena/src/webbench.rs",
+    "arena/src/ladderbench.rs",
+];
+
+/// The source directories of the crates whose code is checked.
+const SOURCES: &[&str] = &["engine/src", "bots/src", "proto/src", "reports/src", "arena/src", "bots/python/src"];
+
+/// Where `src` names one of `games` in its code (an identifier or a string literal, in any
+/// case: `Journey`, `"journey"`, `journey_to_proto`): each line's number and text. Comments
+/// and `#[cfg(test)]` items are left out.
+fn namings(src: &str, games: &[String]) -> Vec<(usize, String)> {
+    let code: Vec<char> = strip(src).chars().collect();
+    let mut kept: Vec<char> = strip_keeping(src, true).chars().collect();
+    assert_eq!(code.len(), kept.len(), "one character out for each in");
+    let text: String = code.iter().collect();
+    let mut from = 0;
+    while let Some(at) = text[from..].find("#[cfg(test)]").map(|k| from + k) {
+        // The item the attribute is on: to its `;`, or through its braces.
+        let start = text[..at].chars().count();
+        let mut k = start;
+        let mut depth = 0usize;
+        while k < code.len() {
+            match code[k] {
+                ';' if depth == 0 => break,
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            k += 1;
+        }
+        for ch in &mut kept[start..(k + 1).min(code.len())] {
+            if *ch != '\n' {
+                *ch = ' ';
+            }
+        }
+        from = at + "#[cfg(test)]".len();
+    }
+    let kept: String = kept.into_iter().collect();
+    kept.lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.to_lowercase();
+            games.iter().any(|g| l.contains(g.as_str()))
+        })
+        .map(|(k, l)| (k + 1, l.trim().to_string()))
+        .collect()
+}
+
+/// Every `.rs` file under `dir`, as a path from the workspace's root.
+fn rust_files(dir: &str, out: &mut Vec<String>) {
+    let root = workspace();
+    for e in std::fs::read_dir(root.join(dir)).unwrap_or_else(|e| panic!("{dir}: {e}")).filter_map(|e| e.ok()) {
+        let name = format!("{dir}/{}", e.file_name().to_string_lossy());
+        if e.path().is_dir() {
+            rust_files(&name, out);
+        } else if name.ends_with(".rs") {
+            out.push(name);
+        }
+    }
+}
+
+#[test]
+fn no_code_outside_a_games_folders_and_the_lists_names_a_game() {
+    let games = game_names();
+    assert!(games.len() >= 2, "the games read: {games:?}");
+    let own = |f: &str| {
+        games.iter().any(|g| {
+            f.starts_with(&format!("engine/src/{g}/"))
+                || f.starts_with(&format!("bots/src/{g}/"))
+                || f == format!("proto/src/convert/{g}.rs")
+        })
+    };
+    let mut files = Vec::new();
+    for dir in SOURCES {
+        rust_files(dir, &mut files);
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !own(f) && !MAY_NAME_A_GAME.contains(&f.as_str())) {
+        for (line, text) in namings(&read(&workspace().join(f)), &games) {
+            found.push(format!("{f}:{line}: {text}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "code outside a game's folders and the lists ARCHITECTURE.md names names a game (ask the game, or \
+         the registry, instead):\n  {}",
+        found.join("\n  ")
+    );
+    // The list is ARCHITECTURE.md's, and every file on it still exists.
+    let md = read(&workspace().join("ARCHITECTURE.md"));
+    for f in MAY_NAME_A_GAME {
+        assert!(workspace().join(f).is_file(), "{f} is no file");
+        assert!(md.contains(&format!("`{f}`")), "ARCHITECTURE.md does not list `{f}` among the files that name games");
+    }
+}
+
+#[test]
+fn the_naming_check_reads_code_and_strings_not_comments_or_tests() {
+    let games = ["journey".to_string()];
+    let src = "// the journey\nuse engine::journey::Journey;\nfn f() { g(\"journey\"); }\n/* Journey */ fn h() {}\n\
+               #[cfg(test)]\nmod tests {\n    fn t() { x(\"journey\"); }\n}\nconst J: &str = r#\"JOURNEY\"#;\n";
+    let lines: Vec<usize> = namings(src, &games).into_iter().map(|(l, _)| l).collect();
+    assert_eq!(lines, vec![2, 3, 9]);
 }

@@ -365,6 +365,41 @@ fn compare_stops_when_the_answer_is_known() {
     assert!(e.contains("`bayesian`") && e.contains("normalized"), "{e}");
 }
 
+/// `arena compare` says how it goes on stderr when that is no terminal (a log, a pipe): a
+/// plain line each hundred games (and every few seconds), with the score and the LLR against
+/// its bounds; stdout is the result alone.
+#[test]
+fn compare_shows_its_progress_on_a_stderr_that_is_no_terminal() {
+    let args = [
+        "compare",
+        "random",
+        "random",
+        "--game",
+        "expedition",
+        "--preset",
+        "no-dice",
+        "--sprt",
+        "elo0=0,elo1=5",
+        "--max-games",
+        "240",
+        "--concurrency",
+        "2",
+    ];
+    let o = arena(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (out, err) = (String::from_utf8(o.stdout).unwrap(), String::from_utf8(o.stderr).unwrap());
+    for games in [100, 200] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("compare: {games} games: ")))
+            .unwrap_or_else(|| panic!("no progress line at {games} games in stderr:\n{err}"));
+        assert!(line.contains(" lost by random, score ") && line.contains(", LLR "), "{line}");
+        assert!(line.contains("(bounds -2.94, 2.94)"), "{line}");
+    }
+    assert!(!out.contains("compare: "), "stdout is the result alone: {out}");
+    assert!(out.contains("random vs random on expedition: "), "{out}");
+}
+
 /// `arena bench-sprt` simulates the test where its error rates are known: at a small run
 /// count only the direction is checked (the figures themselves are the benchmark's).
 #[test]

@@ -294,6 +294,56 @@ pub(super) fn observe_into(g: &Journey, seat: u8, detail: Detail, o: &mut Journe
     refill(&mut o.dues, g.dues.as_slice().iter().copied());
 }
 
+/// Whether hiding is open in this encounter, and if not, the rule that closes it (the first
+/// that applies, in the order the rules doc gives them), as the seat's text says it.
+fn hide_notes(g: &Journey, o: &JourneyObservation, adversary: Card) -> Option<String> {
+    let p = &g.p;
+    if p.hide == HideForm::None {
+        return None;
+    }
+    let nemesis = g.is_nemesis(adversary);
+    let nemesis_forbidden = match p.hide {
+        HideForm::Nominate => true,
+        _ => !p.nemesis_hide,
+    };
+    if nemesis && nemesis_forbidden {
+        return Some(format!("hiding from {} is forbidden", p.theme.nemesis()));
+    }
+    if p.hide == HideForm::Nominate && !super::hide::nominate_allowed_against(g, adversary) {
+        let what = if (11..=13).contains(&adversary.rank()) { "a face card (J/Q/K)" } else { "this adversary" };
+        return Some(format!("not against {what}: only against an adversary of rank 2–10"));
+    }
+    if companions::burden(g) && p.burden_blocks_hide {
+        return Some("not while the Burden (J♥) travels with the group".into());
+    }
+    match p.hide {
+        HideForm::Nominate => match o.hide_open {
+            Some(false) => Some("no longer: a Hide is only the front's first decision of an encounter".into()),
+            _ if g.supply.is_empty() => Some("the Supply is empty: no card to reveal".into()),
+            _ => {
+                let front = &g.satchels[g.front as usize];
+                if front.iter().any(|c| (2..=10).contains(&c.rank())) {
+                    Some("the front may still hide".into())
+                } else {
+                    Some("the front has no card of rank 2–10 to nominate".into())
+                }
+            }
+        },
+        _ => {
+            if o.hide_failed == Some(true) {
+                return Some("a hide failed: no more hiding this encounter".into());
+            }
+            if g.supply.is_empty() {
+                return Some("the Supply is empty: no card to reveal".into());
+            }
+            let ace = if p.ace_rank == super::params::AceRank::Low { " (an Ace always does)" } else { "" };
+            let bar = o.hide_bar.unwrap_or_else(|| g.rank(adversary));
+            let room = if g.has_room(o.seat) { "" } else { "; you may not: your satchel is at its limit" };
+            Some(format!("the next reveal must rank below {bar}{ace}{room}"))
+        }
+    }
+}
+
 fn list(cards: &[Card]) -> String {
     if cards.is_empty() {
         return "—".into();
@@ -331,17 +381,7 @@ pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
             "  adversary {a}{name}: health {h}, attack {k} (counter −{})",
             o.counter_reduction.unwrap_or(0)
         );
-        let mut hide = Vec::new();
-        if o.hide_failed == Some(true) {
-            hide.push("a hide failed: no more hiding this encounter".to_string());
-        } else if let Some(bar) = o.hide_bar {
-            hide.push(format!("the next reveal must rank below {bar}"));
-        }
-        match o.hide_open {
-            Some(true) => hide.push("the front may still hide".into()),
-            Some(false) => hide.push("hiding is spent this encounter".into()),
-            None => {}
-        }
+        let mut hide: Vec<String> = hide_notes(g, o, a).into_iter().collect();
         if !o.spared.is_empty() {
             let who: Vec<String> = o.spared.iter().map(|s| format!("traveller {s}")).collect();
             hide.push(format!("this round's counter spares {}", who.join(", ")));
