@@ -31,11 +31,21 @@ pub enum NoDecision {
     Resigned,
 }
 
+const DISCONNECTED: &str = "the Play client disconnected";
+
+impl NoDecision {
+    /// The verdict's detail of a disconnection of the Play client `name`: one wording in a
+    /// server match, a ladder's game and a tournament's.
+    pub fn disconnected(name: &str) -> String {
+        format!("{name}: {DISCONNECTED}")
+    }
+}
+
 impl std::fmt::Display for NoDecision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NoDecision::Expired(limit) => f.write_str(&limit.missed()),
-            NoDecision::Disconnected => write!(f, "the Play client disconnected"),
+            NoDecision::Disconnected => f.write_str(DISCONNECTED),
             NoDecision::Resigned => write!(f, "the Play client resigned the seat"),
         }
     }
@@ -473,7 +483,7 @@ impl Agent for RemoteAgent {
         self.runtime.block_on(self.session.decide(request, deadline)).map_err(|e| match e {
             NoDecision::Expired(Limit::Idle(_)) => AgentError::Idle(e.to_string()),
             NoDecision::Expired(_) => AgentError::TimedOut(String::new()),
-            NoDecision::Disconnected => AgentError::Disconnected(format!("{}: {e}", self.session.name)),
+            NoDecision::Disconnected => AgentError::Disconnected(NoDecision::disconnected(&self.session.name)),
             NoDecision::Resigned => AgentError::Resigned(String::new()),
         })
     }

@@ -603,7 +603,7 @@ impl Table {
             // The referee words the limit and the resignation.
             NoDecision::Expired(_) => (Fault::Timeout, String::new()),
             NoDecision::Resigned => (Fault::Resigned, String::new()),
-            NoDecision::Disconnected => (Fault::Disconnected, e.to_string()),
+            NoDecision::Disconnected => (Fault::Disconnected, NoDecision::disconnected(&session.name)),
         })
     }
 
