@@ -231,13 +231,17 @@ impl v1::ladder_server::Ladder for LadderService {
         } as usize;
         let (recent, history) = self
             .ladder
-            .with_store(|s| Ok::<_, String>((s.recent(agent, limit)?, s.history(agent)?)))
+            // The limit counts the games given: those of pairings in play are held back (their
+            // deal is still being played), and left out before the limit is counted. (A game is
+            // committed under the store's lock, its pairing opened before it: read under that
+            // lock, whether a stored game's pairing is open does not change meanwhile.)
+            .with_store(|s| {
+                let recent = s.recent(agent, limit, |pairing| !self.ladder.pairing_open(pairing))?;
+                Ok::<_, String>((recent, s.history(agent)?))
+            })
             .map_err(Status::internal)?;
         let mut games = Vec::new();
         for g in recent {
-            if self.ladder.pairing_open(u64::from(g.record.place().deal)) {
-                continue;
-            }
             let cooperative = engine::find_game(&g.record.game.game).is_ok_and(|e| e.cooperative);
             let outcome = crate::server::wire::record(&g.record, cooperative).map_err(Status::internal)?.outcome;
             games.push(v1::LadderGame {
@@ -246,6 +250,7 @@ impl v1::ladder_server::Ladder for LadderService {
                 players: g.record.players.clone(),
                 outcome,
                 finished_ms: g.finished_ms,
+                match_id: g.record.match_id.clone().unwrap_or_default(),
             });
         }
         let standings = self.ladder.standings.borrow().clone();

@@ -254,6 +254,24 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
         c.get_ladder_record(v1::LadderRecordRequest { game_id: id }).await.unwrap().into_inner()
     });
     assert!(record.players.iter().any(|p| p == "erin") && !record.actions.is_empty());
+    // Each game names the server's match it was played as (its MatchEnded's match_id): the
+    // server's record of that match is the ladder's record of the game.
+    let listed = games.games.last().unwrap();
+    assert!(!listed.match_id.is_empty(), "{listed:?}");
+    let served = runtime().block_on(async {
+        let mut m = arena::client::matches(arena::client::connect(&url).await.unwrap());
+        m.get_record(v1::GetRecordRequest { match_id: listed.match_id.clone() }).await.unwrap().into_inner()
+    });
+    assert_eq!((served.seed, &served.actions, &served.players), (record.seed, &record.actions, &record.players));
+    // The limit counts the games given, those of pairings in play left out first: limit 1
+    // gives one game whenever there is one to give.
+    for _ in 0..20 {
+        let one = runtime().block_on(async {
+            let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(&url).await.unwrap());
+            c.agent_games(v1::AgentGamesRequest { agent: "erin".into(), limit: 1 }).await.unwrap().into_inner()
+        });
+        assert_eq!(one.games.len(), 1, "{one:?}");
+    }
     let e = agent_games(&url, "nobody").unwrap_err();
     assert_eq!(e.code(), tonic::Code::NotFound);
     assert!(e.message().contains("`nobody`"), "{}", e.message());
