@@ -247,9 +247,14 @@ impl Session {
         self.alive.load(Ordering::Acquire) && !self.tx.is_closed()
     }
 
-    /// Does it play this game?
-    pub fn plays(&self, game: &str) -> bool {
-        self.games.is_empty() || self.games.iter().any(|g| g == game)
+    /// Does it play this game under this preset? Its Hello's games name a game (any preset)
+    /// or a game and one preset (`expedition:no-dice`).
+    pub fn plays(&self, game: &str, preset: &str) -> bool {
+        self.games.is_empty()
+            || self.games.iter().any(|g| match g.split_once(':') {
+                Some((named, p)) => named == game && p == preset,
+                None => g == game,
+            })
     }
 
     fn open(
