@@ -337,6 +337,9 @@ pub struct Hub {
     pub clients: ClientKeys,
     /// Woken when a Play client takes a name.
     registered: tokio::sync::Notify,
+    /// Counts the Play clients' arrivals and departures (a ladder's standings tell who is
+    /// connected: they are sent again on each).
+    roster: tokio::sync::watch::Sender<u64>,
     /// Who may hold a name, beyond the server's checks (a ladder's rules).
     gate: std::sync::OnceLock<Weak<dyn NameGate>>,
     /// What a Welcome tells of the house, when a ladder set it (else the server's own).
@@ -414,6 +417,7 @@ impl Hub {
             bot_keys,
             clients,
             registered: tokio::sync::Notify::new(),
+            roster: tokio::sync::watch::channel(0).0,
             gate: std::sync::OnceLock::new(),
             house: std::sync::OnceLock::new(),
             next_request: Arc::new(AtomicU64::new(1)),
@@ -623,6 +627,7 @@ impl Hub {
         }
         sessions.insert(folded, session);
         self.registered.notify_waiters();
+        self.roster.send_modify(|n| *n += 1);
         Ok(())
     }
 
@@ -632,7 +637,14 @@ impl Hub {
         let mut sessions = self.sessions.lock().expect("sessions");
         if sessions.get(&folded).is_some_and(|s| s.id == id) {
             sessions.remove(&folded);
+            drop(sessions);
+            self.roster.send_modify(|n| *n += 1);
         }
+    }
+
+    /// Changes each time a Play client takes a name or gives it up.
+    pub fn roster(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.roster.subscribe()
     }
 
     /// A Play client resigns a seat it plays: at its table for a match of this server, else
