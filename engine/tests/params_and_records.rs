@@ -135,3 +135,23 @@ fn a_tampered_record_names_the_action_that_fails() {
     record.game = "chess".into();
     assert!(matches!(record.replay(&no_files, |_| {}), Err(ReplayError::Setup(e)) if e.contains("journey")));
 }
+
+/// A YAML 1.1 reader (PyYAML) reads `return_journey: off` as `false`, and writes `false`
+/// back: the parameters it writes read as those the engine wrote.
+#[test]
+fn params_written_back_by_a_yaml_1_1_reader_read_the_same() {
+    let spec = resolve_params::<JourneyParams>(Some("classic"), &[]).unwrap();
+    let written = serde_yaml::to_string(&spec).unwrap();
+    assert!(written.contains("return_journey: off"), "{written}");
+    // What PyYAML's safe_load then dump makes of it.
+    let pyyaml = written.replace("return_journey: off", "return_journey: false");
+    let read = resolve_params::<JourneyParams>(None, &[yaml(&pyyaml)]).unwrap();
+    assert_eq!(read, spec);
+    // A boolean names no other value.
+    let e = err(None, &[yaml("return_journey: true\n")]);
+    assert!(e.contains("return_journey") && e.contains("`off`"), "{e}");
+    // Through the registry too, as the arena rebuilds a record's game.
+    let journey = find_game("journey").unwrap();
+    let back = (journey.spec)(None, &[yaml(&pyyaml)], &no_files).unwrap();
+    assert_eq!(serde_yaml::to_string(&back.params_yaml()).unwrap(), written);
+}

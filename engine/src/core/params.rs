@@ -229,16 +229,49 @@ macro_rules! game_params {
     };
 }
 
+/// Which of `names` (a parameter's values) a YAML 1.1 reader reads as the boolean `b`
+/// (`off`, `no`, `n`, `false` / `on`, `yes`, `y`, `true`), if one is.
+pub fn yaml11_bool_word(b: bool, names: &[&str]) -> Option<usize> {
+    let words: &[&str] = if b { &["on", "yes", "y", "true"] } else { &["off", "no", "n", "false"] };
+    names.iter().position(|n| words.contains(&n.to_ascii_lowercase().as_str()))
+}
+
 /// Declare a parameter enum written in YAML and on the command line in lower case.
 #[macro_export]
 macro_rules! param_enum {
     ($(#[$meta:meta])* pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
         pub enum $name { $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )* }
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(match self { $( $name::$variant => $text, )* })
+            }
+        }
+        /// Its name; or, for a value named like a YAML 1.1 boolean (`off`, `no`, `on`, `yes`),
+        /// that boolean too: a YAML 1.1 reader (PyYAML) reads `return_journey: off` as `false`
+        /// and writes it back so.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Named;
+                impl<'de> serde::de::Visitor<'de> for Named {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("one of" $(, " `", $text, "`")*))
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        match s {
+                            $( $text => Ok($name::$variant), )*
+                            _ => Err(E::unknown_variant(s, &[$($text),*])),
+                        }
+                    }
+                    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<$name, E> {
+                        $crate::core::yaml11_bool_word(b, &[$($text),*])
+                            .and_then(|k| [$($name::$variant),*].get(k).copied())
+                            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Bool(b), &self))
+                    }
+                }
+                d.deserialize_any(Named)
             }
         }
     };
