@@ -40,6 +40,8 @@ function onEvent(e, source) {
     document.getElementById('status').textContent =
       e.to_move === null || e.to_move === undefined ? '' : arena.seatName(players, e.to_move) + ' to move.';
   } else if (e.kind === 'ended') {
+    // Over: no seat is left to sit at.
+    document.getElementById('join').hidden = true;
     source.close();
     showResult(e.outcome);
   }
