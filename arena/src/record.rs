@@ -196,7 +196,7 @@ pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameVi
         let who = r.players.get(v.seat).map(String::as_str).unwrap_or("?");
         result += &format!("; {who} (seat {}) {} ({}): {}", v.seat, v.kind.name(), v.policy.name(), v.detail);
     }
-    let params = serde_yaml::to_string(&r.game.params).unwrap_or_default().trim().replace('\n', ", ");
+    let params = engine::core::params_to_yaml(&r.game.params).unwrap_or_default().trim().replace('\n', ", ");
     Ok(reports::viewer::GameView {
         title: title.to_string(),
         subtitle: format!("{} (rules version {}), seed {}: {params}", r.game.game, r.game.rules_version, r.game.seed),

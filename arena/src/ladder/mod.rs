@@ -235,7 +235,9 @@ pub struct Ladder {
     cancel_fit: std::sync::atomic::AtomicBool,
 }
 
-/// A game entry's identity in the store: its game and every parameter.
+/// A game entry's identity in the store: its game and every parameter. Written by serde_yaml
+/// as it always was (not `params_to_yaml`): a store's keys stay those it was made with, and it
+/// is read back only here, by serde_yaml.
 fn entry_key(game: &str, spec: &dyn AnySpec) -> Result<String, String> {
     Ok(format!("{game}\n{}", serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?))
 }

@@ -431,7 +431,7 @@ impl RemoteAgent {
             session,
             match_id,
             game: spec.game().to_string(),
-            params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
+            params_yaml: engine::core::params_to_yaml(&spec.params_yaml()).map_err(|e| e.to_string())?,
             cooperative: engine::find_game(spec.game()).is_ok_and(|g| g.cooperative),
             action_count: spec.action_count(),
             next_request,
