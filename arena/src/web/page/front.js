@@ -135,7 +135,7 @@ function fillMatches(id, none, matches, page, cells) {
     link.href = page + '?id=' + encodeURIComponent(m.id);
     const td = arena.el('td');
     td.append(link);
-    tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), cells(m));
+    tr.append(td, arena.el('td', m.game), arena.el('td', m.players.map(arena.player).join(', ')), cells(m));
     body.append(tr);
   }
   document.getElementById(id).hidden = matches.length === 0;
