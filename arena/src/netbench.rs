@@ -343,7 +343,7 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
     let seat = g.to_move().unwrap_or(Seat(0));
     let mut ids = Vec::new();
     g.legal_actions(&mut ids);
-    let params_yaml = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
+    let params_yaml = engine::core::params_to_yaml(&spec.params_yaml()).map_err(|e| e.to_string())?;
     let asking = arena::server::wire::Asking {
         request_id: 1,
         match_id: "0123456789abcdef",

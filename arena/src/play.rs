@@ -248,7 +248,7 @@ pub fn run(args: PlayArgs) -> Result<(), String> {
     if let (Some(yaml), Some(path)) = (&scenario, &args.scenario) {
         spec.scenario(args.seed, yaml).map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let params = serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?;
+    let params = engine::core::params_to_yaml(&spec.params_yaml()).map_err(|e| e.to_string())?;
     let params_line = params.trim().replace('\n', ", ");
     let mut summary = PlaySummary::new(spec.game(), &params_line, args.seed, &agent_names);
     summary.skipped = args.skip;

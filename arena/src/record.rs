@@ -61,6 +61,17 @@ impl MatchRecord {
         r
     }
 
+    /// Who sat at `seat`, as a page names it: the record's name, but a server match's token
+    /// seat (the record's `token`, no name of anyone's) is "a person", as the match page and
+    /// the web face's new match call it.
+    pub fn player_name(&self, seat: usize) -> &str {
+        match self.players.get(seat).map(String::as_str) {
+            Some("token") if self.tournament.is_none() => "a person",
+            Some(name) => name,
+            None => "?",
+        }
+    }
+
     /// Its tournament place (a record of a tournament's log always has one).
     pub fn place(&self) -> &TournamentGame {
         self.tournament.as_ref().expect("a tournament's record")
@@ -192,15 +203,16 @@ pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameVi
     if !o.result.achieved.is_empty() {
         result += &format!(" — {}", o.result.achieved.join(", "));
     }
+    let players: Vec<String> = (0..r.players.len()).map(|s| r.player_name(s).to_string()).collect();
     for v in &r.verdicts {
-        let who = r.players.get(v.seat).map(String::as_str).unwrap_or("?");
+        let who = players.get(v.seat).map(String::as_str).unwrap_or("?");
         result += &format!("; {who} (seat {}) {} ({}): {}", v.seat, v.kind.name(), v.policy.name(), v.detail);
     }
-    let params = serde_yaml::to_string(&r.game.params).unwrap_or_default().trim().replace('\n', ", ");
+    let params = engine::core::params_to_yaml(&r.game.params).unwrap_or_default().trim().replace('\n', ", ");
     Ok(reports::viewer::GameView {
         title: title.to_string(),
         subtitle: format!("{} (rules version {}), seed {}: {params}", r.game.game, r.game.rules_version, r.game.seed),
-        players: r.players.clone(),
+        players,
         steps,
         result,
     })

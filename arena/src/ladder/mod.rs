@@ -28,7 +28,7 @@ pub mod store;
 pub mod synthetic;
 
 use crate::record::{MatchRecord, TournamentGame};
-use crate::server::hub::{NameGate, secret_seed};
+use crate::server::hub::{House, NameGate, secret_seed};
 use crate::server::session::{SeatHeld, Session};
 use crate::server::shares::ClientId;
 use crate::server::table::SharedDeal;
@@ -211,6 +211,8 @@ impl History for Played<'_> {
 struct Entry {
     group: usize,
     game: String,
+    /// The preset its parameters start from (the game's default if the file names none).
+    preset: String,
     spec: Arc<dyn AnySpec>,
     shape: EntryShape,
 }
@@ -233,7 +235,9 @@ pub struct Ladder {
     cancel_fit: std::sync::atomic::AtomicBool,
 }
 
-/// A game entry's identity in the store: its game and every parameter.
+/// A game entry's identity in the store: its game and every parameter. Written by serde_yaml
+/// as it always was (not `params_to_yaml`): a store's keys stay those it was made with, and it
+/// is read back only here, by serde_yaml.
 fn entry_key(game: &str, spec: &dyn AnySpec) -> Result<String, String> {
     Ok(format!("{game}\n{}", serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?))
 }
@@ -268,7 +272,11 @@ impl Ladder {
             let key = entry_key(&g.game, r.spec.as_ref())?;
             let group = store.entry(&key, &r.label)?;
             let shape = EntryShape { seats: r.seats, cooperative: r.cooperative };
-            entries.push(Entry { group, game: g.game.clone(), spec: r.spec, shape });
+            let preset = match &g.preset {
+                Some(p) => p.clone(),
+                None => engine::find_game(&g.game)?.default_preset.to_string(),
+            };
+            entries.push(Entry { group, game: g.game.clone(), preset, spec: r.spec, shape });
         }
         let mut known = Vec::new();
         let mut labels = Vec::new();
@@ -317,6 +325,18 @@ impl Ladder {
         // Who may hold a name is the ladder's to say from now on.
         let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
         ladder.hub.set_gate(gate);
+        let mut games: Vec<String> = Vec::new();
+        for e in &ladder.entries {
+            let named = format!("{}:{}", e.game, e.preset);
+            if !games.contains(&named) {
+                games.push(named);
+            }
+        }
+        ladder.hub.set_house(House {
+            ladder: ladder.config.name.clone(),
+            games,
+            move_time_ms: ladder.config.move_time_ms.min(u64::from(u32::MAX)) as u32,
+        });
         // The last refit kept, served at once (the next one runs in the background once the
         // ladder starts); none kept (a new ladder, or one kept by an older arena): the lists
         // without ratings until then.
@@ -517,7 +537,7 @@ impl Ladder {
                 continue;
             }
             let asked = if session.max_games == 0 { self.config.max_games } else { session.max_games };
-            let plays = self.entries.iter().map(|e| session.plays(&e.game)).collect();
+            let plays = self.entries.iter().map(|e| session.plays(&e.game, &e.preset)).collect();
             candidates.push(candidate(&s, agent, asked.min(self.config.max_games_cap), plays));
         }
         let shapes: Vec<EntryShape> = self.entries.iter().map(|e| e.shape).collect();
@@ -624,7 +644,15 @@ impl Ladder {
                 let move_time = Some(Duration::from_millis(self.config.move_time_ms));
                 let table = self
                     .hub
-                    .create_hosted(&entry.game, entry.spec.clone(), seed, &seats, move_time, shared.clone())
+                    .create_hosted(
+                        &entry.game,
+                        &entry.preset,
+                        entry.spec.clone(),
+                        seed,
+                        &seats,
+                        move_time,
+                        shared.clone(),
+                    )
                     .map_err(|e| e.message().to_string())?;
                 {
                     let mut s = self.state();

@@ -59,7 +59,45 @@ impl LadderService {
     /// provisional and rested read now.
     pub fn table(&self, s: &Standings, page: Page) -> v1::LadderStandings {
         let marks = self.ladder.marks();
-        let lists = s.lists.iter().map(|(label, list)| rating_table(label, list, &marks, page)).collect();
+        let mut connected: Vec<usize> = marks.connected.iter().copied().collect();
+        connected.sort_unstable();
+        let lists = s
+            .lists
+            .iter()
+            .enumerate()
+            .map(|(k, (label, list))| {
+                let mut table = rating_table(label, list, &marks, page);
+                // An agent that joined since this refit is in none of its rows: not rated yet,
+                // from its Hello on (in the lists of the games it plays).
+                let fitted: std::collections::HashSet<usize> = list
+                    .entries
+                    .iter()
+                    .map(|e| e.participant)
+                    .chain(list.unrated.iter().map(|u| u.participant))
+                    .collect();
+                for &a in connected.iter().filter(|a| !fitted.contains(a)) {
+                    if table.unrated.len() >= page.limit {
+                        break;
+                    }
+                    let Some(name) = self.ladder.name(a) else { continue };
+                    let plays = match k.checked_sub(1).and_then(|e| self.ladder.entries.get(e)) {
+                        Some(entry) => {
+                            self.ladder.hub.session(&name).is_some_and(|s| s.plays(&entry.game, &entry.preset))
+                        }
+                        None => true,
+                    };
+                    if plays {
+                        table.unrated.push(v1::UnratedRow {
+                            agent: name,
+                            reason: reports::ratings::NO_RATED_GAME.to_string(),
+                            anchor: false,
+                            connected: true,
+                        });
+                    }
+                }
+                table
+            })
+            .collect();
         v1::LadderStandings {
             ladder: self.ladder.config.name.clone(),
             games: self.ladder.games(),
@@ -195,13 +233,24 @@ impl v1::ladder_server::Ladder for LadderService {
         let place = self.services.spectator(&req)?;
         let page = Page::of(req.get_ref());
         let mut changes = self.ladder.standings.subscribe();
+        // Sent again when a client joins or leaves too: a new agent is listed (not rated yet)
+        // from its Hello on, and who is connected is told as it changes.
+        let mut roster = self.ladder.hub.roster();
         let (tx, rx) = tokio::sync::mpsc::channel(4);
         let me = self.clone();
         tokio::spawn(async move {
             let _place = place;
             loop {
                 let now = changes.borrow_and_update().clone();
-                if tx.send(Ok(me.table(&now, page))).await.is_err() || changes.changed().await.is_err() {
+                roster.borrow_and_update();
+                if tx.send(Ok(me.table(&now, page))).await.is_err() {
+                    return;
+                }
+                let next = tokio::select! {
+                    c = changes.changed() => c.is_ok(),
+                    r = roster.changed() => r.is_ok(),
+                };
+                if !next {
                     return;
                 }
             }
@@ -231,13 +280,17 @@ impl v1::ladder_server::Ladder for LadderService {
         } as usize;
         let (recent, history) = self
             .ladder
-            .with_store(|s| Ok::<_, String>((s.recent(agent, limit)?, s.history(agent)?)))
+            // The limit counts the games given: those of pairings in play are held back (their
+            // deal is still being played), and left out before the limit is counted. (A game is
+            // committed under the store's lock, its pairing opened before it: read under that
+            // lock, whether a stored game's pairing is open does not change meanwhile.)
+            .with_store(|s| {
+                let recent = s.recent(agent, limit, |pairing| !self.ladder.pairing_open(pairing))?;
+                Ok::<_, String>((recent, s.history(agent)?))
+            })
             .map_err(Status::internal)?;
         let mut games = Vec::new();
         for g in recent {
-            if self.ladder.pairing_open(u64::from(g.record.place().deal)) {
-                continue;
-            }
             let cooperative = engine::find_game(&g.record.game.game).is_ok_and(|e| e.cooperative);
             let outcome = crate::server::wire::record(&g.record, cooperative).map_err(Status::internal)?.outcome;
             games.push(v1::LadderGame {
@@ -246,6 +299,7 @@ impl v1::ladder_server::Ladder for LadderService {
                 players: g.record.players.clone(),
                 outcome,
                 finished_ms: g.finished_ms,
+                match_id: g.record.match_id.clone().unwrap_or_default(),
             });
         }
         let standings = self.ladder.standings.borrow().clone();

@@ -379,18 +379,27 @@ impl Store {
         rows.map(|r| r.map_err(err("games")).and_then(Self::parse)).collect()
     }
 
-    /// The agent's latest games, newest first.
-    pub fn recent(&self, agent: usize, limit: usize) -> Result<Vec<StoredGame>, String> {
+    /// The agent's latest games, newest first, of the pairings `shown` lets through (by
+    /// pairing id): at most `limit` of those, the limit counted after the filter.
+    pub fn recent(&self, agent: usize, limit: usize, shown: impl Fn(u64) -> bool) -> Result<Vec<StoredGame>, String> {
         let mut q = self
             .conn
             .prepare(
-                "SELECT g.id, g.entry, g.finished_ms, g.record FROM games g
+                "SELECT g.id, g.entry, g.finished_ms, g.record, g.pairing FROM games g
                  WHERE g.id IN (SELECT game FROM game_seats WHERE agent = ?1)
-                 ORDER BY g.id DESC LIMIT ?2",
+                 ORDER BY g.id DESC",
             )
             .map_err(err("games"))?;
-        let rows = q.query_map(params![agent as i64 + 1, limit as i64], Self::stored).map_err(err("games"))?;
-        rows.map(|r| r.map_err(err("games")).and_then(Self::parse)).collect()
+        let mut rows = q.query(params![agent as i64 + 1]).map_err(err("games"))?;
+        let mut out = Vec::new();
+        while out.len() < limit {
+            let Some(row) = rows.next().map_err(err("games"))? else { break };
+            let pairing: i64 = row.get(4).map_err(err("games"))?;
+            if shown(pairing as u64) {
+                out.push(Self::stored(row).map_err(err("games")).and_then(Self::parse)?);
+            }
+        }
+        Ok(out)
     }
 
     /// Keep `standings` (JSON), the refit over `rated_games` results, in place of the last.
@@ -510,11 +519,42 @@ mod tests {
         assert_eq!(s.agents().unwrap(), vec![("a".to_string(), true), ("b".to_string(), false)]);
         assert_eq!(s.games().unwrap(), 1);
         assert_eq!(s.rated().unwrap()[0].results[0].score, 1.0);
-        assert_eq!(s.recent(1, 5).unwrap()[0].record.players, vec!["p0", "p1"]);
+        assert_eq!(s.recent(1, 5, |_| true).unwrap()[0].record.players, vec!["p0", "p1"]);
         assert!(s.game(2).unwrap().is_none());
         assert_eq!(s.history(0).unwrap()[0].rating, 10.0);
         let journal: String = s.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).unwrap();
         assert_eq!(journal, "wal");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn recent_games_count_their_limit_after_the_pairings_held_back() {
+        let dir = std::env::temp_dir().join(format!("ladder-store-recent-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut s = Store::open(&dir).unwrap();
+        s.agent("a", false).unwrap();
+        s.agent("b", false).unwrap();
+        s.entry("expedition\n{}", "e").unwrap();
+        // Four pairings of two games each; the newest two are in play (held back).
+        let mut pairings = Vec::new();
+        for _ in 0..4 {
+            let p = s.pairing(0).unwrap();
+            pairings.push(p);
+            for seats in [vec![0, 1], vec![1, 0]] {
+                let id = s.next_game().unwrap();
+                s.commit(&record(id, p as u32, seats), &[]).unwrap();
+            }
+        }
+        let open = [pairings[2], pairings[3]];
+        let shown = |p: u64| !open.contains(&p);
+        for limit in [1, 2, 3, 4, 5, 8, 10] {
+            let games = s.recent(0, limit, shown).unwrap();
+            assert_eq!(games.len(), limit.min(4), "limit {limit}");
+            assert!(games.iter().all(|g| shown(u64::from(g.record.place().deal))));
+            assert!(games.windows(2).all(|w| w[0].id > w[1].id), "newest first");
+        }
+        assert_eq!(s.recent(0, 10, |_| true).unwrap().len(), 8);
+        drop(s);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

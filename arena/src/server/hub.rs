@@ -48,6 +48,17 @@ pub trait NameGate: Send + Sync {
     fn admit(&self, session: &Session) -> Result<(), Status>;
 }
 
+/// What a Play stream's Welcome tells of the house it joined (a ladder).
+#[derive(Clone, Debug, Default)]
+pub struct House {
+    /// The ladder's name.
+    pub ladder: String,
+    /// The games it plays, as Hello.games names them (`expedition:no-dice`).
+    pub games: Vec<String>,
+    /// The per-move limit of its games, in milliseconds (0: none).
+    pub move_time_ms: u32,
+}
+
 /// How the server behaves, and its limits.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -298,6 +309,8 @@ pub struct Shown {
 /// What a match is opened with, its request read.
 struct Opening<'a> {
     game: &'a str,
+    /// The preset it is played under (a Play client's Hello may name it: `game:preset`).
+    preset: &'a str,
     spec: Arc<dyn AnySpec>,
     limits: Limits,
     seed: u64,
@@ -324,8 +337,13 @@ pub struct Hub {
     pub clients: ClientKeys,
     /// Woken when a Play client takes a name.
     registered: tokio::sync::Notify,
+    /// Counts the Play clients' arrivals and departures (a ladder's standings tell who is
+    /// connected: they are sent again on each).
+    roster: tokio::sync::watch::Sender<u64>,
     /// Who may hold a name, beyond the server's checks (a ladder's rules).
     gate: std::sync::OnceLock<Weak<dyn NameGate>>,
+    /// What a Welcome tells of the house, when a ladder set it (else the server's own).
+    house: std::sync::OnceLock<House>,
     pub next_request: Arc<AtomicU64>,
     records: Option<Mutex<std::fs::File>>,
     /// Set when the server stops: long-lived streams (Play, Spectate) end.
@@ -399,7 +417,9 @@ impl Hub {
             bot_keys,
             clients,
             registered: tokio::sync::Notify::new(),
+            roster: tokio::sync::watch::channel(0).0,
             gate: std::sync::OnceLock::new(),
+            house: std::sync::OnceLock::new(),
             next_request: Arc::new(AtomicU64::new(1)),
             records,
             stopping: tokio::sync::watch::channel(false).0,
@@ -530,6 +550,26 @@ impl Hub {
         let _ = self.gate.set(gate);
     }
 
+    /// What the Welcome of every Play stream tells of this house from now on (once; a ladder,
+    /// as it opens).
+    pub fn set_house(&self, house: House) {
+        let _ = self.house.set(house);
+    }
+
+    /// The Welcome of the Play stream `session`: the house's name, the games it plays (as
+    /// Hello.games names them) and the per-move limit its games are played under.
+    pub fn welcome(&self, session: &str) -> v1::Welcome {
+        let (ladder, games, move_time_ms) = match self.house.get() {
+            Some(h) => (h.ladder.clone(), h.games.clone(), h.move_time_ms),
+            None => (
+                String::new(),
+                engine::games().iter().map(|g| g.name.to_string()).collect(),
+                as_ms(self.config.move_time).min(u64::from(u32::MAX)) as u32,
+            ),
+        };
+        v1::Welcome { session: session.to_string(), ladder, games, move_time_ms }
+    }
+
     /// Who a Play client saying Hello as `name` with the name's key `key` is: the holder of
     /// the name's key when the name has one and `key` is it, else `client`.
     pub fn owner_of(&self, name: &str, key: &str, client: &ClientId) -> ClientId {
@@ -587,6 +627,7 @@ impl Hub {
         }
         sessions.insert(folded, session);
         self.registered.notify_waiters();
+        self.roster.send_modify(|n| *n += 1);
         Ok(())
     }
 
@@ -596,7 +637,14 @@ impl Hub {
         let mut sessions = self.sessions.lock().expect("sessions");
         if sessions.get(&folded).is_some_and(|s| s.id == id) {
             sessions.remove(&folded);
+            drop(sessions);
+            self.roster.send_modify(|n| *n += 1);
         }
+    }
+
+    /// Changes each time a Play client takes a name or gives it up.
+    pub fn roster(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.roster.subscribe()
     }
 
     /// A Play client resigns a seat it plays: at its table for a match of this server, else
@@ -739,7 +787,12 @@ impl Hub {
             Some(s) => s,
             None => secret_seed()?,
         };
-        let opening = Opening { game: &req.game, spec, limits, seed, seats: &req.seats, scenario: &req.scenario };
+        let preset = match req.preset.as_str() {
+            "" => engine::find_game(&req.game).map_or("", |e| e.default_preset),
+            named => named,
+        };
+        let opening =
+            Opening { game: &req.game, preset, spec, limits, seed, seats: &req.seats, scenario: &req.scenario };
         self.open(opening, place, client, None).map(|(_, response)| response)
     }
 
@@ -747,9 +800,11 @@ impl Hub {
     /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
     /// operator chose it) or a connected Play client. On a shared `deal`, its moves and record
     /// are held back until the deal is released (the other games on it are over).
+    #[allow(clippy::too_many_arguments)]
     pub fn create_hosted(
         self: &Arc<Hub>,
         game: &str,
+        preset: &str,
         spec: Arc<dyn AnySpec>,
         seed: u64,
         seats: &[v1::SeatSpec],
@@ -758,7 +813,7 @@ impl Hub {
     ) -> Result<Arc<Table>, Status> {
         let place = self.matches.take(&ClientId::Host)?;
         let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
-        let opening = Opening { game, spec, limits, seed, seats, scenario: "" };
+        let opening = Opening { game, preset, spec, limits, seed, seats, scenario: "" };
         self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
     }
 
@@ -818,7 +873,7 @@ impl Hub {
         client: &ClientId,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<(Arc<Table>, v1::CreateMatchResponse), Status> {
-        let Opening { game: game_name, spec, limits, seed, seats: seat_specs, scenario } = opening;
+        let Opening { game: game_name, preset, spec, limits, seed, seats: seat_specs, scenario } = opening;
         let n = spec.seats();
         if !seat_specs.is_empty() && seat_specs.len() != n {
             return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", seat_specs.len())));
@@ -863,9 +918,9 @@ impl Hub {
                             shown(&name)
                         ))
                     })?;
-                    if !session.plays(game_name) {
+                    if !session.plays(game_name, preset) {
                         return Err(Status::failed_precondition(format!(
-                            "seats[{s}].play: `{name}` does not play {game_name}"
+                            "seats[{s}].play: `{name}` does not play {game_name}:{preset} (its Hello.games)"
                         )));
                     }
                     if self.config.challenges_need_consent && *client != ClientId::Host && !session.accept_challenges {

@@ -310,11 +310,9 @@ impl v1::play_server::Play for Services {
         // The Welcome is queued before the name is taken: once it is, a match (a ladder's
         // pairing) may send a request at once, and the Welcome comes first. A refusal below
         // answers the call with its status, and the queue (Welcome and all) is dropped.
-        tx.send(Ok(v1::ServerMessage {
-            message: Some(v1::server_message::Message::Welcome(v1::Welcome { session: id.clone() })),
-        }))
-        .await
-        .map_err(|_| Status::cancelled("the client left"))?;
+        tx.send(Ok(v1::ServerMessage { message: Some(v1::server_message::Message::Welcome(self.hub.welcome(&id))) }))
+            .await
+            .map_err(|_| Status::cancelled("the client left"))?;
         self.hub.register(session.clone(), &hello.key, &client)?;
         tracing::info!(%name, session = %id, "Play client connected");
         let hub = self.hub.clone();
@@ -371,14 +369,29 @@ fn check_hello(hello: &v1::Hello) -> Result<(), Status> {
         return Err(Status::invalid_argument(format!("Hello.games: {} games, at most 16", hello.games.len())));
     }
     for g in &hello.games {
-        engine::find_game(g).map_err(|_| {
+        let (game, preset) = match g.split_once(':') {
+            Some((game, preset)) => (game, Some(preset)),
+            None => (g.as_str(), None),
+        };
+        let entry = engine::find_game(game).map_err(|_| {
             let names: Vec<_> = games().iter().map(|g| g.name).collect();
             Status::invalid_argument(format!(
-                "Hello.games: unknown game `{}`; the games are: {}",
-                shown(g),
+                "Hello.games: unknown game `{}`; the games are: {} (a game, or GAME:PRESET for one preset)",
+                shown(game),
                 names.join(", ")
             ))
         })?;
+        if let Some(preset) = preset
+            && !entry.presets.contains(&preset)
+        {
+            return Err(Status::invalid_argument(format!(
+                "Hello.games: `{}`: {} has no preset `{}`; its presets are: {}",
+                shown(g),
+                entry.name,
+                shown(preset),
+                entry.presets.join(", ")
+            )));
+        }
     }
     if hello.key.len() > 256 {
         return Err(Status::invalid_argument("Hello.key: over 256 characters"));

@@ -3,8 +3,8 @@
 //! DecisionRequest at each decision of a seat it plays and waits (a task, no thread) for the
 //! Decision that answers it, up to the per-move limit (or, in a tournament, the idle limit of
 //! a decision nothing else bounds). The client may resign a seat it plays (Resign). Whatever
-//! else the client sends — a second Hello, a Decision for a request that is not its open one,
-//! a duplicate, a Resign for a seat it does not play — is answered with a StreamError and
+//! else the client sends — a second Hello, a Decision for a request that is not one of its open
+//! ones (it may have several open at once, one per seat to move), a duplicate, a Resign for a seat it does not play — is answered with a StreamError and
 //! counted.
 
 use super::wire;
@@ -31,11 +31,21 @@ pub enum NoDecision {
     Resigned,
 }
 
+const DISCONNECTED: &str = "the Play client disconnected";
+
+impl NoDecision {
+    /// The verdict's detail of a disconnection of the Play client `name`: one wording in a
+    /// server match, a ladder's game and a tournament's.
+    pub fn disconnected(name: &str) -> String {
+        format!("{name}: {DISCONNECTED}")
+    }
+}
+
 impl std::fmt::Display for NoDecision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NoDecision::Expired(limit) => f.write_str(&limit.missed()),
-            NoDecision::Disconnected => write!(f, "the Play client disconnected"),
+            NoDecision::Disconnected => f.write_str(DISCONNECTED),
             NoDecision::Resigned => write!(f, "the Play client resigned the seat"),
         }
     }
@@ -237,9 +247,14 @@ impl Session {
         self.alive.load(Ordering::Acquire) && !self.tx.is_closed()
     }
 
-    /// Does it play this game?
-    pub fn plays(&self, game: &str) -> bool {
-        self.games.is_empty() || self.games.iter().any(|g| g == game)
+    /// Does it play this game under this preset? Its Hello's games name a game (any preset)
+    /// or a game and one preset (`expedition:no-dice`).
+    pub fn plays(&self, game: &str, preset: &str) -> bool {
+        self.games.is_empty()
+            || self.games.iter().any(|g| match g.split_once(':') {
+                Some((named, p)) => named == game && p == preset,
+                None => g == game,
+            })
     }
 
     fn open(
@@ -416,7 +431,7 @@ impl RemoteAgent {
             session,
             match_id,
             game: spec.game().to_string(),
-            params_yaml: serde_yaml::to_string(&spec.params_yaml()).map_err(|e| e.to_string())?,
+            params_yaml: engine::core::params_to_yaml(&spec.params_yaml()).map_err(|e| e.to_string())?,
             cooperative: engine::find_game(spec.game()).is_ok_and(|g| g.cooperative),
             action_count: spec.action_count(),
             next_request,
@@ -473,7 +488,7 @@ impl Agent for RemoteAgent {
         self.runtime.block_on(self.session.decide(request, deadline)).map_err(|e| match e {
             NoDecision::Expired(Limit::Idle(_)) => AgentError::Idle(e.to_string()),
             NoDecision::Expired(_) => AgentError::TimedOut(String::new()),
-            NoDecision::Disconnected => AgentError::Disconnected(format!("{}: {e}", self.session.name)),
+            NoDecision::Disconnected => AgentError::Disconnected(NoDecision::disconnected(&self.session.name)),
             NoDecision::Resigned => AgentError::Resigned(String::new()),
         })
     }

@@ -171,7 +171,7 @@ impl Table {
     /// A match ready to be driven; its Started event is the first.
     pub fn new(setup: Setup, game: Box<dyn AnyGame>) -> Result<Arc<Table>, Status> {
         let params_yaml =
-            serde_yaml::to_string(&setup.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
+            engine::core::params_to_yaml(&setup.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let now = Instant::now();
         let referee = Referee::new(setup.limits.move_time, setup.limits.policy, setup.seed);
         let held = setup
@@ -603,7 +603,7 @@ impl Table {
             // The referee words the limit and the resignation.
             NoDecision::Expired(_) => (Fault::Timeout, String::new()),
             NoDecision::Resigned => (Fault::Resigned, String::new()),
-            NoDecision::Disconnected => (Fault::Disconnected, e.to_string()),
+            NoDecision::Disconnected => (Fault::Disconnected, NoDecision::disconnected(&session.name)),
         })
     }
 

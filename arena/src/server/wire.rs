@@ -145,7 +145,7 @@ pub fn record(r: &MatchRecord, cooperative: bool) -> Result<v1::MatchRecord, Str
         game: r.game.game.clone(),
         rules_version: r.game.rules_version,
         players: r.players.clone(),
-        params_yaml: serde_yaml::to_string(&r.game.params).map_err(|e| e.to_string())?,
+        params_yaml: engine::core::params_to_yaml(&r.game.params).map_err(|e| e.to_string())?,
         seed: r.game.seed,
         actions: r.game.actions.clone(),
         outcome: Some(outcome(&r.outcome, &r.verdicts, cooperative)),

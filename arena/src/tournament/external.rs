@@ -7,6 +7,8 @@
 //! other: a timeout, a disconnection, an illegal answer or a resignation is that game's
 //! verdict, and so is silence past the tournament's idle limit (`idle_ms`) on a decision no
 //! per-move limit or clock bounds (verdict `idle`: a stalled client never stalls the run).
+//! A launched command that exits before it connects fails the start at once, with its exit
+//! status and the end of what it wrote on stderr (passed on to the arena's stderr as it comes).
 
 use super::Tournament;
 use super::config::{Isolation, Participant};
@@ -16,18 +18,19 @@ use crate::server::session::{RemoteAgent, Session};
 use crate::server::{self, Running, ServerConfig};
 use bots::Agent;
 use engine::core::AnySpec;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Child, Command};
-use std::sync::Arc;
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The server and processes of a tournament's external participants.
 pub struct Externals {
     runtime: tokio::runtime::Runtime,
     server: Option<Running>,
-    children: Vec<(String, Child)>,
+    children: Vec<Launched>,
     sessions: HashMap<usize, Arc<Session>>,
     next_match: AtomicU64,
     /// The tournament's idle limit.
@@ -73,8 +76,8 @@ impl Externals {
             idle: crate::referee::limit_ms(t.config.idle_ms),
         };
         for launch in &launches {
-            let child = launch.spawn(&url)?;
-            ext.children.push((launch.name.clone(), child));
+            let launched = launch.spawn(&url)?;
+            ext.children.push(launched);
         }
         for &p in &external {
             let part = &t.config.participants[p];
@@ -84,12 +87,23 @@ impl Externals {
         }
         let hub = ext.server.as_ref().expect("running").hub.clone();
         let timeout = Duration::from_secs(t.config.connect_timeout_s);
+        let deadline = std::time::Instant::now() + timeout;
         for &p in &external {
             let name = &t.config.participants[p].name;
-            let session = ext
-                .runtime
-                .block_on(hub.wait_for_session(name, timeout))
-                .ok_or_else(|| format!("participant `{name}` did not connect to {url} within {} s", timeout.as_secs()));
+            // In short waits, watching the launched commands meanwhile: one that exits before it
+            // connects will never connect.
+            let session = loop {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                if let Some(s) = ext.runtime.block_on(hub.wait_for_session(name, left.min(Duration::from_millis(50)))) {
+                    break Ok(s);
+                }
+                if let Some(e) = ext.children.iter_mut().find_map(|c| c.exited_unconnected(&hub, &url)) {
+                    break Err(e);
+                }
+                if left.is_zero() {
+                    break Err(format!("participant `{name}` did not connect to {url} within {} s", timeout.as_secs()));
+                }
+            };
             match session {
                 Ok(s) => {
                     ext.sessions.insert(p, s);
@@ -127,7 +141,7 @@ impl Externals {
         if let Some(s) = self.server.take() {
             let _ = self.runtime.block_on(s.stop());
         }
-        for (name, child) in &mut self.children {
+        for Launched { name, child, .. } in &mut self.children {
             // A client whose stream ended should exit; one that does not is stopped.
             for _ in 0..50 {
                 if let Ok(Some(_)) = child.try_wait() {
@@ -151,6 +165,43 @@ impl Drop for Externals {
     }
 }
 
+/// How much of a launched command's stderr is kept, to tell why it ended.
+const STDERR_TAIL: usize = 2000;
+
+/// A launched participant: its process, and the end of its stderr.
+struct Launched {
+    name: String,
+    child: Child,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Launched {
+    /// The error to fail with if it exited without having connected (its name not held).
+    fn exited_unconnected(&mut self, hub: &server::Hub, url: &str) -> Option<String> {
+        let status = self.child.try_wait().ok().flatten()?;
+        if hub.session(&self.name).is_some() {
+            return None;
+        }
+        // Its stderr ends with it (unless something it started holds it: then not for long).
+        if let Some(r) = self.reader.take() {
+            for _ in 0..50 {
+                if r.is_finished() {
+                    let _ = r.join();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        let tail = self.tail.lock().unwrap_or_else(|p| p.into_inner());
+        let text = String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).trim().to_string();
+        let said = match text.is_empty() {
+            true => "it wrote nothing on stderr".to_string(),
+            false => format!("the end of its stderr:\n{text}"),
+        };
+        Some(format!("participant `{}` exited ({status}) before it connected to {url}; {said}", self.name))
+    }
+}
 /// A participant's command, ready to launch: its words (`sh -c COMMAND`, in its sandbox, after
 /// the operator's `sandbox` words if it has some).
 struct Launch {
@@ -195,8 +246,8 @@ impl Launch {
     }
 
     /// Start it, its environment the arena's without a secret, plus where to connect and its
-    /// name.
-    fn spawn(&self, url: &str) -> Result<Child, String> {
+    /// name; its stderr passed on to the arena's, the end of it kept.
+    fn spawn(&self, url: &str) -> Result<Launched, String> {
         let words = ["sh".to_string(), "-c".to_string(), self.command.clone()];
         let mut cmd = match &self.sandbox {
             Some(sandbox) => {
@@ -214,10 +265,30 @@ impl Launch {
                 cmd.env_remove(&var);
             }
         }
-        cmd.env("ARENA_SERVER", url)
+        let mut child = cmd
+            .env("ARENA_SERVER", url)
             .env("ARENA_NAME", &self.name)
+            .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("participant `{}`: cannot run `{}`: {e}", self.name, self.command))
+            .map_err(|e| format!("participant `{}`: cannot run `{}`: {e}", self.name, self.command))?;
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let reader = child.stderr.take().map(|mut stderr| {
+            let tail = tail.clone();
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n) = stderr.read(&mut buf) {
+                    if n == 0 {
+                        break;
+                    }
+                    let _ = std::io::stderr().write_all(&buf[..n]);
+                    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
+                    t.extend(&buf[..n]);
+                    let extra = t.len().saturating_sub(STDERR_TAIL);
+                    t.drain(..extra);
+                }
+            })
+        });
+        Ok(Launched { name: self.name.clone(), child, tail, reader })
     }
 }
 

@@ -80,6 +80,8 @@ fn rating_row(r: &v1::RatingRow) -> Value {
         "rank": r.rank, "agent": r.agent, "rating": r.rating, "lower": r.lower, "upper": r.upper,
         "results": r.results, "score": r.score, "anchor": r.anchor, "connected": r.connected,
         "bound": r.bound, "qualifying": r.qualifying, "rested": r.rested,
+        // A rating that is only a bound is shown as the report shows it: "≥ +455.7".
+        "bound_sign": reports::ratings::Bound::from_label(&r.bound).map(|b| b.sign()),
     })
 }
 
@@ -102,4 +104,19 @@ pub fn games(list: &v1::ListGamesResponse) -> Value {
         "move_time_ms": list.limits.as_ref().map(|l| l.default_move_time_ms),
         "max_move_time_ms": list.limits.as_ref().map(|l| l.max_move_time_ms),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rating_that_is_only_a_bound_carries_the_sign_the_report_puts_before_it() {
+        let row = |bound: &str| rating_row(&v1::RatingRow { rating: 455.7, bound: bound.into(), ..Default::default() });
+        assert_eq!(row("no losses")["bound_sign"], "≥");
+        assert_eq!(row("no wins")["bound_sign"], "≤");
+        assert_eq!(row("apart")["bound_sign"], "?");
+        assert!(row("")["bound_sign"].is_null());
+        assert_eq!(row("no wins")["bound"], "no wins");
+    }
 }

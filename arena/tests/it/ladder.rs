@@ -254,6 +254,24 @@ fn a_record_is_given_once_its_pairing_is_over_and_strangers_are_refused_cleanly(
         c.get_ladder_record(v1::LadderRecordRequest { game_id: id }).await.unwrap().into_inner()
     });
     assert!(record.players.iter().any(|p| p == "erin") && !record.actions.is_empty());
+    // Each game names the server's match it was played as (its MatchEnded's match_id): the
+    // server's record of that match is the ladder's record of the game.
+    let listed = games.games.last().unwrap();
+    assert!(!listed.match_id.is_empty(), "{listed:?}");
+    let served = runtime().block_on(async {
+        let mut m = arena::client::matches(arena::client::connect(&url).await.unwrap());
+        m.get_record(v1::GetRecordRequest { match_id: listed.match_id.clone() }).await.unwrap().into_inner()
+    });
+    assert_eq!((served.seed, &served.actions, &served.players), (record.seed, &record.actions, &record.players));
+    // The limit counts the games given, those of pairings in play left out first: limit 1
+    // gives one game whenever there is one to give.
+    for _ in 0..20 {
+        let one = runtime().block_on(async {
+            let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(&url).await.unwrap());
+            c.agent_games(v1::AgentGamesRequest { agent: "erin".into(), limit: 1 }).await.unwrap().into_inner()
+        });
+        assert_eq!(one.games.len(), 1, "{one:?}");
+    }
     let e = agent_games(&url, "nobody").unwrap_err();
     assert_eq!(e.code(), tonic::Code::NotFound);
     assert!(e.message().contains("`nobody`"), "{}", e.message());
@@ -332,22 +350,68 @@ fn a_keyed_ladder_lets_in_only_its_names_and_their_versions() {
     }
 }
 
-/// A Play stream from `source` that said `hello`: its sender (drop it to close) and what the
-/// server answered first (its Welcome), or the refusal.
+/// A Play stream from `source` that said `hello`: its sender (drop it to close) and the
+/// stream, past the server's first answer (its Welcome), or the refusal.
 async fn hello_from(
     url: &str,
     source: [u8; 4],
     hello: v1::Hello,
 ) -> Result<(tokio::sync::mpsc::Sender<v1::BotMessage>, tonic::Streaming<v1::ServerMessage>), tonic::Status> {
+    welcomed(url, source, hello).await.map(|(tx, stream, _)| (tx, stream))
+}
+
+type Welcomed = (tokio::sync::mpsc::Sender<v1::BotMessage>, tonic::Streaming<v1::ServerMessage>, v1::Welcome);
+
+/// [`hello_from`], with the Welcome.
+async fn welcomed(url: &str, source: [u8; 4], hello: v1::Hello) -> Result<Welcomed, tonic::Status> {
     let channel = arena::client::connect_from(url, source.into()).await.unwrap();
     let mut client = v1::play_client::PlayClient::new(channel);
     let (tx, rx) = tokio::sync::mpsc::channel(16);
     tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(hello)) }).await.unwrap();
     let mut stream = client.play(tokio_stream::wrappers::ReceiverStream::new(rx)).await?.into_inner();
     match stream.message().await? {
-        Some(v1::ServerMessage { message: Some(v1::server_message::Message::Welcome(_)) }) => Ok((tx, stream)),
+        Some(v1::ServerMessage { message: Some(v1::server_message::Message::Welcome(w)) }) => Ok((tx, stream, w)),
         other => panic!("a Play stream's first answer is its Welcome: {other:?}"),
     }
+}
+
+#[test]
+fn a_new_agent_is_listed_at_its_hello_and_its_welcome_tells_the_ladders_games_which_presets_choose() {
+    // No anchor, and two seats to each game: one client alone plays nothing, so nothing is
+    // rated and no refit comes to list it.
+    let file = scratch::scratch("ladder", "welcome.yaml");
+    std::fs::write(
+        &file,
+        "name: quiet\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, \
+         preset: classic, params: { travellers: 2 } }\nmove_time_ms: 4000\nrefit_ms: 200\nprovisional_games: 0\n",
+    )
+    .unwrap();
+    let data = scratch::scratch("ladder", "welcome-data");
+    let (server, url) = ladder(&file, &data);
+    let rt = runtime();
+    let hello = |games: &[&str]| v1::Hello {
+        name: "june".into(),
+        games: games.iter().map(|g| g.to_string()).collect(),
+        ..Default::default()
+    };
+    // A preset the game does not have is refused, naming the presets it has.
+    let e = rt.block_on(refused(&url, [127, 0, 0, 21], hello(&["expedition:fast"])));
+    assert_eq!(e.code(), tonic::Code::InvalidArgument, "{}", e.message());
+    assert!(e.message().contains("no preset `fast`") && e.message().contains("no-dice"), "{}", e.message());
+    // June plays journey's classic preset alone.
+    let (_tx, _stream, welcome) = rt.block_on(welcomed(&url, [127, 0, 0, 21], hello(&["journey:classic"]))).unwrap();
+    assert!(!welcome.session.is_empty());
+    assert_eq!(
+        (welcome.ladder.as_str(), welcome.games.clone(), welcome.move_time_ms),
+        ("quiet", vec!["expedition:no-dice".to_string(), "journey:classic".to_string()], 4000)
+    );
+    let unrated = |l: &v1::RatingTable| l.unrated.iter().any(|u| u.agent == "june" && u.connected);
+    let s = until(&url, Duration::from_secs(10), "june listed as not rated yet", |s| unrated(&s.lists[0]));
+    let list = |label: &str| s.lists.iter().find(|l| l.label.starts_with(label)).unwrap();
+    assert!(unrated(list("journey")), "{s:#?}");
+    assert!(!unrated(list("expedition")), "june plays no expedition: {s:#?}");
+    assert_eq!(s.rated_games, 0, "listed before any refit: {s:#?}");
+    stop(server);
 }
 
 /// The refusal of a Hello that must be refused.

@@ -235,6 +235,9 @@ fn a_client_that_disconnects_is_disconnected_in_a_tournament_and_on_a_server() {
     let kinds: BTreeSet<Fault> = records.iter().flat_map(|r| r.verdicts.iter().map(|v| v.kind)).collect();
     assert_eq!(kinds, BTreeSet::from([Fault::Disconnected]));
     assert!(records.iter().all(|r| r.verdicts.len() == 1 && r.players[r.verdicts[0].seat] == "quitter"));
+    // One wording, naming the agent, in a tournament and on a server.
+    let worded = "quitter: the Play client disconnected";
+    assert!(records.iter().all(|r| r.verdicts[0].detail == worded), "{:?}", records[0].verdicts);
     // On a server: the same client, at a Play seat.
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
@@ -258,6 +261,7 @@ fn a_client_that_disconnects_is_disconnected_in_a_tournament_and_on_a_server() {
         quitter.await.unwrap();
         let kinds: Vec<&str> = o.verdicts.iter().map(|v| v.kind.as_str()).collect();
         assert_eq!(kinds, vec!["disconnected"], "{o:?}");
+        assert_eq!(o.verdicts[0].detail, worded, "{o:?}");
         assert_eq!(o.forfeited_by, Some(0));
         running.stop().await.unwrap();
     });

@@ -1027,6 +1027,51 @@ async fn a_name_belongs_to_its_first_holder_or_to_its_key() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hello_names_a_game_or_one_preset_of_it_and_its_welcome_tells_the_house() {
+    let config = ServerConfig { move_time: Some(Duration::from_millis(1500)), ..ServerConfig::default() };
+    let (running, mut m) = start(config).await;
+    let url = running.url();
+    let mut client = v1::play_client::PlayClient::new(arena::client::connect(&url).await.unwrap());
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let h = v1::Hello { name: "nodice".into(), games: vec!["expedition:no-dice".into()], ..Default::default() };
+    tx.send(v1::BotMessage { message: Some(v1::bot_message::Message::Hello(h)) }).await.unwrap();
+    let mut inbound = client.play(tokio_stream::wrappers::ReceiverStream::new(rx)).await.unwrap().into_inner();
+    let welcome = match inbound.message().await.unwrap().and_then(|m| m.message) {
+        Some(v1::server_message::Message::Welcome(w)) => w,
+        other => panic!("expected Welcome, got {other:?}"),
+    };
+    // A plain server: no ladder, every game, its default per-move limit.
+    assert!(!welcome.session.is_empty());
+    assert_eq!(welcome.ladder, "");
+    assert_eq!(welcome.games, ["journey", "expedition"]);
+    assert_eq!(welcome.move_time_ms, 1500);
+    // Seated under the preset it named; refused under another, the default (dice) included.
+    for preset in ["dice", ""] {
+        let mut r = create("expedition", 1);
+        r.preset = preset.into();
+        r.seats = play_seats(&["nodice", "nodice"]);
+        let e = m.create_match(r).await.unwrap_err();
+        assert_eq!(e.code(), Code::FailedPrecondition, "{preset}: {e:?}");
+        assert!(e.message().contains("expedition:dice"), "{}", e.message());
+    }
+    let mut r = create("expedition", 1);
+    r.preset = "no-dice".into();
+    r.seats = play_seats(&["nodice", "nodice"]);
+    m.create_match(r).await.unwrap();
+    next_request(&mut inbound).await;
+    let mut r = create("journey", 1);
+    r.seats = play_seats(&["nodice"]);
+    assert_eq!(m.create_match(r).await.unwrap_err().code(), Code::FailedPrecondition);
+    // An unknown preset is refused at Hello, naming the game's presets.
+    let bad = v1::Hello { name: "odd".into(), games: vec!["expedition:fast".into()], ..Default::default() };
+    let e = play_stream(&url, bad).await.err().unwrap();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().contains("Hello.games") && e.message().contains("dice, no-dice"), "{}", e.message());
+    drop(tx);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_malformed_play_message_is_answered_with_an_error() {
     let config = ServerConfig { max_stream_faults: 8, ..ServerConfig::default() };
     let (running, mut m) = start(config).await;

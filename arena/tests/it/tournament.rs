@@ -732,6 +732,31 @@ fn a_host_that_cannot_sandbox_says_what_is_missing_and_how_to_opt_out() {
     assert!(!scratch.join("out/games.jsonl").exists());
 }
 
+#[test]
+fn a_launched_participant_that_exits_before_it_connects_fails_the_start_at_once_saying_how() {
+    let scratch = temp_dir("exits");
+    std::fs::create_dir_all(&scratch).unwrap();
+    let file = scratch.join("t.yaml");
+    // The start must not wait out the connect timeout (before, it did, and said only that).
+    std::fs::write(
+        &file,
+        "games_per_pairing: 1\nisolation: none\nconnect_timeout_s: 60\nparticipants:\n  - { name: a, bot: random }\n  - \
+         { name: quitter, command: \"echo no model file here >&2; exit 7\" }\ngames: [{game: expedition, preset: \
+         no-dice}]\n",
+    )
+    .unwrap();
+    let out = scratch.join("out");
+    let o = arena()
+        .args(["tournament", file.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    for words in ["participant `quitter` exited", "exit status: 7", "before it connected", "no model file here"] {
+        assert!(e.contains(words), "{words}: {e}");
+    }
+}
+
 /// The tournament as a user drives it: a gauntlet plays only its participant's pairings, the
 /// command line overrides the file (and `--resume` keeps the override), a deals file is
 /// played by every pairing, and the variant section's figures are those of the log.

@@ -501,3 +501,39 @@ async fn the_face_shares_its_connections_by_client_and_a_new_client_still_gets_i
     assert!(at_once.error().contains("held by the clients of 127.0.0.3 already: a client's share"), "{at_once:?}");
     drop(idle);
 }
+
+/// The game JSON of a step-through page (`<script type="application/json" id="game">`).
+fn game_of_page(page: &str) -> serde_json::Value {
+    let (_, rest) = page.split_once("id=\"game\">").unwrap_or_else(|| panic!("no game in {page}"));
+    let (data, _) = rest.split_once("</script>").unwrap();
+    serde_json::from_str(data).unwrap()
+}
+
+/// A finished match's step-through page names a seat played through its token as the match page
+/// does, "a person", never by the record's word `token`; an agent's seat by its name.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_game_page_names_a_token_seat_a_person_not_token() {
+    let (_server, face) = with_face(&["serve"], "serving tabletop.arena.v1 on ");
+    let new_match =
+        json(serde_json::json!({ "game": "expedition", "preset": "no-dice", "seats": ["person", {"bot": "random"}] }));
+    let made = ask(face, 3, "POST", "/api/matches", &[], &new_match).await;
+    assert_eq!(made.status, 200, "{made:?}");
+    let made = made.json();
+    let id = made["match_id"].as_str().unwrap().to_string();
+    let bearer = format!("Bearer {}", made["seats"][0]["token"].as_str().unwrap());
+    let resigned = ask(face, 3, "POST", &format!("/api/matches/{id}/resign"), &[("authorization", &bearer)], "").await;
+    assert_eq!(resigned.status, 200, "{resigned:?}");
+    let mut polls = 0;
+    let page = loop {
+        polls += 1;
+        assert!(polls < 300, "the resigned match's page never came");
+        let page = ask(face, 3, "GET", &format!("/game?id={id}"), &[], "").await;
+        if page.status == 200 {
+            break page;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let game = game_of_page(&page.body);
+    assert_eq!(game["players"], serde_json::json!(["a person", "random"]), "{}", game["result"]);
+    assert!(game["result"].as_str().unwrap().contains("a person (seat 0) resigned"), "{}", game["result"]);
+}

@@ -90,7 +90,7 @@ impl Game {
     /// Every parameter, as YAML (what records and the wire carry).
     #[getter]
     fn params_yaml(&self) -> PyResult<String> {
-        serde_yaml::to_string(&self.spec.params_yaml()).map_err(value_error)
+        engine::core::params_to_yaml(&self.spec.params_yaml()).map_err(value_error)
     }
 
     /// The shape of an observation tensor: `(length,)`.

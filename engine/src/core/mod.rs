@@ -12,7 +12,8 @@ pub mod yaml;
 use std::fmt;
 
 pub use params::{
-    Bounded, GameParams, ParamError, ParamFields, ParamInfo, ParamSource, describe_yaml_error, resolve_params,
+    Bounded, GameParams, ParamError, ParamFields, ParamInfo, ParamSource, describe_yaml_error, params_to_yaml,
+    resolve_params, yaml11_bool_word,
 };
 pub use pile::{DrawPile, Pile, redraw_shuffle};
 pub use rand::rngs::SmallRng;

@@ -229,16 +229,125 @@ macro_rules! game_params {
     };
 }
 
+/// `value` (parameters, as [`AnySpec::params_yaml`](super::AnySpec::params_yaml) gives them)
+/// written as YAML that a YAML 1.1 reader (PyYAML) reads as the engine does. serde_yaml quotes
+/// a string that YAML 1.2 would read as something else, not one that only YAML 1.1 retypes
+/// (`off`, `yes`, `1_000`, `12:30`, `2001-12-14`): `return_journey: off` read as `false`. Such
+/// a string is written single-quoted.
+pub fn params_to_yaml(value: &serde_yaml::Value) -> Result<String, serde_yaml::Error> {
+    // Each such string goes through serde_yaml as a marker it writes plain (a private-use
+    // character no string of the value holds, around its number), then the marker is
+    // replaced by the string in single quotes.
+    fn strings<'a>(v: &'a serde_yaml::Value, out: &mut Vec<&'a str>) {
+        use serde_yaml::Value as V;
+        match v {
+            V::String(s) => out.push(s),
+            V::Sequence(items) => items.iter().for_each(|i| strings(i, out)),
+            V::Mapping(m) => m.iter().for_each(|(k, v)| {
+                strings(k, out);
+                strings(v, out);
+            }),
+            V::Tagged(t) => strings(&t.value, out),
+            V::Null | V::Bool(_) | V::Number(_) => {}
+        }
+    }
+    fn mark(v: &serde_yaml::Value, marker: char, quoted: &mut Vec<String>) -> serde_yaml::Value {
+        use serde_yaml::Value as V;
+        match v {
+            V::String(s) if yaml11_retypes(s) => {
+                quoted.push(format!("'{s}'"));
+                V::String(format!("{marker}{}{marker}", quoted.len() - 1))
+            }
+            V::Sequence(items) => V::Sequence(items.iter().map(|i| mark(i, marker, quoted)).collect()),
+            V::Mapping(m) => {
+                V::Mapping(m.iter().map(|(k, v)| (mark(k, marker, quoted), mark(v, marker, quoted))).collect())
+            }
+            V::Tagged(t) => V::Tagged(Box::new(serde_yaml::value::TaggedValue {
+                tag: t.tag.clone(),
+                value: mark(&t.value, marker, quoted),
+            })),
+            other => other.clone(),
+        }
+    }
+    let mut all = Vec::new();
+    strings(value, &mut all);
+    let Some(marker) = ('\u{E000}'..='\u{F8FF}').find(|c| all.iter().all(|s| !s.contains(*c))) else {
+        return serde_yaml::to_string(value);
+    };
+    let mut quoted = Vec::new();
+    let text = serde_yaml::to_string(&mark(value, marker, &mut quoted))?;
+    if quoted.is_empty() {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pieces = text.split(marker);
+    out.push_str(pieces.next().unwrap_or_default());
+    while let (Some(number), Some(rest)) = (pieces.next(), pieces.next()) {
+        let k: usize = number.parse().expect("a marker holds its number");
+        out.push_str(&quoted[k]);
+        out.push_str(rest);
+    }
+    Ok(out)
+}
+
+/// Whether a YAML 1.1 reader (PyYAML's resolver) may read the plain scalar `s` as something
+/// other than a string: a boolean (`y`, `no`, `on`, `off`, ...), a null, a merge key, or a
+/// number or timestamp (any scalar of digits, signs, `.`, `_`, `:`, letters and spaces that
+/// starts with a digit, a sign or a dot: more than a 1.1 reader retypes, never less). Each
+/// such string holds no quote and no line break, so it goes in single quotes as it is.
+fn yaml11_retypes(s: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE",
+        "on", "On", "ON", "off", "Off", "OFF", "~", "null", "Null", "NULL", "", "<<", "=",
+    ];
+    WORDS.contains(&s)
+        || (s.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c))
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-._: ".contains(c)))
+}
+
+/// Which of `names` (a parameter's values) a YAML 1.1 reader reads as the boolean `b`
+/// (`off`, `no`, `n`, `false` / `on`, `yes`, `y`, `true`), if one is.
+pub fn yaml11_bool_word(b: bool, names: &[&str]) -> Option<usize> {
+    let words: &[&str] = if b { &["on", "yes", "y", "true"] } else { &["off", "no", "n", "false"] };
+    names.iter().position(|n| words.contains(&n.to_ascii_lowercase().as_str()))
+}
+
 /// Declare a parameter enum written in YAML and on the command line in lower case.
 #[macro_export]
 macro_rules! param_enum {
     ($(#[$meta:meta])* pub enum $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )* }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
         pub enum $name { $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )* }
         impl std::fmt::Display for $name {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str(match self { $( $name::$variant => $text, )* })
+            }
+        }
+        /// Its name; or, for a value named like a YAML 1.1 boolean (`off`, `no`, `on`, `yes`),
+        /// that boolean too: a YAML 1.1 reader (PyYAML) reads `return_journey: off` as `false`
+        /// and writes it back so.
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Named;
+                impl<'de> serde::de::Visitor<'de> for Named {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("one of" $(, " `", $text, "`")*))
+                    }
+                    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<$name, E> {
+                        match s {
+                            $( $text => Ok($name::$variant), )*
+                            _ => Err(E::unknown_variant(s, &[$($text),*])),
+                        }
+                    }
+                    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<$name, E> {
+                        $crate::core::yaml11_bool_word(b, &[$($text),*])
+                            .and_then(|k| [$($name::$variant),*].get(k).copied())
+                            .ok_or_else(|| E::invalid_type(serde::de::Unexpected::Bool(b), &self))
+                    }
+                }
+                d.deserialize_any(Named)
             }
         }
     };

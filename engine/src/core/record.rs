@@ -59,7 +59,7 @@ impl Record {
     pub fn param_source(&self) -> ParamSource {
         ParamSource::Yaml {
             name: format!("record of {}", self.game),
-            text: serde_yaml::to_string(&self.params).unwrap_or_default(),
+            text: super::params_to_yaml(&self.params).unwrap_or_default(),
         }
     }
 }

@@ -101,6 +101,11 @@ impl Bound {
         }
     }
 
+    /// The bound a [`Bound::label`] names (as the wire carries it), if one does.
+    pub fn from_label(label: &str) -> Option<Bound> {
+        [Bound::NoLosses, Bound::NoWins, Bound::Apart].into_iter().find(|b| b.label() == label)
+    }
+
     /// The sign put before a rating in tables and charts: "≥", "≤" or "?".
     pub fn sign(self) -> &'static str {
         match self {

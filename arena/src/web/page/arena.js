@@ -54,8 +54,14 @@ const arena = {
     return e;
   },
 
+  // Who sat at a seat, as the pages name them: a token seat (`token` in a match's players) is
+  // a person's, as the step-through game page says.
+  player(p) {
+    return p === 'token' ? 'a person' : p;
+  },
+
   seatName(players, seat) {
-    const who = players && players[seat];
+    const who = players && players[seat] && arena.player(players[seat]);
     return 'seat ' + seat + (who ? ' (' + who + ')' : '');
   },
 

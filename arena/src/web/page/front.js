@@ -27,9 +27,14 @@ function showStandings(s) {
       const tr = arena.el('tr');
       const who = arena.el('td', r.agent + (r.anchor ? ' (anchor)' : ''), r.connected ? 'connected' : 'away');
       // A rating that is only a bound ("no wins": its real results put it below everyone it
-      // met), and a rest.
-      const note = [r.bound, r.rested ? 'rested: ' + r.rested : ''].filter(Boolean).join('; ');
-      tr.append(arena.el('td', rank, 'num'), who, arena.el('td', r.rating.toFixed(0), 'num'),
+      // met) is written as the report and `arena ladder standings` write it: "≤ -72.0" and
+      // "[no wins]", never as a plain number; and a rest.
+      const note = [r.bound ? '[' + r.bound + ']' : '', r.rested ? 'rested: ' + r.rested : '']
+        .filter(Boolean).join('; ');
+      const signed = (r.rating >= 0 ? '+' : '') + r.rating.toFixed(1);
+      const elo = arena.el('td', r.bound_sign ? r.bound_sign + ' ' + signed : signed, r.bound ? 'num bound' : 'num');
+      if (r.bound) elo.title = 'only a bound (' + r.bound + '): see the note';
+      tr.append(arena.el('td', rank, 'num'), who, elo,
         arena.el('td', r.lower.toFixed(0) + ' … ' + r.upper.toFixed(0), 'num'), arena.el('td', r.results, 'num'),
         arena.el('td', (100 * r.score).toFixed(1) + '%', 'num'), arena.el('td', note, 'note'));
       return tr;
@@ -130,7 +135,7 @@ function fillMatches(id, none, matches, page, cells) {
     link.href = page + '?id=' + encodeURIComponent(m.id);
     const td = arena.el('td');
     td.append(link);
-    tr.append(td, arena.el('td', m.game), arena.el('td', m.players.join(', ')), cells(m));
+    tr.append(td, arena.el('td', m.game), arena.el('td', m.players.map(arena.player).join(', ')), cells(m));
     body.append(tr);
   }
   document.getElementById(id).hidden = matches.length === 0;

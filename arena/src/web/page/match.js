@@ -40,6 +40,8 @@ function onEvent(e, source) {
     document.getElementById('status').textContent =
       e.to_move === null || e.to_move === undefined ? '' : arena.seatName(players, e.to_move) + ' to move.';
   } else if (e.kind === 'ended') {
+    // Over: no seat is left to sit at.
+    document.getElementById('join').hidden = true;
     source.close();
     showResult(e.outcome);
   }
@@ -118,7 +120,7 @@ async function start() {
   try {
     m = await arena.call('/api/matches/' + encodeURIComponent(matchId));
     // A token seat (the record names it `token`) is a person's: this one's if held here.
-    players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : p === 'token' ? 'a person' : p));
+    players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : arena.player(p)));
     document.getElementById('title').textContent = m.game + ' — match ' + m.id;
     document.getElementById('players').textContent = players.map((p, i) => 'seat ' + i + ': ' + p).join(' · ');
   } catch (e) {
