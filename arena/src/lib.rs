@@ -11,5 +11,6 @@ pub mod record;
 pub mod referee;
 pub mod sandbox;
 pub mod server;
+pub mod standings;
 pub mod tournament;
 pub mod web;

@@ -241,7 +241,10 @@ async fn act_round(
 }
 
 /// Echo round trips of unary's shape for `seconds`: an Act (small) in, a seat's state out.
-async fn echo_unary_round(echo: &mut EchoClient<tonic::transport::Channel>, seconds: f64) -> Result<Vec<Duration>, String> {
+async fn echo_unary_round(
+    echo: &mut EchoClient<tonic::transport::Channel>,
+    seconds: f64,
+) -> Result<Vec<Duration>, String> {
     let mut times = Vec::new();
     let start = Instant::now();
     while start.elapsed().as_secs_f64() < seconds {
@@ -455,7 +458,11 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
         outln!("  Play decision ({} B request):  {}", report.decision_request_bytes, l(&report.play_round_trip));
         outln!("  echo of the same shape:         {}  → {}", l(&report.play_echo_floor), r(&report.play_over_echo_p50));
         outln!("  unary Act ({} B seat state):    {}", report.seat_state_bytes, l(&report.unary_act_round_trip));
-        outln!("  echo of the same shape:         {}  → {}", l(&report.unary_echo_floor), r(&report.unary_over_echo_p50));
+        outln!(
+            "  echo of the same shape:         {}  → {}",
+            l(&report.unary_echo_floor),
+            r(&report.unary_over_echo_p50)
+        );
         outln!(
             "  Act's own work, in process:     {}  → {} of Act's cost past the echo",
             l(&report.act_work_in_process),

@@ -834,7 +834,7 @@ impl Ladder {
             let standings = Arc::new(standings);
             let me = self.clone();
             let kept = standings.clone();
-            let history = history_due(noted, last as u64);
+            let history = crate::standings::history_due(noted, last as u64);
             if history {
                 noted = last as u64;
             }
@@ -958,7 +958,7 @@ pub struct LadderMarks {
     rested: Vec<Option<String>>,
 }
 
-impl service::Marks for LadderMarks {
+impl crate::standings::Marks for LadderMarks {
     fn anchor(&self, p: usize) -> bool {
         self.anchors.get(p).copied().unwrap_or(false)
     }
@@ -1081,13 +1081,6 @@ pub fn write_report(data: &Path, out: &Path, bootstrap: u32) -> Result<(RatingLi
     };
     let written = reports::report::write_report(out, &input)?;
     Ok((written.overall, notes))
-}
-
-/// Is a rating history point due, `rated` results in, the last noted at `noted`? One each time
-/// the results have grown by 2% (at least 20): enough to draw, bounded over a ladder's life
-/// (some 500 points per million results).
-pub fn history_due(noted: u64, rated: u64) -> bool {
-    rated >= noted + (noted / 50).max(20)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! only a power cut may lose the last commits.
 
 use crate::record::MatchRecord;
+use crate::standings::HistoryPoint;
 use reports::ratings::RatedGame;
 use rusqlite::{Connection, OptionalExtension, params};
 use std::path::Path;
@@ -97,15 +98,6 @@ pub struct StoredAgent {
     pub owner: Option<String>,
     /// When it was added (ms since the Unix epoch).
     pub added_ms: u64,
-}
-
-/// One point of an agent's rating over time.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct HistoryPoint {
-    pub rated_games: u64,
-    pub rating: f64,
-    pub lower: f64,
-    pub upper: f64,
 }
 
 fn err(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {

@@ -10,11 +10,10 @@
 use super::config::ResolvedGame;
 use super::run::{Live, Showcase, ShownGame};
 use super::schedule::Job;
-use crate::ladder::service::{NoMarks, Page, rating_table};
-use crate::ladder::store::HistoryPoint;
 use crate::referee::{MatchOutcome, Verdict};
 use crate::server::Hub;
 use crate::server::table::{SharedDeal, Table};
+use crate::standings::{HistoryPoint, NoMarks, Page, history_due, rating_table};
 use engine::core::{ActionId, AnyGame, Seat};
 use proto::v1;
 use reports::ratings::{RatedGame, RatingOptions, rate};
@@ -79,7 +78,7 @@ pub fn standings(t: Tournament) -> Result<(Feed, Live), String> {
                     latest = newer;
                 }
                 let now = fit(&t, &latest.0, latest.1);
-                if crate::ladder::history_due(noted, now.rated_games) {
+                if history_due(noted, now.rated_games) {
                     noted = now.rated_games;
                     let mut h = history.lock().unwrap_or_else(|p| p.into_inner());
                     for row in now.lists.first().map(|l| l.rows.as_slice()).unwrap_or_default() {

@@ -13,7 +13,9 @@
 //! where an item is defined. A module and the modules inside it are one namespace: the parent
 //! declares its children and re-exports them, the children read what it holds for all of them,
 //! so edges between a module and its own ancestor are not counted. Test modules
-//! (`#[cfg(test)]`) are left out. A cycle is a ring of edges among the rest.
+//! (`#[cfg(test)]`) are left out. A cycle is a ring of edges among the rest. The same is
+//! checked one level up: each top-level module (a subsystem: `tournament`, `ladder`) standing
+//! for every module inside it, no two of them may import each other, however deep the imports.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -754,7 +756,36 @@ impl Crate {
     /// Every cycle among the modules (one ring for each set of modules that reach one another),
     /// each named with the import that makes each step.
     fn cycles(&self) -> Vec<String> {
-        let edges = self.edges();
+        rings(&self.edges())
+    }
+
+    /// The edges between the crate's top-level modules (its subsystems: `tournament`,
+    /// `ladder`), each module standing for all the modules inside it: (from, to) → the first
+    /// import that makes it.
+    fn subsystem_edges(&self) -> BTreeMap<(Vec<String>, Vec<String>), String> {
+        let mut out = BTreeMap::new();
+        for ((from, to), at) in self.edges() {
+            if let (Some(f), Some(t)) = (from.first(), to.first())
+                && f != t
+            {
+                out.entry((vec![f.clone()], vec![t.clone()])).or_insert(at);
+            }
+        }
+        out
+    }
+
+    /// Every cycle among the top-level modules: two subsystems that import each other, however
+    /// deep inside them, share something that belongs below both.
+    fn subsystem_cycles(&self) -> Vec<String> {
+        rings(&self.subsystem_edges())
+    }
+}
+
+/// Every ring in `edges` (one for each set of nodes that reach one another), each named with
+/// the import that makes each step.
+fn rings(edges: &BTreeMap<(Vec<String>, Vec<String>), String>) -> Vec<String> {
+    {
+        let nodes: BTreeSet<&Vec<String>> = edges.keys().flat_map(|(f, t)| [f, t]).collect();
         let mut next: BTreeMap<&Vec<String>, Vec<&Vec<String>>> = BTreeMap::new();
         for (from, to) in edges.keys() {
             next.entry(from).or_default().push(to);
@@ -774,7 +805,7 @@ impl Crate {
         let name = |m: &Vec<String>| if m.is_empty() { "crate".to_string() } else { m.join("::") };
         let mut done: BTreeSet<Vec<String>> = BTreeSet::new();
         let mut out = Vec::new();
-        for start in self.modules.keys() {
+        for &start in &nodes {
             if done.contains(start) || !reach(start).contains(start) {
                 continue;
             }
@@ -828,7 +859,8 @@ impl Crate {
 }
 
 /// The cycles among the modules of the crate in `dir` (each of its roots: the library, the
-/// binary), or why it could not be read.
+/// binary), at both levels (its file modules, its top-level modules), or why it could not be
+/// read.
 fn cycles_of(dir: &str) -> Vec<String> {
     let src = workspace().join(dir).join("src");
     let read = |f: &str| std::fs::read_to_string(src.join(f)).ok();
@@ -842,6 +874,7 @@ fn cycles_of(dir: &str) -> Vec<String> {
         let krate = Crate::load(root, &read).unwrap_or_else(|e| panic!("{dir}/src: {e}"));
         assert!(!krate.modules.is_empty());
         out.extend(krate.cycles().into_iter().map(|c| format!("{dir}/src/{root}: {c}")));
+        out.extend(krate.subsystem_cycles().into_iter().map(|c| format!("{dir}/src/{root}, top-level modules: {c}")));
     }
     assert!(roots > 0, "{dir}/src has neither lib.rs nor main.rs");
     out
@@ -923,6 +956,32 @@ fn the_cycle_check_finds_a_ring_and_names_its_imports() {
     // Nothing else: not the comment, the string, the test module, nor the parent and child.
     let edges: Vec<_> = krate.edges().into_keys().collect();
     assert_eq!(edges, vec![(path("a"), path("b")), (path("b"), path("a"))]);
+}
+
+/// Two top-level modules that import each other only through different modules inside
+/// them make no ring of file modules, but one of subsystems: the shared piece belongs below
+/// both.
+#[test]
+fn the_subsystem_check_finds_two_top_level_modules_importing_each_other() {
+    let files: BTreeMap<&str, &str> = [
+        ("lib.rs", "mod tournament;\nmod ladder;\nmod shared;\n"),
+        ("tournament/mod.rs", "mod live;\nmod config;\n"),
+        ("tournament/live.rs", "use crate::ladder::service::table;\n"),
+        ("tournament/config.rs", "pub fn read() {}\n"),
+        ("ladder/mod.rs", "mod service;\nuse crate::tournament::config::read;\n"),
+        ("ladder/service.rs", "pub fn table() {}\nuse crate::shared::Thing;\n"),
+        ("shared.rs", "pub struct Thing;\n"),
+    ]
+    .into();
+    let read = |f: &str| files.get(f).map(|s| s.to_string());
+    let krate = Crate::load("lib.rs", &read).unwrap();
+    assert!(krate.cycles().is_empty(), "no ring of file modules: {:?}", krate.cycles());
+    let rings = krate.subsystem_cycles();
+    assert_eq!(rings.len(), 1, "{rings:?}");
+    assert!(rings[0].starts_with("ladder → tournament → ladder, by"), "{}", rings[0]);
+    assert!(rings[0].contains("tournament/live.rs:1 `crate::ladder::service::table`"), "{}", rings[0]);
+    // A module below both (`shared`) is no ring.
+    assert!(!rings[0].contains("shared"), "{}", rings[0]);
 }
 
 // ----- where a game is named ------------------------------------------------------------------
