@@ -315,6 +315,9 @@ struct Opening<'a> {
     limits: Limits,
     seed: u64,
     seats: &'a [v1::SeatSpec],
+    /// What a built-in agent's seat is called in lists, events and the record (a ladder's
+    /// anchor: its name in the standings); none given: its agent spec.
+    names: &'a [String],
     scenario: &'a str,
 }
 
@@ -791,15 +794,25 @@ impl Hub {
             "" => engine::find_game(&req.game).map_or("", |e| e.default_preset),
             named => named,
         };
-        let opening =
-            Opening { game: &req.game, preset, spec, limits, seed, seats: &req.seats, scenario: &req.scenario };
+        let opening = Opening {
+            game: &req.game,
+            preset,
+            spec,
+            limits,
+            seed,
+            seats: &req.seats,
+            names: &[],
+            scenario: &req.scenario,
+        };
         self.open(opening, place, client, None).map(|(_, response)| response)
     }
 
     /// A match the program that runs the server makes for itself (a ladder's): its game
     /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
     /// operator chose it) or a connected Play client. On a shared `deal`, its moves and record
-    /// are held back until the deal is released (the other games on it are over).
+    /// are held back until the deal is released (the other games on it are over). `names`: what
+    /// each built-in agent's seat is called in the match lists, its events and its record (a
+    /// ladder's anchors by the names its standings give them); none, its agent spec.
     #[allow(clippy::too_many_arguments)]
     pub fn create_hosted(
         self: &Arc<Hub>,
@@ -808,12 +821,13 @@ impl Hub {
         spec: Arc<dyn AnySpec>,
         seed: u64,
         seats: &[v1::SeatSpec],
+        names: &[String],
         move_time: Option<Duration>,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<Arc<Table>, Status> {
         let place = self.matches.take(&ClientId::Host)?;
         let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
-        let opening = Opening { game, preset, spec, limits, seed, seats, scenario: "" };
+        let opening = Opening { game, preset, spec, limits, seed, seats, names, scenario: "" };
         self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
     }
 
@@ -873,7 +887,7 @@ impl Hub {
         client: &ClientId,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<(Arc<Table>, v1::CreateMatchResponse), Status> {
-        let Opening { game: game_name, preset, spec, limits, seed, seats: seat_specs, scenario } = opening;
+        let Opening { game: game_name, preset, spec, limits, seed, seats: seat_specs, names, scenario } = opening;
         let n = spec.seats();
         if !seat_specs.is_empty() && seat_specs.len() != n {
             return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", seat_specs.len())));
@@ -908,7 +922,7 @@ impl Hub {
                         }
                     };
                     tokens.push(None);
-                    players.push(name);
+                    players.push(names.get(s).filter(|n| !n.is_empty()).cloned().unwrap_or(name));
                     SeatBinding::Bot(Mutex::new(Some(agent)))
                 }
                 Some(v1::seat_spec::Player::Play(name)) => {
