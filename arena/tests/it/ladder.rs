@@ -857,3 +857,62 @@ fn an_anchor_is_named_as_the_standings_name_it_in_games_records_and_match_lists(
     assert!(players.iter().all(|p| p == "steady" || p == "coin"), "{body}");
     stop(server);
 }
+
+/// The first event of the web face's event stream at `path` (`addr`: `host:port`), its `data:`
+/// as JSON.
+fn first_event(addr: &str, path: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    // Not a timing: a face that never answers fails the test instead of hanging it.
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    loop {
+        let text = String::from_utf8_lossy(&raw);
+        if let Some((_, body)) = text.split_once("\r\n\r\n")
+            && let Some((_, data)) = body.split_once("data: ")
+            && let Some((line, _)) = data.split_once('\n')
+        {
+            assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+            return serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        }
+        let n = stream.read(&mut buf).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert!(n > 0, "the stream ended before its first event: {text}");
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// The web face's standings list a new agent as not rated yet from its Hello on, before any
+/// game or refit, as Ladder.Standings does.
+#[test]
+fn the_web_faces_standings_list_a_new_agent_at_its_hello() {
+    // No anchor, and two seats to the game: one client alone plays nothing.
+    let file = scratch::scratch("ladder", "web-new-agent.yaml");
+    std::fs::write(
+        &file,
+        "name: quiet\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nrefit_ms: 200\n\
+         provisional_games: 0\n",
+    )
+    .unwrap();
+    let data = scratch::scratch("ladder", "web-new-agent-data");
+    let (server, url, web) = ladder_with_face(&file, &data);
+    let rt = runtime();
+    let before = first_event(&web, "/api/standings");
+    assert!(!before.to_string().contains("\"july\""), "{before}");
+    let (_tx, _stream) = rt.block_on(hello_from(&url, [127, 0, 0, 22], named("july", ""))).unwrap();
+    let listed = |s: &serde_json::Value| {
+        s["lists"][0]["unrated"].as_array().unwrap().iter().any(|u| u["agent"] == "july" && u["connected"] == true)
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let s = loop {
+        let s = first_event(&web, "/api/standings");
+        if listed(&s) {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "july not listed as not rated yet: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(s["rated_games"], 0, "listed before any game or refit: {s}");
+    stop(server);
+}
