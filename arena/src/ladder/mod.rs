@@ -334,6 +334,7 @@ impl Ladder {
         }
         ladder.hub.set_house(House {
             ladder: ladder.config.name.clone(),
+            tournament: String::new(),
             games,
             move_time_ms: ladder.config.move_time_ms.min(u64::from(u32::MAX)) as u32,
         });

@@ -48,11 +48,13 @@ pub trait NameGate: Send + Sync {
     fn admit(&self, session: &Session) -> Result<(), Status>;
 }
 
-/// What a Play stream's Welcome tells of the house it joined (a ladder).
+/// What a Play stream's Welcome tells of the house it joined (a ladder, a tournament).
 #[derive(Clone, Debug, Default)]
 pub struct House {
-    /// The ladder's name.
+    /// The ladder's name (empty: not a ladder).
     pub ladder: String,
+    /// The tournament's name (empty: not a tournament).
+    pub tournament: String,
     /// The games it plays, as Hello.games names them (`expedition:no-dice`).
     pub games: Vec<String>,
     /// The per-move limit of its games, in milliseconds (0: none).
@@ -562,15 +564,16 @@ impl Hub {
     /// The Welcome of the Play stream `session`: the house's name, the games it plays (as
     /// Hello.games names them) and the per-move limit its games are played under.
     pub fn welcome(&self, session: &str) -> v1::Welcome {
-        let (ladder, games, move_time_ms) = match self.house.get() {
-            Some(h) => (h.ladder.clone(), h.games.clone(), h.move_time_ms),
+        let (ladder, tournament, games, move_time_ms) = match self.house.get() {
+            Some(h) => (h.ladder.clone(), h.tournament.clone(), h.games.clone(), h.move_time_ms),
             None => (
+                String::new(),
                 String::new(),
                 engine::games().iter().map(|g| g.name.to_string()).collect(),
                 as_ms(self.config.move_time).min(u64::from(u32::MAX)) as u32,
             ),
         };
-        v1::Welcome { session: session.to_string(), ladder, games, move_time_ms }
+        v1::Welcome { session: session.to_string(), ladder, games, move_time_ms, tournament }
     }
 
     /// Who a Play client saying Hello as `name` with the name's key `key` is: the holder of
