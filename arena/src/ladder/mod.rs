@@ -334,6 +334,7 @@ impl Ladder {
         }
         ladder.hub.set_house(House {
             ladder: ladder.config.name.clone(),
+            tournament: String::new(),
             games,
             move_time_ms: ladder.config.move_time_ms.min(u64::from(u32::MAX)) as u32,
         });
@@ -629,17 +630,19 @@ impl Ladder {
                     Deals::Shared => deal,
                     Deals::Fresh => secret_seed().map_err(|e| e.message().to_string())?,
                 };
-                let seats: Vec<v1::SeatSpec> = {
+                // An anchor plays as its bot spec, under the name the standings give it.
+                let (seats, names): (Vec<v1::SeatSpec>, Vec<String>) = {
                     let s = self.state();
                     order
                         .iter()
-                        .map(|&a| v1::SeatSpec {
-                            player: Some(match &s.anchors[a] {
+                        .map(|&a| {
+                            let player = match &s.anchors[a] {
                                 Some(bot) => v1::seat_spec::Player::Bot(bot.clone()),
                                 None => v1::seat_spec::Player::Play(s.names[a].clone()),
-                            }),
+                            };
+                            (v1::SeatSpec { player: Some(player) }, s.names[a].clone())
                         })
-                        .collect()
+                        .unzip()
                 };
                 let move_time = Some(Duration::from_millis(self.config.move_time_ms));
                 let table = self
@@ -650,6 +653,7 @@ impl Ladder {
                         entry.spec.clone(),
                         seed,
                         &seats,
+                        &names,
                         move_time,
                         shared.clone(),
                     )

@@ -48,11 +48,13 @@ pub trait NameGate: Send + Sync {
     fn admit(&self, session: &Session) -> Result<(), Status>;
 }
 
-/// What a Play stream's Welcome tells of the house it joined (a ladder).
+/// What a Play stream's Welcome tells of the house it joined (a ladder, a tournament).
 #[derive(Clone, Debug, Default)]
 pub struct House {
-    /// The ladder's name.
+    /// The ladder's name (empty: not a ladder).
     pub ladder: String,
+    /// The tournament's name (empty: not a tournament).
+    pub tournament: String,
     /// The games it plays, as Hello.games names them (`expedition:no-dice`).
     pub games: Vec<String>,
     /// The per-move limit of its games, in milliseconds (0: none).
@@ -315,6 +317,9 @@ struct Opening<'a> {
     limits: Limits,
     seed: u64,
     seats: &'a [v1::SeatSpec],
+    /// What a built-in agent's seat is called in lists, events and the record (a ladder's
+    /// anchor: its name in the standings); none given: its agent spec.
+    names: &'a [String],
     scenario: &'a str,
 }
 
@@ -559,15 +564,16 @@ impl Hub {
     /// The Welcome of the Play stream `session`: the house's name, the games it plays (as
     /// Hello.games names them) and the per-move limit its games are played under.
     pub fn welcome(&self, session: &str) -> v1::Welcome {
-        let (ladder, games, move_time_ms) = match self.house.get() {
-            Some(h) => (h.ladder.clone(), h.games.clone(), h.move_time_ms),
+        let (ladder, tournament, games, move_time_ms) = match self.house.get() {
+            Some(h) => (h.ladder.clone(), h.tournament.clone(), h.games.clone(), h.move_time_ms),
             None => (
+                String::new(),
                 String::new(),
                 engine::games().iter().map(|g| g.name.to_string()).collect(),
                 as_ms(self.config.move_time).min(u64::from(u32::MAX)) as u32,
             ),
         };
-        v1::Welcome { session: session.to_string(), ladder, games, move_time_ms }
+        v1::Welcome { session: session.to_string(), ladder, games, move_time_ms, tournament }
     }
 
     /// Who a Play client saying Hello as `name` with the name's key `key` is: the holder of
@@ -791,15 +797,25 @@ impl Hub {
             "" => engine::find_game(&req.game).map_or("", |e| e.default_preset),
             named => named,
         };
-        let opening =
-            Opening { game: &req.game, preset, spec, limits, seed, seats: &req.seats, scenario: &req.scenario };
+        let opening = Opening {
+            game: &req.game,
+            preset,
+            spec,
+            limits,
+            seed,
+            seats: &req.seats,
+            names: &[],
+            scenario: &req.scenario,
+        };
         self.open(opening, place, client, None).map(|(_, response)| response)
     }
 
     /// A match the program that runs the server makes for itself (a ladder's): its game
     /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
     /// operator chose it) or a connected Play client. On a shared `deal`, its moves and record
-    /// are held back until the deal is released (the other games on it are over).
+    /// are held back until the deal is released (the other games on it are over). `names`: what
+    /// each built-in agent's seat is called in the match lists, its events and its record (a
+    /// ladder's anchors by the names its standings give them); none, its agent spec.
     #[allow(clippy::too_many_arguments)]
     pub fn create_hosted(
         self: &Arc<Hub>,
@@ -808,12 +824,13 @@ impl Hub {
         spec: Arc<dyn AnySpec>,
         seed: u64,
         seats: &[v1::SeatSpec],
+        names: &[String],
         move_time: Option<Duration>,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<Arc<Table>, Status> {
         let place = self.matches.take(&ClientId::Host)?;
         let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
-        let opening = Opening { game, preset, spec, limits, seed, seats, scenario: "" };
+        let opening = Opening { game, preset, spec, limits, seed, seats, names, scenario: "" };
         self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
     }
 
@@ -873,7 +890,7 @@ impl Hub {
         client: &ClientId,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<(Arc<Table>, v1::CreateMatchResponse), Status> {
-        let Opening { game: game_name, preset, spec, limits, seed, seats: seat_specs, scenario } = opening;
+        let Opening { game: game_name, preset, spec, limits, seed, seats: seat_specs, names, scenario } = opening;
         let n = spec.seats();
         if !seat_specs.is_empty() && seat_specs.len() != n {
             return Err(Status::invalid_argument(format!("seats: {} given, the game has {n}", seat_specs.len())));
@@ -908,7 +925,7 @@ impl Hub {
                         }
                     };
                     tokens.push(None);
-                    players.push(name);
+                    players.push(names.get(s).filter(|n| !n.is_empty()).cloned().unwrap_or(name));
                     SeatBinding::Bot(Mutex::new(Some(agent)))
                 }
                 Some(v1::seat_spec::Player::Play(name)) => {

@@ -792,3 +792,127 @@ fn a_stop_lets_games_end_aborts_those_that_do_not_and_rates_no_live_client_disco
         }
     }
 }
+
+/// `arena ladder FILE --data DATA --http 127.0.0.1:0`: the process, its gRPC URL and its web
+/// face's address (`host:port`).
+fn ladder_with_face(file: &Path, data: &Path) -> (Process, String, String) {
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
+    let (server, url, mut out) = served::serving(&args, "serving on ");
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    (server, url, web)
+}
+
+/// Two anchors named otherwise than their bots, that keep meeting.
+const NAMED_ANCHORS: &str = "name: named\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nanchors:\n  - { name: steady, bot: \"mcts:iterations=30\" }\n  - { name: coin, bot: random }\nrefit_ms: 200\nanchor_interval: 1\nbootstrap: 20\n";
+
+/// An anchor has one name everywhere: the standings', in AgentGames, the ladder's record, the
+/// server's record of the match (Matches.GetRecord) and the web face's match lists; never its
+/// bot spec.
+#[test]
+fn an_anchor_is_named_as_the_standings_name_it_in_games_records_and_match_lists() {
+    let file = scratch::scratch("ladder", "named-anchors.yaml");
+    std::fs::write(&file, NAMED_ANCHORS).unwrap();
+    let data = scratch::scratch("ladder", "named-anchors-data");
+    let (server, url, web) = ladder_with_face(&file, &data);
+    let s = until(&url, Duration::from_secs(60), "steady and coin rated", |s| {
+        row(s, "steady").is_some() && row(s, "coin").is_some()
+    });
+    let ranked: Vec<&str> = s.lists[0].rows.iter().map(|r| r.agent.as_str()).collect();
+    assert!(ranked.contains(&"steady") && ranked.contains(&"coin"), "{ranked:?}");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let game = loop {
+        if let Some(g) = agent_games(&url, "steady").unwrap().games.into_iter().next() {
+            break g;
+        }
+        assert!(Instant::now() < deadline, "no game of steady's over within 60 s");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut names = game.players.clone();
+    names.sort();
+    assert_eq!(names, ["coin", "steady"], "{game:?}");
+    let (stored, served) = runtime().block_on(async {
+        let channel = arena::client::connect(&url).await.unwrap();
+        let mut l = v1::ladder_client::LadderClient::new(channel.clone());
+        let stored = l.get_ladder_record(v1::LadderRecordRequest { game_id: game.game_id }).await.unwrap().into_inner();
+        let mut m = arena::client::matches(channel);
+        let served = m.get_record(v1::GetRecordRequest { match_id: game.match_id.clone() }).await.unwrap().into_inner();
+        (stored, served)
+    });
+    assert_eq!(stored.players, game.players);
+    assert_eq!(served.players, game.players, "the server's record names the anchors as the ladder does");
+    // The web face's lists of matches in play and finished.
+    let (status, body) = http(&web, "GET", "/api/matches", "");
+    assert_eq!(status, 200, "{body}");
+    let listed: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let players: Vec<String> = ["matches", "finished"]
+        .iter()
+        .flat_map(|k| listed[k].as_array().cloned().unwrap_or_default())
+        .flat_map(|m| m["players"].as_array().cloned().unwrap_or_default())
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect();
+    assert!(!players.is_empty(), "{body}");
+    assert!(players.iter().all(|p| p == "steady" || p == "coin"), "{body}");
+    stop(server);
+}
+
+/// The first event of the web face's event stream at `path` (`addr`: `host:port`), its `data:`
+/// as JSON.
+fn first_event(addr: &str, path: &str) -> serde_json::Value {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    // Not a timing: a face that never answers fails the test instead of hanging it.
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    write!(stream, "GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").unwrap();
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 16384];
+    loop {
+        let text = String::from_utf8_lossy(&raw);
+        if let Some((_, body)) = text.split_once("\r\n\r\n")
+            && let Some((_, data)) = body.split_once("data: ")
+            && let Some((line, _)) = data.split_once('\n')
+        {
+            assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+            return serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        }
+        let n = stream.read(&mut buf).unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert!(n > 0, "the stream ended before its first event: {text}");
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// The web face's standings list a new agent as not rated yet from its Hello on, before any
+/// game or refit, as Ladder.Standings does.
+#[test]
+fn the_web_faces_standings_list_a_new_agent_at_its_hello() {
+    // No anchor, and two seats to the game: one client alone plays nothing.
+    let file = scratch::scratch("ladder", "web-new-agent.yaml");
+    std::fs::write(
+        &file,
+        "name: quiet\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nrefit_ms: 200\n\
+         provisional_games: 0\n",
+    )
+    .unwrap();
+    let data = scratch::scratch("ladder", "web-new-agent-data");
+    let (server, url, web) = ladder_with_face(&file, &data);
+    let rt = runtime();
+    let before = first_event(&web, "/api/standings");
+    assert!(!before.to_string().contains("\"july\""), "{before}");
+    let (_tx, _stream) = rt.block_on(hello_from(&url, [127, 0, 0, 22], named("july", ""))).unwrap();
+    let listed = |s: &serde_json::Value| {
+        s["lists"][0]["unrated"].as_array().unwrap().iter().any(|u| u["agent"] == "july" && u["connected"] == true)
+    };
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let s = loop {
+        let s = first_event(&web, "/api/standings");
+        if listed(&s) {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "july not listed as not rated yet: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(s["rated_games"], 0, "listed before any game or refit: {s}");
+    stop(server);
+}

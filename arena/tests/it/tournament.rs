@@ -990,3 +990,33 @@ fn the_example_tournament_files_load() {
     loaded.sort();
     assert!(loaded.contains(&"strong-vs-mcts.yaml".to_string()) && loaded.len() >= 4, "{loaded:?}");
 }
+
+/// The server a tournament runs for its external participants welcomes one with the tournament:
+/// its name, its games and presets as Hello.games names them, its per-move limit.
+#[test]
+fn a_tournaments_server_welcomes_a_participant_with_its_name_games_and_limit() {
+    let text = "name: cup\nseed: 3\ngames_per_pairing: 1\nmove_time_ms: 7000\nisolation: none\nparticipants:\n  - { \
+                name: random, bot: random }\n  - { name: visitor, connect: true }\ngames:\n  - { game: expedition, \
+                preset: no-dice, params: { players: 2 } }\n  - { game: journey }\n";
+    let file = temp_dir("welcome.yaml");
+    std::fs::write(&file, text).unwrap();
+    let out = temp_dir("welcome-out");
+    let (child, url, _err) = served::tournament_awaiting_visitors(&file, &out);
+    let welcome = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+        let mut client = proto::v1::play_client::PlayClient::new(arena::client::connect(&url).await.unwrap());
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let hello = proto::v1::Hello { name: "visitor".into(), ..Default::default() };
+        tx.send(proto::v1::BotMessage { message: Some(proto::v1::bot_message::Message::Hello(hello)) }).await.unwrap();
+        let mut stream = client.play(tokio_stream::wrappers::ReceiverStream::new(rx)).await.unwrap().into_inner();
+        match stream.message().await.unwrap() {
+            Some(proto::v1::ServerMessage { message: Some(proto::v1::server_message::Message::Welcome(w)) }) => w,
+            other => panic!("a Play stream's first answer is its Welcome: {other:?}"),
+        }
+    });
+    let journey = engine::find_game("journey").unwrap().default_preset;
+    assert_eq!(
+        (welcome.tournament.as_str(), welcome.ladder.as_str(), welcome.games.clone(), welcome.move_time_ms),
+        ("cup", "", vec!["expedition:no-dice".to_string(), format!("journey:{journey}")], 7000)
+    );
+    drop(child);
+}
