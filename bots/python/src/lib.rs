@@ -75,6 +75,14 @@ impl Game {
         self.spec.seats()
     }
 
+    /// What the rules call one seat (`traveller`, `player`): the parameter that sets their
+    /// number, in the singular.
+    #[getter]
+    fn seat_word(&self) -> PyResult<&'static str> {
+        let param = engine::find_game(self.spec.game()).map_err(value_error)?.seats_param;
+        Ok(param.strip_suffix('s').unwrap_or(param))
+    }
+
     /// All seats play as one team (every seat gets the same score and rank).
     #[getter]
     fn cooperative(&self) -> PyResult<bool> {

@@ -44,3 +44,9 @@ def test_games_end_with_rewards_from_the_outcome(game, preset, params):
             assert set(totals.values()) == {float(outcome["scores"][0])}
         else:
             assert sum(totals.values()) == pytest.approx(0.0)
+
+
+def test_agents_are_named_by_what_the_rules_call_a_seat():
+    # The word is the game's seat parameter in the singular, asked of the game.
+    assert env("journey", "classic", travellers=2).possible_agents == ["traveller_0", "traveller_1"]
+    assert env("expedition", "dice", players=3).possible_agents == ["player_0", "player_1", "player_2"]

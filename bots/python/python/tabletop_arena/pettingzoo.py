@@ -27,9 +27,6 @@ from pettingzoo.utils import wrappers
 
 from . import load
 
-_SEAT_WORDS = {"journey": "traveller", "expedition": "player"}
-
-
 def env(game, preset=None, render_mode=None, **params):
     """The AEC environment of `game` with its parameters (as `tabletop_arena.load`), wrapped
     so that calls out of order are errors."""
@@ -43,7 +40,7 @@ class raw_env(AECEnv):
         super().__init__()
         self.game = load(game, preset, **params)
         self.render_mode = render_mode
-        word = _SEAT_WORDS.get(self.game.name, "seat")
+        word = self.game.seat_word
         self.possible_agents = [f"{word}_{i}" for i in range(self.game.seats)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         n = self.game.action_count
