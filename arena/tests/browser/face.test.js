@@ -448,19 +448,24 @@ test("the front page follows a tournament's standings to its last game", async (
     assert.equal(await page.textContent('#ladder-name'), 'Tournament watched');
     // The page's last standings are the report's: the same agents in the same order, the
     // same ratings (the report's standings, as the command prints them once it is written).
+    // The page writes one decimal and a bound's sign (≥, ≤) before it; the command rounds to
+    // whole points.
     const rows = await page.$$eval('table.standings:first-of-type tr', trs =>
-      trs.slice(1).map(tr => [tr.cells[1].textContent, Number(tr.cells[2].textContent)]),
+      trs.slice(1).map(tr => [tr.cells[1].textContent, Number(tr.cells[2].textContent.replace(/^[≥≤?] /, ''))]),
     );
     await new Promise(resolve => {
       if (said.some(l => l.startsWith('the tournament is over'))) return resolve();
       lines.on('line', line => line.startsWith('the tournament is over') && resolve());
     });
     const printed = said
-      .map(l => /^\s+\d+\s+(\S+)\s+([+-]?\d+) ± \d+/.exec(l))
+      .map(l => /^\s+\d+\s+(\S+)\s+([+-]?\d+) \[[+-]?\d+, [+-]?\d+\]/.exec(l))
       .filter(Boolean)
       .map(m => [m[1], Number(m[2])]);
     assert.equal(printed.length, 3, said.join('\n'));
-    assert.deepEqual(rows, printed);
+    assert.deepEqual(rows.map(r => r[0]), printed.map(p => p[0]), 'the same agents in the same order');
+    rows.forEach(([name, rating], k) =>
+      assert.ok(Math.abs(rating - printed[k][1]) <= 0.5, `${name}: ${rating} on the page, ${printed[k][1]} printed`),
+    );
   } finally {
     await b.close();
     await stopped(proc);

@@ -31,7 +31,9 @@ function showStandings(s) {
       // "[no wins]", never as a plain number; and a rest.
       const note = [r.bound ? '[' + r.bound + ']' : '', r.rested ? 'rested: ' + r.rested : '']
         .filter(Boolean).join('; ');
-      const signed = (r.rating >= 0 ? '+' : '') + r.rating.toFixed(1);
+      // Signed, one decimal, as the report writes it; what rounds to zero is 0.0, never -0.0.
+      const shown = r.rating.toFixed(1);
+      const signed = /^-?0\.0$/.test(shown) ? '0.0' : (r.rating > 0 ? '+' : '') + shown;
       const elo = arena.el('td', r.bound_sign ? r.bound_sign + ' ' + signed : signed, r.bound ? 'num bound' : 'num');
       if (r.bound) elo.title = 'only a bound (' + r.bound + '): see the note';
       tr.append(arena.el('td', rank, 'num'), who, elo,
