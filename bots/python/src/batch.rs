@@ -440,11 +440,18 @@ impl Batch {
         self.slots().len()
     }
 
-    /// Deal every game again from `seed`: `(observations, info)`.
-    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    /// Deal every game again from `seed`, game `i` its `episode`-th deal (so the learner's
+    /// seat, unless fixed, is `(i + episode) % seats`): `(observations, info)`.
+    #[pyo3(signature = (seed, episode=0))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: u64,
+        episode: u64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         self.setup = Arc::new(Setup { seed, ..(*self.setup).clone() });
         let (_, mut seen) = self.pass(py, |setup, i, slot, _| {
-            *slot = setup.deal(i as u64, 0)?;
+            *slot = setup.deal(i as u64, episode)?;
             Ok(())
         })?;
         self.spare(std::mem::take(&mut seen.last), true);
