@@ -31,6 +31,26 @@ from gymnasium import spaces
 from . import _native, load
 
 
+def register():
+    """Register every game's presets with Gymnasium (done when this module is imported):
+    `gymnasium.make("tabletop_arena/<game>-<preset>-v0", opponent=..., **params)` makes this
+    environment, `gymnasium.make_vec(id, num_envs=n, ...)` `tabletop_arena.vector`'s batch of
+    `n` games (its keyword arguments as `vector.make`'s), each with its `spec`."""
+    from gymnasium.envs.registration import register as add
+    from gymnasium.envs.registration import registry
+
+    for name, _, presets, _, _ in _native.games():
+        for preset in presets:
+            env_id = f"tabletop_arena/{name}-{preset}-v0"
+            if env_id not in registry:
+                add(
+                    id=env_id,
+                    entry_point="tabletop_arena.gym:make",
+                    vector_entry_point="tabletop_arena.vector:make_vec",
+                    kwargs={"game": name, "preset": preset},
+                )
+
+
 def make(game, preset=None, *, opponent="greedy", seat="rotate", strict=False, render_mode=None, **params):
     """`game` (parameters as `tabletop_arena.load`) against `opponent`."""
     return ArenaEnv(load(game, preset, **params), opponent=opponent, seat=seat, strict=strict, render_mode=render_mode)
@@ -75,10 +95,13 @@ class ArenaEnv(gymnasium.Env):
     def step(self, action):
         obs, rewards, terminations, info = self._batch.step([int(action)], self.strict)
         terminated = bool(terminations[0])
+        ended = self._info
         self._info = self._one(info)
         if terminated:
-            # The game over is what the learner sees; the next deal waits for `reset`.
+            # The game over is what the learner sees (its seat, its deal); the next deal waits
+            # for `reset`.
             obs = info["final_obs"]
+            self._info.update(seat=ended["seat"], deal=ended["deal"])
             self._info["final_rewards"] = info["final_rewards"][0]
             self._info["illegal"] = bool(info["illegal"][0])
             self._info["action_mask"] = np.zeros(self.game.action_count, dtype=np.bool_)
@@ -104,4 +127,7 @@ class ArenaEnv(gymnasium.Env):
 
     @staticmethod
     def _one(info):
-        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": int(info["deal"][0])}
+        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": info["deal"][0]}
+
+
+register()

@@ -70,7 +70,7 @@ class VecEnv(_VecEnv):
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(terminated):
             infos[i]["terminal_observation"] = info["final_obs"][i]
-            infos[i]["illegal"] = bool(info["illegal"][i])
+            infos[i]["illegal"] = bool(info["final_info"]["illegal"][i])
         return obs, rewards, terminated, infos
 
     def action_masks(self):
