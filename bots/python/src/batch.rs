@@ -89,6 +89,9 @@ struct Stepped {
     illegal: bool,
     /// At the end: every seat's reward (the learner's last observation is in the pass's row).
     final_rewards: Vec<f32>,
+    /// At the end: what each seat achieved, as the outcome says (`arrived`, ...; empty after
+    /// an illegal action).
+    achieved: Vec<String>,
 }
 
 /// The batch's fixed settings, shared by its games.
@@ -165,6 +168,7 @@ impl Slot {
                 out.reward = reward(&outcome, mover, setup.cooperative);
                 out.final_rewards =
                     (0..self.game.seats() as u8).map(|s| reward(&outcome, Seat(s), setup.cooperative)).collect();
+                out.achieved = outcome.achieved.clone();
                 for (s, agent) in self.agents.iter_mut().enumerate() {
                     if let Some(agent) = agent {
                         agent.game_over(Seat(s as u8), &outcome);
@@ -177,6 +181,7 @@ impl Slot {
             out.reward = forfeit(setup.cooperative);
             out.final_rewards = vec![0.0; self.game.seats()];
             out.final_rewards[mover.0 as usize] = out.reward;
+            out.achieved = vec![String::new(); self.game.seats()];
         }
         if out.terminated {
             self.game.write_observation_tensor(mover, last);
@@ -477,7 +482,8 @@ impl Batch {
     /// info)`. A game that ends is dealt again in the same step: its last observation is
     /// `info["final_obs"]`, every seat's reward `info["final_rewards"]`. An action that is not
     /// legal loses the game for the learner (`info["illegal"]`), unless `strict`: then nothing
-    /// is played and `ValueError` names the game and the action.
+    /// is played and `ValueError` names the game and the action. `info["final_achieved"]`:
+    /// what each seat of each game that ended achieved (an empty list for the others).
     #[pyo3(signature = (actions, strict=false))]
     fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>, strict: bool) -> PyResult<Steps<'py>> {
         let actions: Vec<i64> = match actions.cast::<PyArray1<i64>>() {
@@ -517,6 +523,8 @@ impl Batch {
             let ended = stepped.iter().enumerate().filter(|(_, s)| s.terminated).map(|(i, _)| i).collect();
             info.set_item("final_obs", self.rows(py, last, Some(ended))?)?;
             info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
+            let achieved: Vec<&[String]> = stepped.iter().map(|s| s.achieved.as_slice()).collect();
+            info.set_item("final_achieved", achieved)?;
         } else {
             self.spare(last, true);
         }

@@ -51,7 +51,7 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
     # Per game and deal: the learner's observations and actions, and how the deal ended.
     played = {(i, 0): ([], []) for i in range(n)}
     episode = [0] * n
-    ended = []
+    ended, achieved = [], {}
     for _ in range(400):
         deals = info["deal"].copy()
         assert all(info[f"_{key}"].all() for key in ("action_mask", "seat", "deal"))
@@ -75,6 +75,7 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
             assert final["seat"][i] == played[(i, episode[i])][0][-1][2]
             assert final["deal"][i] == deals[i] and not final["illegal"][i]
             ended.append((i, episode[i], info["final_obs"][i].copy(), float(rewards[i]), final["final_rewards"][i].copy()))
+            achieved[(i, episode[i])] = final["achieved"][i]
             episode[i] += 1
             played[(i, episode[i])] = ([], [])
     assert len(ended) >= 3, "games ended and were dealt again"
@@ -87,6 +88,7 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
         _, state = replay(game, opponent, seed, i, k, played[(i, k)][1])
         assert state.is_over()
         outcome = state.outcome()
+        assert list(achieved[(i, k)]) == outcome["achieved"]
         mover = played[(i, k)][0][-1][2]
         assert (final_obs == state.observation_tensor(mover)).all()
         assert reward == pytest.approx(final_rewards[mover])
@@ -210,7 +212,8 @@ def test_gymnasium_s_wrappers_read_the_info_game_by_game():
             if terminations[i]:
                 ended += 1
                 final = infos[i]["final_info"]
-                assert set(final) == {"seat", "deal", "illegal", "final_rewards"}
+                assert set(final) == {"seat", "deal", "illegal", "final_rewards", "achieved"}
+                assert isinstance(final["achieved"], list)  # (expedition's outcome names none)
                 assert final["seat"] == seats[i] and rewards[i] == final["final_rewards"][seats[i]]
                 assert infos[i]["final_obs"].shape == obs[i].shape
             else:

@@ -103,6 +103,7 @@ class ArenaEnv(gymnasium.Env):
             obs = info["final_obs"]
             self._info.update(seat=ended["seat"], deal=ended["deal"])
             self._info["final_rewards"] = info["final_rewards"][0]
+            self._info["achieved"] = list(info["final_achieved"][0])
             self._info["illegal"] = bool(info["illegal"][0])
             self._info["action_mask"] = np.zeros(self.game.action_count, dtype=np.bool_)
         if self.render_mode == "human":

@@ -28,8 +28,9 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
   `AutoresetMode.SAME_STEP`), as Gymnasium's same-step mode has it: the observations and the
   top-level info are the new deal's; `info["final_obs"]` (an object array: game `i`'s last
   observation where it ended, else None) and `info["final_info"]` (the ended games' last
-  info: `seat` that moved, `deal`, `illegal`, `final_rewards` every seat's reward, each key
-  with its mask) are present when a game ended, with `info["_final_obs"]` and
+  info: `seat` that moved, `deal`, `illegal`, `final_rewards` every seat's reward,
+  `achieved` what each seat achieved as the outcome says, e.g. `arrived`, each key with its
+  mask) are present when a game ended, with `info["_final_obs"]` and
   `info["_final_info"]`, the games that ended;
 - an action that is not legal loses that game for the learner (as a tournament's referee
   rules: reward -1, or 0 in a cooperative game; `info["final_info"]["illegal"][i]`); with
@@ -113,7 +114,16 @@ class BatchEnv(VectorEnv):
             rows = native["final_obs"]
             for i in np.flatnonzero(ended):
                 final_obs[i] = rows[i]
-            final = {"seat": seats, "deal": deals, "illegal": native["illegal"], "final_rewards": native["final_rewards"]}
+            achieved = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                achieved[i] = native["final_achieved"][i]
+            final = {
+                "seat": seats,
+                "deal": deals,
+                "illegal": native["illegal"],
+                "final_rewards": native["final_rewards"],
+                "achieved": achieved,
+            }
             for key in list(final):
                 final[f"_{key}"] = ended
             info.update(final_obs=final_obs, _final_obs=ended, final_info=final, _final_info=ended)
