@@ -73,6 +73,8 @@ struct Slot {
     agents: Vec<Option<Box<dyn Agent>>>,
     /// The learner's seat in this deal (`None`: self-play, every seat).
     learner: Option<Seat>,
+    /// The seed its deals flow from (the batch's, or its own given to `reset`).
+    seed: u64,
     index: u64,
     episode: u64,
     deal: u64,
@@ -87,6 +89,9 @@ struct Stepped {
     illegal: bool,
     /// At the end: every seat's reward (the learner's last observation is in the pass's row).
     final_rewards: Vec<f32>,
+    /// At the end: what each seat achieved, as the outcome says (`arrived`, ...; empty after
+    /// an illegal action).
+    achieved: Vec<String>,
 }
 
 /// The batch's fixed settings, shared by its games.
@@ -96,15 +101,15 @@ struct Setup {
     cooperative: bool,
     others: Others,
     seat: Option<Seat>,
-    seed: u64,
 }
 
 impl Setup {
-    /// Deal game `index`'s `episode`-th game and play the others' seats up to the learner's
-    /// first decision (dealing again, rarely, if a game ends before the learner is asked).
-    fn deal(&self, index: u64, mut episode: u64) -> Result<Slot, String> {
+    /// Deal game `index`'s `episode`-th game from `seed` and play the others' seats up to the
+    /// learner's first decision (dealing again, rarely, if a game ends before the learner is
+    /// asked).
+    fn deal(&self, seed: u64, index: u64, mut episode: u64) -> Result<Slot, String> {
         loop {
-            let deal = deal_seed(self.seed, index, episode);
+            let deal = deal_seed(seed, index, episode);
             let game = self.spec.new_game(deal);
             let seats = game.seats();
             let learner = match self.others {
@@ -119,7 +124,7 @@ impl Setup {
                     _ => Ok(None),
                 })
                 .collect::<Result<Vec<_>, _>>()?;
-            let mut slot = Slot { game, agents, learner, index, episode, deal, legal: Vec::new() };
+            let mut slot = Slot { game, agents, learner, seed, index, episode, deal, legal: Vec::new() };
             slot.play_others()?;
             if !slot.game.is_terminal() {
                 return Ok(slot);
@@ -163,6 +168,7 @@ impl Slot {
                 out.reward = reward(&outcome, mover, setup.cooperative);
                 out.final_rewards =
                     (0..self.game.seats() as u8).map(|s| reward(&outcome, Seat(s), setup.cooperative)).collect();
+                out.achieved = outcome.achieved.clone();
                 for (s, agent) in self.agents.iter_mut().enumerate() {
                     if let Some(agent) = agent {
                         agent.game_over(Seat(s as u8), &outcome);
@@ -175,10 +181,11 @@ impl Slot {
             out.reward = forfeit(setup.cooperative);
             out.final_rewards = vec![0.0; self.game.seats()];
             out.final_rewards[mover.0 as usize] = out.reward;
+            out.achieved = vec![String::new(); self.game.seats()];
         }
         if out.terminated {
             self.game.write_observation_tensor(mover, last);
-            *self = setup.deal(self.index, self.episode + 1)?;
+            *self = setup.deal(self.seed, self.index, self.episode + 1)?;
         }
         Ok(out)
     }
@@ -428,8 +435,8 @@ impl Batch {
         if size == 0 || actions == 0 {
             return Err(value_error(format!("{}: no tensor or no actions to learn from", spec.game())));
         }
-        let setup = Setup { spec, cooperative, others, seat, seed };
-        let slots = (0..n as u64).map(|i| setup.deal(i, 0)).collect::<Result<_, _>>();
+        let setup = Setup { spec, cooperative, others, seat };
+        let slots = (0..n as u64).map(|i| setup.deal(seed, i, 0)).collect::<Result<_, _>>();
         let slots = Mutex::new(slots.map_err(PyRuntimeError::new_err)?);
         Ok(Batch { setup: Arc::new(setup), slots, pool, spares: Spares::default(), size, actions })
     }
@@ -440,11 +447,26 @@ impl Batch {
         self.slots().len()
     }
 
-    /// Deal every game again from `seed`: `(observations, info)`.
-    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        self.setup = Arc::new(Setup { seed, ..(*self.setup).clone() });
+    /// Deal every game again from `seed` (an int), or game `i` from `seed[i]` (a list of one
+    /// seed per game: the same seed `n` times is that seed), game `i` its `episode`-th deal (so
+    /// the learner's seat, unless fixed, is `(i + episode) % seats`): `(observations, info)`.
+    #[pyo3(signature = (seed, episode=0))]
+    fn reset<'py>(
+        &mut self,
+        py: Python<'py>,
+        seed: &Bound<'py, PyAny>,
+        episode: u64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let n = self.slots().len();
+        let seeds: Vec<u64> = match seed.extract::<u64>() {
+            Ok(seed) => vec![seed; n],
+            Err(_) => seed.extract().map_err(|_| value_error("seed: an int of 0 to 2**64 - 1, or a list of them"))?,
+        };
+        if seeds.len() != n {
+            return Err(value_error(format!("seed: {} seeds for {n} games", seeds.len())));
+        }
         let (_, mut seen) = self.pass(py, |setup, i, slot, _| {
-            *slot = setup.deal(i as u64, 0)?;
+            *slot = setup.deal(seeds[i], i as u64, episode)?;
             Ok(())
         })?;
         self.spare(std::mem::take(&mut seen.last), true);
@@ -460,7 +482,8 @@ impl Batch {
     /// info)`. A game that ends is dealt again in the same step: its last observation is
     /// `info["final_obs"]`, every seat's reward `info["final_rewards"]`. An action that is not
     /// legal loses the game for the learner (`info["illegal"]`), unless `strict`: then nothing
-    /// is played and `ValueError` names the game and the action.
+    /// is played and `ValueError` names the game and the action. `info["final_achieved"]`:
+    /// what each seat of each game that ended achieved (an empty list for the others).
     #[pyo3(signature = (actions, strict=false))]
     fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>, strict: bool) -> PyResult<Steps<'py>> {
         let actions: Vec<i64> = match actions.cast::<PyArray1<i64>>() {
@@ -500,6 +523,8 @@ impl Batch {
             let ended = stepped.iter().enumerate().filter(|(_, s)| s.terminated).map(|(i, _)| i).collect();
             info.set_item("final_obs", self.rows(py, last, Some(ended))?)?;
             info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
+            let achieved: Vec<&[String]> = stepped.iter().map(|s| s.achieved.as_slice()).collect();
+            info.set_item("final_achieved", achieved)?;
         } else {
             self.spare(last, true);
         }

@@ -1,6 +1,7 @@
 """What the tests share: the project's `arena` binary (ARENA, or target/debug/arena, or
 target/release/arena, as bots/node's tests find it) and a real `arena serve` on a free port."""
 
+import contextlib
 import os
 import re
 import subprocess
@@ -35,9 +36,9 @@ def arena():
     return arena_binary()
 
 
-@pytest.fixture(scope="module")
-def server(arena):
-    """The URL of a real `arena serve`, stopped after the module's tests."""
+@contextlib.contextmanager
+def serving(arena):
+    """A real `arena serve` on a free port while the block runs: its URL."""
     child = subprocess.Popen([arena, "serve", "--addr", "127.0.0.1:0"], stdout=subprocess.PIPE, text=True)
     try:
         for line in child.stdout:
@@ -52,6 +53,13 @@ def server(arena):
     finally:
         child.terminate()
         child.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def server(arena):
+    """The URL of a real `arena serve`, stopped after the module's tests."""
+    with serving(arena) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -155,3 +155,49 @@ def test_a_policy_of_another_game_resigns_rather_than_guess(server):
     match = client.create_match("expedition", preset="no-dice", seats=["token", {"bot": "random"}], params={"players": 2}, seed=3)
     outcome = client.play_seat(PolicyAgent(policy), match, match.tokens[0], tensors=True)
     assert outcome.forfeited_by == 0
+
+
+def test_the_intervals_are_wilson_s_and_student_s():
+    # Wilson's interval of 39 in 100: centre (0.39 + z²/200) / (1 + z²/100) = 0.39407, half
+    # z √(0.39 · 0.61 / 100 + z² / 40000) / (1 + z²/100) = 0.09390.
+    low, high = learn.wilson(39, 100)
+    assert low == pytest.approx(0.30017, abs=1e-4) and high == pytest.approx(0.48797, abs=1e-4)
+    assert learn.wilson(0, 20)[0] == 0.0 and learn.wilson(20, 20)[1] == 1.0
+    # Student's t quantiles (0.975): tables' values.
+    for df, t in [(1, 12.706), (4, 2.776), (6, 2.447), (10, 2.228), (30, 2.042), (120, 1.980)]:
+        assert learn.t_quantile(df) == pytest.approx(t, abs=2e-3)
+    mean, low, high = learn.mean_interval([1.0, 2.0, 3.0, 4.0])
+    # s = 1.291, t(3) = 3.182: 2.5 ± 2.054.
+    assert mean == 2.5 and low == pytest.approx(0.4457, abs=1e-3) and high == pytest.approx(4.5543, abs=1e-3)
+
+
+def test_a_cooperative_game_is_judged_by_arrivals_and_team_score(tmp_path):
+    spec = {"game": "journey", "preset": "classic", "params": {"travellers": 2}}
+    policy = learn.Policy.for_game(learn.load("journey", "classic", travellers=2), seed=1, spec=spec)
+    r = learn.evaluate(policy, "rules", games=60, seed=3)
+    assert "win_rate" not in r and r["games"] == 60 and r["seats"] == 2
+    assert r["arrival_low"] <= r["arrival_rate"] <= r["arrival_high"] and r["arrival_rate"] == r["arrivals"] / 60
+    assert r["score_low"] <= r["mean_score"] <= r["score_high"] and r["mean_score"] == pytest.approx(r["mean_reward"])
+    assert (r["arrival_low"], r["arrival_high"]) == learn.wilson(r["arrivals"], 60)
+    # The arrivals are the games in which a traveller arrived, as their outcomes say (the
+    # outcomes' `achieved` are the engine's own: test_vector replays them move for move): the
+    # same deals played again with the same policy's actions.
+    envs = learn.vector.BatchEnv(policy.game(), 60, opponent="rules")
+    obs, info = envs.reset(seed=3)
+    rng = np.random.default_rng(3)
+    outcomes = {}
+    while len(outcomes) < 60:
+        obs, _, terminated, _, info = envs.step(policy.act(obs, info["action_mask"], rng))
+        for i in np.flatnonzero(terminated):
+            outcomes.setdefault(i, info["final_info"]["achieved"][i])
+    assert all(len(a) == 2 and set(a) <= {"journeying", "fallen", "stopped", "arrived"} for a in outcomes.values())
+    assert r["arrivals"] == sum("arrived" in a for a in outcomes.values())
+    # Journey's layout is the same for every traveller count: the curve has each.
+    assert learn.seat_counts(spec) == [1, 2, 3, 4]
+    argv = ["--game", "journey", "--preset", "classic", "--param", "travellers=2", "--steps", "64", "--envs", "8"]
+    argv += ["--rollout", "8", "--evaluate-games", "30", "--against", "rules", "--evaluate-seats", "1", "3", "--out", str(tmp_path)]
+    learn.main(argv)
+    with open(tmp_path / "curve.csv", encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    assert header == ["steps", "seconds"] + [f"rules/{k}/{m}" for k in (1, 3) for m in ("arrival", "arrival_low", "arrival_high", "score", "score_low", "score_high")]
+    assert (tmp_path / "curve.png").read_bytes().startswith(b"\x89PNG")

@@ -51,8 +51,10 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
     # Per game and deal: the learner's observations and actions, and how the deal ended.
     played = {(i, 0): ([], []) for i in range(n)}
     episode = [0] * n
-    ended = []
+    ended, achieved = [], {}
     for _ in range(400):
+        deals = info["deal"].copy()
+        assert all(info[f"_{key}"].all() for key in ("action_mask", "seat", "deal"))
         for i in range(n):
             played[(i, episode[i])][0].append((obs[i].copy(), info["action_mask"][i].copy(), int(info["seat"][i])))
         actions = [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
@@ -61,11 +63,19 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
         obs, rewards, terminations, truncations, info = envs.step(actions)
         assert not truncations.any()
         if terminations.any():
-            # Last observations only for the games that ended (their buffers are used again).
-            assert not info["final_obs"].flags.writeable
-            assert not info["final_obs"][~terminations].any(), "the rows of games that go on are zeros"
+            # Gymnasium's same-step autoreset: the last observations and infos of the games that
+            # ended (None for the others), and their masks.
+            assert (info["_final_obs"] == terminations).all() and (info["_final_info"] == terminations).all()
+            assert all(o is None for o in info["final_obs"][~terminations])
+            assert not info["final_obs"][terminations][0].flags.writeable
+        else:
+            assert "final_obs" not in info and "final_info" not in info
         for i in np.flatnonzero(terminations):
-            ended.append((i, episode[i], info["final_obs"][i].copy(), float(rewards[i]), info["final_rewards"][i].copy()))
+            final = info["final_info"]
+            assert final["seat"][i] == played[(i, episode[i])][0][-1][2]
+            assert final["deal"][i] == deals[i] and not final["illegal"][i]
+            ended.append((i, episode[i], info["final_obs"][i].copy(), float(rewards[i]), final["final_rewards"][i].copy()))
+            achieved[(i, episode[i])] = final["achieved"][i]
             episode[i] += 1
             played[(i, episode[i])] = ([], [])
     assert len(ended) >= 3, "games ended and were dealt again"
@@ -78,6 +88,7 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
         _, state = replay(game, opponent, seed, i, k, played[(i, k)][1])
         assert state.is_over()
         outcome = state.outcome()
+        assert list(achieved[(i, k)]) == outcome["achieved"]
         mover = played[(i, k)][0][-1][2]
         assert (final_obs == state.observation_tensor(mover)).all()
         assert reward == pytest.approx(final_rewards[mover])
@@ -96,8 +107,9 @@ def test_an_illegal_action_loses_the_game_and_strict_raises_playing_nothing():
     illegal = int(np.flatnonzero(~info["action_mask"][1])[0])
     deals = info["deal"].copy()
     obs, rewards, terminations, _, info = envs.step([legal[0], illegal, legal[2]])
-    assert list(info["illegal"]) == [False, True, False]
+    assert list(info["_final_info"]) == [False, True, False] and info["final_info"]["illegal"][1]
     assert terminations[1] and rewards[1] == -1.0 and info["deal"][1] != deals[1]
+    assert list(info["final_info"]["final_rewards"][1]) == [-1.0 if s == info["final_info"]["seat"][1] else 0.0 for s in range(2)]
     # Strict: nothing is played in any game.
     strict = vector.make("expedition", 3, "no-dice", opponent="random", strict=True, players=2)
     obs, info = strict.reset(seed=5)
@@ -156,3 +168,80 @@ def test_built_in_agents_play_a_state_s_seat():
         bots[0].act(state)
     with pytest.raises(ValueError, match="gredy"):
         ta.Bot("gredy", game)
+
+
+def test_a_seed_per_game_deals_each_game_from_its_own():
+    n = 4
+    envs = vector.make("expedition", n, "no-dice", opponent="random", players=2)
+    seeds = [7, 3, 3, 1000]
+    obs, info = envs.reset(seed=seeds)
+    for i, s in enumerate(seeds):
+        assert info["deal"][i] == _native.batch_seeds(s, i, 0, 2)[0]
+    # The same seed for every game is that seed.
+    same, info2 = envs.reset(seed=[5] * n)
+    again, info3 = envs.reset(seed=5)
+    assert (same == again).all() and (info2["deal"] == info3["deal"]).all()
+    # A game that ends is dealt again from its own seed.
+    obs, info = envs.reset(seed=seeds)
+    rng = np.random.default_rng(1)
+    episode = [0] * n
+    for _ in range(300):
+        obs, _, terminations, _, info = envs.step([int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]])
+        for i in np.flatnonzero(terminations):
+            episode[i] += 1
+            assert info["deal"][i] == _native.batch_seeds(seeds[i], i, episode[i], 2)[0]
+    assert sum(episode) >= 2
+    with pytest.raises(ValueError, match="seed: 3 seeds for 4 games"):
+        envs.reset(seed=[1, 2, 3])
+
+
+def test_gymnasium_s_wrappers_read_the_info_game_by_game():
+    from gymnasium.wrappers.vector import DictInfoToList
+
+    n = 3
+    envs = DictInfoToList(vector.make("expedition", n, "no-dice", opponent="random", players=2))
+    obs, infos = envs.reset(seed=2)
+    assert [set(i) for i in infos] == [{"action_mask", "seat", "deal"}] * n
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(300):
+        actions = [int(rng.choice(np.flatnonzero(i["action_mask"]))) for i in infos]
+        seats = [int(i["seat"]) for i in infos]
+        obs, rewards, terminations, _, infos = envs.step(actions)
+        for i in range(n):
+            if terminations[i]:
+                ended += 1
+                final = infos[i]["final_info"]
+                assert set(final) == {"seat", "deal", "illegal", "final_rewards", "achieved"}
+                assert isinstance(final["achieved"], list)  # (expedition's outcome names none)
+                assert final["seat"] == seats[i] and rewards[i] == final["final_rewards"][seats[i]]
+                assert infos[i]["final_obs"].shape == obs[i].shape
+            else:
+                assert "final_info" not in infos[i] and "final_obs" not in infos[i]
+    assert ended >= 2
+
+
+def test_the_ids_are_registered_with_gymnasium():
+    from gymnasium.utils.env_checker import check_env
+
+    env = gymnasium.make("tabletop_arena/expedition-no-dice-v0", opponent="random", players=2, render_mode="ansi")
+    assert env.spec.id == "tabletop_arena/expedition-no-dice-v0" and env.spec.kwargs["opponent"] == "random"
+    assert env.unwrapped.game.seats == 2
+    check_env(env.unwrapped)
+    obs, info = env.reset(seed=1)
+    assert "You are seat 1." in env.render()  # seed 1: seat 1
+    env = gymnasium.make("tabletop_arena/journey-classic-v0", opponent="rules", travellers=3, seat=2)
+    assert env.reset(seed=4)[1]["seat"] == 2
+    envs = gymnasium.make_vec("tabletop_arena/expedition-dice-v0", num_envs=5, opponent="random", players=3)
+    assert isinstance(envs, vector.BatchEnv) and envs.num_envs == 5 and envs.game.seats == 3
+    assert envs.spec.id == "tabletop_arena/expedition-dice-v0"
+    obs, info = envs.reset(seed=[1, 2, 3, 4, 5])
+    assert obs.shape == (5, *envs.game.tensor_shape)
+    # Gymnasium's own vectorisation of the single environment works too.
+    sync = gymnasium.make_vec("tabletop_arena/expedition-no-dice-v0", num_envs=2, vectorization_mode="sync", opponent="random", players=2)
+    obs, info = sync.reset(seed=3)
+    # (its games seeded 3 and 4: the learner at seats 1 and 0)
+    assert obs.shape[0] == 2 and list(info["seat"]) == [1, 0]
+    ids = [i for i in gymnasium.registry if i.startswith("tabletop_arena/")]
+    expected = {f"tabletop_arena/{g['name']}-{p}-v0" for g in ta.games() for p in g["presets"]}
+    assert set(ids) == expected

@@ -10,8 +10,12 @@ learning libraries train.
         if terminated:
             break
 
-The learner plays one seat (`seat`; default: a seat in turn from deal to deal), the other
-seats are played inside Rust by the built-in agent `opponent`. The observation is the seat's
+The learner plays one seat: `seat=k` always seat `k`; `seat="rotate"` (the default) a seat in
+turn from deal to deal: the `k`-th deal after `reset(seed=s)` (that reset's own deal is the
+0th) puts it at seat `(s + k) % seats`, and before any seeded reset at seat `k % seats`, so a
+seed deals the same game at the same seat whatever came before, and a loop of
+`reset(seed=i)` goes round the seats too (`info["seat"]` says which). The other seats are
+played inside Rust by the built-in agent `opponent`. The observation is the seat's
 tensor (float32); the legal actions are `info["action_mask"]` (bool) and `env.action_masks()`
 (what sb3-contrib's `MaskablePPO` asks for). The reward comes at the end (competitive: 1 for a
 lone winner of two, -1 for its loser, 0 for a tie; cooperative: the team's score). An action
@@ -27,7 +31,27 @@ from gymnasium import spaces
 from . import _native, load
 
 
-def make(game, preset=None, *, opponent="greedy", seat=None, strict=False, render_mode=None, **params):
+def register():
+    """Register every game's presets with Gymnasium (done when this module is imported):
+    `gymnasium.make("tabletop_arena/<game>-<preset>-v0", opponent=..., **params)` makes this
+    environment, `gymnasium.make_vec(id, num_envs=n, ...)` `tabletop_arena.vector`'s batch of
+    `n` games (its keyword arguments as `vector.make`'s), each with its `spec`."""
+    from gymnasium.envs.registration import register as add
+    from gymnasium.envs.registration import registry
+
+    for name, _, presets, _, _ in _native.games():
+        for preset in presets:
+            env_id = f"tabletop_arena/{name}-{preset}-v0"
+            if env_id not in registry:
+                add(
+                    id=env_id,
+                    entry_point="tabletop_arena.gym:make",
+                    vector_entry_point="tabletop_arena.vector:make_vec",
+                    kwargs={"game": name, "preset": preset},
+                )
+
+
+def make(game, preset=None, *, opponent="greedy", seat="rotate", strict=False, render_mode=None, **params):
     """`game` (parameters as `tabletop_arena.load`) against `opponent`."""
     return ArenaEnv(load(game, preset, **params), opponent=opponent, seat=seat, strict=strict, render_mode=render_mode)
 
@@ -37,32 +61,49 @@ class ArenaEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["ansi", "human"]}
 
-    def __init__(self, game, *, opponent="greedy", seat=None, strict=False, render_mode=None):
+    def __init__(self, game, *, opponent="greedy", seat="rotate", strict=False, render_mode=None):
         if opponent == "self":
             raise ValueError("opponent: a single-agent environment plays against an agent; for self-play use tabletop_arena.vector")
+        if seat is None or (isinstance(seat, str) and seat == "rotate"):
+            fixed = None
+        elif isinstance(seat, (int, np.integer)) and not isinstance(seat, bool):
+            fixed = int(seat)
+        else:
+            raise ValueError(f'seat: {seat!r}: a seat number or "rotate"')
         self.game = game
+        self.seat = "rotate" if fixed is None else fixed
         self.strict = strict
         self.render_mode = render_mode
-        self._batch = _native.Batch(game, 1, opponent, seat, 0, 1)
+        self._batch = _native.Batch(game, 1, opponent, fixed, 0, 1)
+        # The deal to come, counted from the last seeded reset (from its seed on: see the module).
+        self._deal = 0
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=game.tensor_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(game.action_count)
         self._info = None
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        # The deal flows from Gymnasium's generator (seeded by `seed`, or by the last seed given).
-        obs, info = self._batch.reset(int(self.np_random.integers(0, 2**63)))
+        if seed is not None:
+            self._deal = int(seed) % self.game.seats
+        # The deal flows from Gymnasium's generator (seeded by `seed`, or by the last seed given);
+        # game 0's `k`-th deal of a batch is at seat `k % seats` unless the seat is fixed.
+        obs, info = self._batch.reset(int(self.np_random.integers(0, 2**63)), self._deal)
+        self._deal = (self._deal + 1) % self.game.seats
         self._info = self._one(info)
         return obs[0], self._info
 
     def step(self, action):
         obs, rewards, terminations, info = self._batch.step([int(action)], self.strict)
         terminated = bool(terminations[0])
+        ended = self._info
         self._info = self._one(info)
         if terminated:
-            # The game over is what the learner sees; the next deal waits for `reset`.
+            # The game over is what the learner sees (its seat, its deal); the next deal waits
+            # for `reset`.
             obs = info["final_obs"]
+            self._info.update(seat=ended["seat"], deal=ended["deal"])
             self._info["final_rewards"] = info["final_rewards"][0]
+            self._info["achieved"] = list(info["final_achieved"][0])
             self._info["illegal"] = bool(info["illegal"][0])
             self._info["action_mask"] = np.zeros(self.game.action_count, dtype=np.bool_)
         if self.render_mode == "human":
@@ -87,4 +128,7 @@ class ArenaEnv(gymnasium.Env):
 
     @staticmethod
     def _one(info):
-        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": int(info["deal"][0])}
+        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": info["deal"][0]}
+
+
+register()

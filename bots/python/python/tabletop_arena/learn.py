@@ -168,27 +168,98 @@ class Adam:
             params[k] -= (step * self.m[k] / (np.sqrt(self.v[k]) + self.eps)).astype(np.float32)
 
 
+# The normal quantile of a two-sided 95% interval.
+Z95 = 1.959963984540054
+# Student's t quantiles of a two-sided 95% interval for 1 to 5 degrees of freedom (past them,
+# the Cornish-Fisher expansion below is within 0.002).
+_T95 = (12.706204736, 4.302652730, 3.182446305, 2.776445105, 2.570581836)
+
+
+def wilson(successes, n, z=Z95):
+    """Wilson's score interval of a rate of `successes` in `n` (95% by default): `(low, high)`."""
+    if n <= 0:
+        return (0.0, 1.0)
+    p = successes / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
+
+
+def t_quantile(df):
+    """Student's t quantile of a two-sided 95% interval with `df` degrees of freedom (exact to
+    5 degrees, then the Cornish-Fisher expansion of Abramowitz and Stegun 26.7.5)."""
+    if df < 1:
+        raise ValueError("t_quantile: at least one degree of freedom")
+    if df <= len(_T95):
+        return _T95[df - 1]
+    z = Z95
+    g1 = (z**3 + z) / 4
+    g2 = (5 * z**5 + 16 * z**3 + 3 * z) / 96
+    g3 = (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / 384
+    g4 = (79 * z**9 + 776 * z**7 + 1482 * z**5 - 1920 * z**3 - 945 * z) / 92160
+    return z + g1 / df + g2 / df**2 + g3 / df**3 + g4 / df**4
+
+
+def mean_interval(values):
+    """The mean of `values` and its 95% interval by Student's t: `(mean, low, high)` (one value:
+    the interval is the value)."""
+    x = np.asarray(values, np.float64)
+    mean = float(x.mean())
+    if len(x) < 2:
+        return mean, mean, mean
+    half = t_quantile(len(x) - 1) * float(x.std(ddof=1)) / np.sqrt(len(x))
+    return mean, mean - half, mean + half
+
+
 def evaluate(policy, opponent="random", games=200, seed=0, greedy=False, threads=0, game=None):
     """The policy's results against `opponent` on `games` deals (one game per deal, the
     learner's seat going round the seats), the same deals for the same `seed`, whatever the
-    policy: `{"games", "wins", "draws", "losses", "win_rate", "mean_reward"}` (a win: the
-    learner's reward above 0, so for two players it ranked first; a cooperative game's reward is
-    the team's score). The policy samples its actions (seeded by `seed`), as it plays when it
-    learns; `greedy=True` plays each row's most likely action instead, which can lock a policy
-    into a loop of moves that a sample would leave."""
+    policy. The policy samples its actions (seeded by `seed`), as it plays when it learns;
+    `greedy=True` plays each row's most likely action instead, which can lock a policy into a
+    loop of moves that a sample would leave.
+
+    A competitive game: `{"games", "wins", "draws", "losses", "win_rate", "mean_reward"}` (a
+    win: the learner's reward above 0, so for two players it ranked first).
+
+    A cooperative game (journey: the learner one traveller, `opponent` the others), where a
+    team's score above 0 is no win: `{"games", "seats", "arrivals", "arrival_rate",
+    "arrival_low", "arrival_high", "mean_score", "score_low", "score_high", "mean_reward"}`: the
+    games in which a traveller arrived (the engine's `arrived`) with Wilson's 95% interval, and
+    the team's mean score with Student's t 95% interval."""
     game = game if game is not None else policy.game()
     envs = vector.BatchEnv(game, games, opponent=opponent, threads=threads)
     obs, info = envs.reset(seed=seed)
     rng = np.random.default_rng(seed)
     rewards = np.zeros(games, np.float32)
+    arrived = np.zeros(games, np.bool_)
     done = np.zeros(games, np.bool_)
     while not done.all():
         actions = policy.act(obs, info["action_mask"], rng, greedy=greedy)
         obs, r, terminated, _, info = envs.step(actions)
         first = terminated & ~done
         rewards[first] = r[first]
+        for i in np.flatnonzero(first):
+            arrived[i] = "arrived" in info["final_info"]["achieved"][i]
         done |= terminated
     envs.close()
+    if game.cooperative:
+        scores = rewards.astype(np.float64)
+        arrivals = int(arrived.sum())
+        low, high = wilson(arrivals, games)
+        mean, score_low, score_high = mean_interval(scores)
+        return {
+            "games": games,
+            "seats": game.seats,
+            "arrivals": arrivals,
+            "arrival_rate": arrivals / games,
+            "arrival_low": low,
+            "arrival_high": high,
+            "mean_score": mean,
+            "score_low": score_low,
+            "score_high": score_high,
+            "mean_reward": float(rewards.mean()),
+        }
     wins, losses = int((rewards > 0).sum()), int((rewards < 0).sum())
     return {
         "games": games,
@@ -198,6 +269,65 @@ def evaluate(policy, opponent="random", games=200, seed=0, greedy=False, threads
         "win_rate": wins / games,
         "mean_reward": float(rewards.mean()),
     }
+
+
+def seat_counts(spec):
+    """The seat counts a cooperative game's policy is evaluated at: every count the game allows
+    whose tensor and actions are those of the game it learned (all of journey's travellers).
+    A competitive game: none (it is evaluated as it learned)."""
+    game = load(spec["game"], spec.get("preset"), **spec.get("params", {}))
+    if not game.cooperative:
+        return []
+    counts = []
+    for k in range(1, 9):
+        try:
+            other = load(spec["game"], spec.get("preset"), **{**spec.get("params", {}), game.seat_word + "s": k})
+        except ValueError:
+            continue
+        if other.tensor_shape == game.tensor_shape and other.action_count == game.action_count:
+            counts.append(k)
+    return counts
+
+
+def curve_point(policy, spec, against, games, seed, threads=0, seats=None):
+    """A learning curve's numbers for `policy` (which learned `spec`) against each of
+    `against` on `games` deals of `seed`: a competitive game's win rate (key `<against>`); a
+    cooperative game's, at each of `seats` (default: `seat_counts(spec)`), its arrival rate and
+    mean team score with their 95% intervals (keys `<against>/<seats>/arrival`, `..._low`,
+    `..._high`, `<against>/<seats>/score`, `..._low`, `..._high`)."""
+    params = spec.get("params", {})
+    game = load(spec["game"], spec.get("preset"), **params)
+    point = {}
+    if not game.cooperative:
+        for opponent in against:
+            point[opponent] = evaluate(policy, opponent, games, seed, threads=threads, game=game)["win_rate"]
+        return point
+    for k in seat_counts(spec) if seats is None else seats:
+        at = load(spec["game"], spec.get("preset"), **{**params, game.seat_word + "s": k})
+        for opponent in against:
+            r = evaluate(policy, opponent, games, seed, threads=threads, game=at)
+            key = f"{opponent}/{k}"
+            point[f"{key}/arrival"], point[f"{key}/arrival_low"], point[f"{key}/arrival_high"] = (
+                r["arrival_rate"],
+                r["arrival_low"],
+                r["arrival_high"],
+            )
+            point[f"{key}/score"], point[f"{key}/score_low"], point[f"{key}/score_high"] = (
+                r["mean_score"],
+                r["score_low"],
+                r["score_high"],
+            )
+    return point
+
+
+def describe(point):
+    """A curve point in a line, for progress."""
+    series = [k[: -len("/arrival")] for k in point if k.endswith("/arrival")]
+    if series:
+        parts = ", ".join(f"{s}: arrived {point[s + '/arrival']:.3f}, score {point[s + '/score']:.2f}" for s in series)
+        return f"{point['steps']:>9} steps  {point['seconds']:>7.1f} s  {parts}"
+    rates = ", ".join(f"{k} {v:.3f}" for k, v in point.items() if k not in ("steps", "seconds"))
+    return f"{point['steps']:>9} steps  {point['seconds']:>7.1f} s  win rate: {rates}"
 
 
 def train(
@@ -223,6 +353,7 @@ def train(
     evaluate_games=200,
     evaluate_against=("random", "greedy"),
     evaluate_seed=None,
+    evaluate_seats=None,
     progress=None,
     **params,
 ):
@@ -234,7 +365,9 @@ def train(
     evaluated against each of `evaluate_against` on `evaluate_games` deals of
     `evaluate_seed` (default: `seed + 1`, deals it never trains on); `progress(point)` is called
     with each point of the curve. Returns `(policy, curve)`, the curve a list of
-    `{"steps", "seconds", "<opponent>": win rate, ...}`.
+    `{"steps", "seconds", ...}` with `curve_point`'s numbers: a competitive game's win rate
+    against each opponent; a cooperative game's arrival rate and mean team score with their
+    95% intervals, at each of `evaluate_seats` seat counts (default: all of them).
     """
     if opponent == "self":
         raise ValueError("train plays against a fixed opponent: self-play needs each seat's rewards apart (not here)")
@@ -253,8 +386,7 @@ def train(
 
     def point(done_steps):
         p = {"steps": done_steps, "seconds": round(time.perf_counter() - started, 3)}
-        for against in evaluate_against:
-            p[against] = evaluate(policy, against, evaluate_games, evaluate_seed, threads=threads, game=game)["win_rate"]
+        p.update(curve_point(policy, spec, evaluate_against, evaluate_games, evaluate_seed, threads, evaluate_seats))
         curve.append(p)
         if progress:
             progress(p)
@@ -353,14 +485,14 @@ def main(argv=None):
     parser.add_argument("--evaluate-every", type=int, default=50_000)
     parser.add_argument("--evaluate-games", type=int, default=200)
     parser.add_argument("--against", nargs="+", default=["random", "greedy"])
+    parser.add_argument("--evaluate-seats", type=int, nargs="+", help="a cooperative game's seat counts to evaluate at (default: all)")
     parser.add_argument("--out", required=True, help="the directory it writes to")
     args = parser.parse_args(argv)
     params = parse_params(parser, args.param)
     os.makedirs(args.out, exist_ok=True)
 
     def progress(p):
-        rates = ", ".join(f"{k} {p[k]:.3f}" for k in args.against)
-        print(f"{p['steps']:>9} steps  {p['seconds']:>7.1f} s  win rate: {rates}", file=sys.stderr, flush=True)
+        print(describe(p), file=sys.stderr, flush=True)
 
     policy, curve = train(
         args.game,
@@ -375,6 +507,7 @@ def main(argv=None):
         evaluate_every=args.evaluate_every,
         evaluate_games=args.evaluate_games,
         evaluate_against=tuple(args.against),
+        evaluate_seats=args.evaluate_seats,
         progress=progress,
         **params,
     )
@@ -408,8 +541,10 @@ def write_curve(curve, path):
 
 
 def plot_curve(curve, path, title):
-    """The curve as a PNG (win rate against each opponent over training steps), with
-    matplotlib if it is installed; returns whether it wrote one."""
+    """The curve as a PNG, with matplotlib if it is installed; returns whether it wrote one. A
+    competitive game's: the win rate against each opponent over training steps. A cooperative
+    game's: its arrival rate and its mean team score, each with its 95% interval (shaded),
+    against each opponent at each seat count."""
     try:
         import matplotlib
 
@@ -417,17 +552,35 @@ def plot_curve(curve, path, title):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    fig, ax = plt.subplots(figsize=(7, 4))
     steps = [p["steps"] for p in curve]
-    for key in curve[0]:
-        if key not in ("steps", "seconds"):
-            ax.plot(steps, [p[key] for p in curve], marker="o", label=f"against {key}")
-    ax.set_xlabel("training steps (learner decisions)")
-    ax.set_ylabel("win rate")
-    ax.set_ylim(0, 1)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    ax.set_title(title, fontsize=9)
+    series = [k[: -len("/arrival")] for k in curve[0] if k.endswith("/arrival")]
+    if series:
+        fig, (rate, score) = plt.subplots(1, 2, figsize=(11, 4))
+        for s in series:
+            against, seats = s.split("/")
+            label = f"{seats} with {against}"
+            for ax, key in ((rate, "arrival"), (score, "score")):
+                (line,) = ax.plot(steps, [p[f"{s}/{key}"] for p in curve], marker="o", label=label)
+                low, high = [p[f"{s}/{key}_low"] for p in curve], [p[f"{s}/{key}_high"] for p in curve]
+                ax.fill_between(steps, low, high, color=line.get_color(), alpha=0.15)
+        rate.set_ylabel("arrival rate (95% Wilson interval)")
+        rate.set_ylim(0, 1)
+        score.set_ylabel("mean team score (95% t interval)")
+        for ax in (rate, score):
+            ax.set_xlabel("training steps (learner decisions)")
+            ax.grid(alpha=0.3)
+        rate.legend(title="seats", fontsize=8)
+    else:
+        fig, ax = plt.subplots(figsize=(7, 4))
+        for key in curve[0]:
+            if key not in ("steps", "seconds"):
+                ax.plot(steps, [p[key] for p in curve], marker="o", label=f"against {key}")
+        ax.set_xlabel("training steps (learner decisions)")
+        ax.set_ylabel("win rate")
+        ax.set_ylim(0, 1)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -70,7 +70,7 @@ class VecEnv(_VecEnv):
         infos = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(terminated):
             infos[i]["terminal_observation"] = info["final_obs"][i]
-            infos[i]["illegal"] = bool(info["illegal"][i])
+            infos[i]["illegal"] = bool(info["final_info"]["illegal"][i])
         return obs, rewards, terminated, infos
 
     def action_masks(self):
@@ -206,6 +206,7 @@ def train(
     evaluate_games=200,
     evaluate_against=("random", "greedy"),
     evaluate_seed=None,
+    evaluate_seats=None,
     progress=None,
     **params,
 ):
@@ -220,7 +221,8 @@ def train(
     each of `evaluate_against` on `evaluate_games` deals of `evaluate_seed` (default:
     `seed + 1`, deals it never trains on), by `learn.evaluate`. Returns `(model, curve)`: the
     model carries the game it learned (`model.tabletop_spec`, kept by `save`), the
-    curve is a list of `{"steps", "seconds", "<opponent>": win rate, ...}`.
+    curve is a list of `{"steps", "seconds", ...}` with `learn.curve_point`'s numbers (a
+    cooperative game's at each of `evaluate_seats` seat counts; default: all).
     """
     spec = {"game": game, "preset": preset, "params": params}
     game = load(game, preset, **params)
@@ -250,8 +252,7 @@ def train(
 
     def point(done_steps):
         p = {"steps": int(done_steps), "seconds": round(time.perf_counter() - started, 3)}
-        for against in evaluate_against:
-            p[against] = learn.evaluate(policy, against, evaluate_games, evaluate_seed, threads=threads, game=game)["win_rate"]
+        p.update(learn.curve_point(policy, spec, evaluate_against, evaluate_games, evaluate_seed, threads, evaluate_seats))
         curve.append(p)
         if progress:
             progress(p)
@@ -289,14 +290,14 @@ def main(argv=None):
     parser.add_argument("--evaluate-every", type=int, default=50_000)
     parser.add_argument("--evaluate-games", type=int, default=200)
     parser.add_argument("--against", nargs="+", default=["random", "greedy"])
+    parser.add_argument("--evaluate-seats", type=int, nargs="+", help="a cooperative game's seat counts to evaluate at (default: all)")
     parser.add_argument("--out", required=True, help="the directory it writes to")
     args = parser.parse_args(argv)
     params = learn.parse_params(parser, args.param)
     os.makedirs(args.out, exist_ok=True)
 
     def progress(p):
-        rates = ", ".join(f"{k} {p[k]:.3f}" for k in args.against)
-        print(f"{p['steps']:>9} steps  {p['seconds']:>7.1f} s  win rate: {rates}", file=sys.stderr, flush=True)
+        print(learn.describe(p), file=sys.stderr, flush=True)
 
     model, curve = train(
         args.game,
@@ -312,6 +313,7 @@ def main(argv=None):
         evaluate_every=args.evaluate_every,
         evaluate_games=args.evaluate_games,
         evaluate_against=tuple(args.against),
+        evaluate_seats=args.evaluate_seats,
         progress=progress,
         **params,
     )

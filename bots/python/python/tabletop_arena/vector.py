@@ -16,34 +16,58 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
 `(i + k) % seats`) unless `seat` fixes it.
 
 - observations: `n x tensor` float32 (the seat's `observation_tensor`, built from its
-  observation alone); `info["action_mask"]`: `n x actions` bool; `info["seat"]`, `info["deal"]`
-  (the seed of the deal in play: `game.new_game(deal)` deals it again);
+  observation alone);
+- info, as Gymnasium's vector environments give it (each key with its mask `_key`, here all
+  true): `info["action_mask"]`: `n x actions` bool; `info["seat"]`; `info["deal"]` (the seed
+  of the deal in play: `game.new_game(deal)` deals it again);
 - rewards come at a game's end, as the PettingZoo environment gives them (competitive: the
   seats ranked below minus those above, over the seats less one; cooperative: the team's
-  score), to the seat that moved;
+  score), to the seat that moved; every seat's reward is in `final_info` (below): in
+  self-play, each seat's reward for its own moves;
 - a game that ends is dealt again in the same step (`metadata["autoreset_mode"]` is
-  `SAME_STEP`): its last observation is `info["final_obs"][i]` and every seat's reward
-  `info["final_rewards"][i]` (both present when a game ended; `final_obs` is read-only, its
-  rows of the games that go on zeros);
+  `AutoresetMode.SAME_STEP`), as Gymnasium's same-step mode has it: the observations and the
+  top-level info are the new deal's; `info["final_obs"]` (an object array: game `i`'s last
+  observation where it ended, else None) and `info["final_info"]` (the ended games' last
+  info: `seat` that moved, `deal`, `illegal`, `final_rewards` every seat's reward,
+  `achieved` what each seat achieved as the outcome says, e.g. `arrived`, each key with its
+  mask) are present when a game ended, with `info["_final_obs"]` and
+  `info["_final_info"]`, the games that ended;
 - an action that is not legal loses that game for the learner (as a tournament's referee
-  rules: reward -1, or 0 in a cooperative game; `info["illegal"][i]`); with `strict=True`
-  it raises `ValueError` naming the game and the action, and nothing is played;
+  rules: reward -1, or 0 in a cooperative game; `info["final_info"]["illegal"][i]`); with
+  `strict=True` it raises `ValueError` naming the game and the action, and nothing is played;
 - games are never truncated (both games end within their own round limits).
 
-Game `i`'s `k`-th deal is played from seeds that flow from `reset(seed=)`, so any game can be
-played again move for move with `State`s and `tabletop_arena.Bot`s.
+`reset(seed=s)` deals game `i`'s `k`-th deal from `_native.batch_seeds(s, i, k, seats)`;
+`reset(seed=[s_0, ..., s_n-1])` game `i`'s from `batch_seeds(s_i, i, k, seats)` (a list of one
+seed repeated is that seed). So any game can be played again move for move with `State`s and
+`tabletop_arena.Bot`s.
 """
+
+import numbers
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from . import _native, load
+from . import gym as _gym  # noqa: F401 (registers the ids with Gymnasium)
 
 
 def make(game, n, preset=None, *, opponent="random", seat=None, threads=0, strict=False, **params):
     """`n` games of `game` (parameters as `tabletop_arena.load`) against `opponent`."""
     return BatchEnv(load(game, preset, **params), n, opponent=opponent, seat=seat, threads=threads, strict=strict)
+
+
+def make_vec(num_envs, game, preset=None, **kwargs):
+    """`make` as Gymnasium's `make_vec` calls it for the registered ids (see
+    `tabletop_arena.gym.register`)."""
+    return make(game, num_envs, preset, **kwargs)
+
+
+def observation_space(game, *shape):
+    """The `Box` of `game`'s observation tensors (float32), repeated over the leading `shape`
+    (a batch's games)."""
+    return spaces.Box(-np.inf, np.inf, shape=(*shape, *game.tensor_shape), dtype=np.float32)
 
 
 class BatchEnv(VectorEnv):
@@ -57,21 +81,63 @@ class BatchEnv(VectorEnv):
         self.strict = strict
         self._batch = _native.Batch(game, n, opponent, seat, 0, threads)
         actions = game.action_count
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, shape=game.tensor_shape, dtype=np.float32)
+        self.single_observation_space = observation_space(game)
         self.single_action_space = spaces.Discrete(actions)
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=(n, *game.tensor_shape), dtype=np.float32)
+        self.observation_space = observation_space(game, n)
         self.action_space = spaces.MultiDiscrete(np.full(n, actions))
+        self._all = np.ones(n, np.bool_)
+        self._playing = None
+        self._info(self._batch.current()[1])
 
     def reset(self, *, seed=None, options=None):
+        """Deal every game again: from one seed (an int: game `i`'s deals from it and `i`), or
+        a seed per game (a list of `n`); none, a fresh one."""
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
-        return self._batch.reset(int(seed))
+        if isinstance(seed, numbers.Integral):
+            seeds = int(seed)
+        else:
+            seeds = [int(s) for s in seed]
+            if len(seeds) != self.num_envs:
+                raise ValueError(f"seed: {len(seeds)} seeds for {self.num_envs} games")
+        obs, native = self._batch.reset(seeds)
+        return obs, self._info(native)
 
     def step(self, actions):
         actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
-        obs, rewards, terminations, info = self._batch.step(actions, self.strict)
-        info["_final_obs"] = terminations
+        seats, deals = self._playing
+        obs, rewards, terminations, native = self._batch.step(actions, self.strict)
+        info = self._info(native)
+        if terminations.any():
+            ended = terminations
+            final_obs = np.full(self.num_envs, None, dtype=object)
+            rows = native["final_obs"]
+            for i in np.flatnonzero(ended):
+                final_obs[i] = rows[i]
+            achieved = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(ended):
+                achieved[i] = native["final_achieved"][i]
+            final = {
+                "seat": seats,
+                "deal": deals,
+                "illegal": native["illegal"],
+                "final_rewards": native["final_rewards"],
+                "achieved": achieved,
+            }
+            for key in list(final):
+                final[f"_{key}"] = ended
+            info.update(final_obs=final_obs, _final_obs=ended, final_info=final, _final_info=ended)
         return obs, rewards, terminations, np.zeros(self.num_envs, np.bool_), info
+
+    def _info(self, native):
+        """The info of the deals in play (each key with its mask, all true), remembered for the
+        step that ends them."""
+        info = {}
+        for key in ("action_mask", "seat", "deal"):
+            info[key] = native[key]
+            info[f"_{key}"] = self._all
+        self._playing = (native["seat"], native["deal"])
+        return info
 
     def action_masks(self):
         """The legal actions of every game now (`n x actions`, bool): what sb3-contrib's
@@ -86,4 +152,4 @@ class BatchEnv(VectorEnv):
         self._batch = None
 
 
-__all__ = ["BatchEnv", "make"]
+__all__ = ["BatchEnv", "make", "make_vec", "observation_space"]

@@ -11,7 +11,7 @@ import sys
 import time
 
 from tabletop_arena import play
-from tabletop_arena.agents import arguments
+from tabletop_arena.agents import arguments, run
 
 
 class Node:
@@ -83,4 +83,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 from tabletop_arena import Resign, play
-from tabletop_arena.agents import arguments
+from tabletop_arena.agents import arguments, run
 from tabletop_arena.learn import Policy
 
 
@@ -61,4 +61,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

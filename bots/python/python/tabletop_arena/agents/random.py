@@ -4,7 +4,7 @@ import random
 import sys
 
 from tabletop_arena import play
-from tabletop_arena.agents import arguments
+from tabletop_arena.agents import arguments, run
 
 
 def main(argv=None):
@@ -15,4 +15,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    run(main)

@@ -1,0 +1,70 @@
+"""The single-agent Gymnasium environment's seat: in turn from deal to deal by default, fixed
+with `seat=k`, in every configuration."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+
+from tabletop_arena import gym  # noqa: E402
+
+SEATED = [
+    ("expedition", "no-dice", {"players": 2}),
+    ("expedition", "dice", {"players": 4}),
+    ("journey", "classic", {"travellers": 3}),
+]
+
+
+def seated(env, info, obs):
+    """The learner's seat, checked against the game itself: it is to move, and the observation
+    is that seat's tensor."""
+    seat = info["seat"]
+    state = env.unwrapped._batch.state(0)
+    assert state.to_move() == seat
+    assert (state.observation_tensor(seat) == obs).all()
+    return seat
+
+
+@pytest.mark.parametrize("name, preset, params", SEATED)
+def test_the_learner_s_seat_goes_round_from_deal_to_deal(name, preset, params):
+    env = gym.make(name, preset, opponent="random", **params)
+    seats = env.unwrapped.game.seats
+    # Never seeded: deal k at seat k % seats.
+    observed = [seated(env, *reversed(env.reset())) for _ in range(2 * seats + 1)]
+    assert observed == [k % seats for k in range(2 * seats + 1)]
+    # From a seed s on, deal k at seat (s + k) % seats, whatever came before; played to the end
+    # or cut short alike.
+    rng = np.random.default_rng(0)
+    for s in (0, 5, 6):
+        obs, info = env.reset(seed=s)
+        observed = [seated(env, info, obs)]
+        for k in range(1, 3 * seats):
+            for _ in range(k % 3 * 20):
+                obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+                if terminated:
+                    break
+            obs, info = env.reset()
+            observed.append(seated(env, info, obs))
+        assert observed == [(s + k) % seats for k in range(3 * seats)]
+    # A loop of seeded resets goes round the seats too, and a seed deals the same game again.
+    assert [env.reset(seed=i)[1]["seat"] for i in range(2 * seats)] == [i % seats for i in range(2 * seats)]
+    first, info = env.reset(seed=3)
+    env.reset()
+    again, info2 = env.reset(seed=3)
+    assert (first == again).all() and info["deal"] == info2["deal"]
+
+
+@pytest.mark.parametrize("name, preset, params", SEATED)
+def test_a_fixed_seat_is_kept_deal_after_deal(name, preset, params):
+    seats = gym.make(name, preset, **params).unwrapped.game.seats
+    for seat in range(seats):
+        env = gym.make(name, preset, opponent="random", seat=seat, **params)
+        observed = [seated(env, *reversed(env.reset(seed=s if s % 2 else None))) for s in range(2 * seats + 1)]
+        assert observed == [seat] * (2 * seats + 1)
+
+
+def test_a_bad_seat_is_named():
+    with pytest.raises(ValueError, match='seat: \'first\': a seat number or "rotate"'):
+        gym.make("expedition", "no-dice", seat="first", players=2)
+    with pytest.raises(ValueError, match="seat 2: this game has seats 0 to 1"):
+        gym.make("expedition", "no-dice", seat=2, players=2)
