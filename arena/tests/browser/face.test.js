@@ -236,6 +236,8 @@ for (const [game, preset, others, seed] of [
       const asked = [];
       spectator.on('request', r => asked.push(new URL(r.url()).pathname));
       await spectator.goto(url + 'match?id=' + id);
+      // While the game is played, a seat's token may be typed here to sit at it.
+      await spectator.waitForSelector('#join:not([hidden])', { timeout: 5000 });
       // The front page lists the match in play.
       const lister = await spectatorContext.newPage();
       watchConsole(lister, problems);
@@ -248,6 +250,7 @@ for (const [game, preset, others, seed] of [
       const result = await player.textContent('#result');
       assert.ok(result.length > 10, result);
       await spectator.waitForSelector('#result:not([hidden])', { timeout: 10000 });
+      assert.equal(await spectator.isVisible('#join'), false, 'no seat to sit at once the game is over');
       const seen = (await spectator.textContent('#result')).replaceAll('a person', 'you');
       assert.equal(seen, result, 'the spectator sees the same end (the person named as such)');
       // The spectator saw every move and no seat's view: it never asked for one.
@@ -373,6 +376,12 @@ test("the front page follows a ladder's standings as games are rated", async () 
     const interval = await page.textContent('table.standings td:nth-child(4)');
     assert.match(interval, /^-?\d+ … -?\d+$/);
     assert.equal(await page.textContent('#ladder-name'), 'Ladder quick');
+    // Every mark has its legend: the colours of connected and away agents are said in words,
+    // in the very classes the names are drawn with.
+    const legend = await page.$$eval('#standings-legend span', spans => spans.map(s => [s.className, s.textContent]));
+    assert.deepEqual(legend.map(l => l[0]), ['connected', 'away']);
+    const named = await page.$$eval('table.standings td:nth-child(2) .connected, table.standings td:nth-child(2).connected', e => e.length);
+    assert.ok(named > 0, 'the anchors are drawn as connected, the class the legend explains');
     // The progression: a line per leader once the history has points.
     await page.waitForSelector('#progression-figure:not([hidden]) svg polyline', { timeout: 60000 });
     const keyed = await page.$$eval('#progression-key span', spans => spans.map(s => s.textContent));
