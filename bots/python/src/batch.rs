@@ -450,12 +450,15 @@ impl Batch {
     /// Deal every game again from `seed` (an int), or game `i` from `seed[i]` (a list of one
     /// seed per game: the same seed `n` times is that seed), game `i` its `episode`-th deal (so
     /// the learner's seat, unless fixed, is `(i + episode) % seats`): `(observations, info)`.
-    #[pyo3(signature = (seed, episode=0))]
+    /// With `mask` (a bool per game), only the games it marks are dealt again; the others go
+    /// on where they are (their observations and info as they stand).
+    #[pyo3(signature = (seed, episode=0, mask=None))]
     fn reset<'py>(
         &mut self,
         py: Python<'py>,
         seed: &Bound<'py, PyAny>,
         episode: u64,
+        mask: Option<Vec<bool>>,
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         let n = self.slots().len();
         let seeds: Vec<u64> = match seed.extract::<u64>() {
@@ -465,8 +468,15 @@ impl Batch {
         if seeds.len() != n {
             return Err(value_error(format!("seed: {} seeds for {n} games", seeds.len())));
         }
+        if let Some(m) = &mask
+            && m.len() != n
+        {
+            return Err(value_error(format!("reset_mask: {} values for {n} games", m.len())));
+        }
         let (_, mut seen) = self.pass(py, |setup, i, slot, _| {
-            *slot = setup.deal(seeds[i], i as u64, episode)?;
+            if mask.as_ref().is_none_or(|m| m[i]) {
+                *slot = setup.deal(seeds[i], i as u64, episode)?;
+            }
             Ok(())
         })?;
         self.spare(std::mem::take(&mut seen.last), true);

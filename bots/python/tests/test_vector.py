@@ -195,6 +195,36 @@ def test_a_seed_per_game_deals_each_game_from_its_own():
         envs.reset(seed=[1, 2, 3])
 
 
+def test_a_reset_mask_deals_again_only_the_games_it_marks():
+    n = 4
+    envs = vector.make("expedition", n, "no-dice", opponent="random", players=2)
+    fresh, fresh_info = envs.reset(seed=9)
+    fresh = fresh.copy()
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        obs, _, _, _, info = envs.step([int(rng.choice(np.flatnonzero(m))) for m in info_mask(envs)])
+    before = obs.copy()
+    states = [envs.state(i).observation_tensor(info["seat"][i]) for i in range(n)]
+    mask = np.array([True, False, True, False])
+    obs, info = envs.reset(seed=9, options={"reset_mask": mask})
+    for i in range(n):
+        if mask[i]:
+            # Dealt again: as the first reset dealt it.
+            assert (obs[i] == fresh[i]).all() and info["deal"][i] == fresh_info["deal"][i]
+        else:
+            # Left where it was: the same position, the same observation.
+            assert (obs[i] == before[i]).all()
+            assert (envs.state(i).observation_tensor(info["seat"][i]) == states[i]).all()
+    with pytest.raises(ValueError, match=r"reset_mask: a bool array of shape \(4,\)"):
+        envs.reset(seed=9, options={"reset_mask": np.array([1, 0, 1, 0])})
+    with pytest.raises(ValueError, match=r"reset_mask: a bool array of shape \(4,\)"):
+        envs.reset(seed=9, options={"reset_mask": np.array([True, False])})
+
+
+def info_mask(envs):
+    return envs.action_masks()
+
+
 def test_gymnasium_s_wrappers_read_the_info_game_by_game():
     from gymnasium.wrappers.vector import DictInfoToList
 

@@ -91,7 +91,9 @@ class BatchEnv(VectorEnv):
 
     def reset(self, *, seed=None, options=None):
         """Deal every game again: from one seed (an int: game `i`'s deals from it and `i`), or
-        a seed per game (a list of `n`); none, a fresh one."""
+        a seed per game (a list of `n`); none, a fresh one. `options={"reset_mask": mask}` (a
+        bool per game, as Gymnasium's vector environments take it) deals again only the games
+        it marks; the others go on where they are."""
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0])
         if isinstance(seed, numbers.Integral):
@@ -100,7 +102,15 @@ class BatchEnv(VectorEnv):
             seeds = [int(s) for s in seed]
             if len(seeds) != self.num_envs:
                 raise ValueError(f"seed: {len(seeds)} seeds for {self.num_envs} games")
-        obs, native = self._batch.reset(seeds)
+        mask = None
+        if options and options.get("reset_mask") is not None:
+            mask = np.asarray(options["reset_mask"])
+            if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"reset_mask: a bool array of shape ({self.num_envs},), got {mask.dtype} of shape {mask.shape}"
+                )
+            mask = mask.tolist()
+        obs, native = self._batch.reset(seeds, 0, mask)
         return obs, self._info(native)
 
     def step(self, actions):
