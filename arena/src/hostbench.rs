@@ -20,6 +20,7 @@ use arena::server::shares::KEY_HEADER;
 use arena::server::{self, ServerConfig};
 use clap::Args;
 use proto::v1;
+use reports::stats::Spread;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -98,20 +99,12 @@ struct Run {
     hostile_accepted: u64,
 }
 
-/// A ratio of attacked to quiet over the pairs: its median and its range.
-#[derive(Serialize, Debug)]
-struct Ratio {
-    median: f64,
-    min: f64,
-    max: f64,
-}
-
 #[derive(Serialize)]
 struct Report {
     runs: Vec<Run>,
-    p50: Ratio,
-    p99: Ratio,
-    p999: Ratio,
+    p50: Spread,
+    p99: Spread,
+    p999: Spread,
     honest_success_rate: f64,
 }
 
@@ -131,15 +124,9 @@ fn quantile(v: &mut [Duration], q: f64) -> f64 {
     v[((v.len() - 1) as f64 * q).round() as usize].as_secs_f64() * 1e6
 }
 
-fn ratio(pairs: &[(&Run, &Run)], f: fn(&Run) -> f64) -> Ratio {
-    let mut r: Vec<f64> = pairs.iter().filter(|(q, _)| f(q) > 0.0).map(|(q, a)| f(a) / f(q)).collect();
-    r.sort_by(f64::total_cmp);
-    let median = match r.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => r[n / 2],
-        n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
-    };
-    Ratio { median, min: r.first().copied().unwrap_or(0.0), max: r.last().copied().unwrap_or(0.0) }
+/// A ratio of attacked to quiet over the pairs: its median and its range.
+fn ratio(pairs: &[(&Run, &Run)], f: fn(&Run) -> f64) -> Spread {
+    Spread::of(pairs.iter().filter(|(q, _)| f(q) > 0.0).map(|(q, a)| f(a) / f(q)).collect())
 }
 
 /// A request carrying the client's key.
@@ -347,7 +334,7 @@ fn coordinate(args: &BenchHostileArgs) -> Result<(), String> {
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     } else {
-        let r = |x: &Ratio| format!("{:.2}× ({:.2}–{:.2})", x.median, x.min, x.max);
+        let r = Spread::ratio_text;
         outln!(
             "attacked / quiet, median (range) over {} pairs: p50 {}, p99 {}, p99.9 {}; honest matches under attack \
              created and ended without a verdict: {:.1}%",

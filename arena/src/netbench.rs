@@ -16,6 +16,7 @@ use engine::find_game;
 use proto::bench::echo_client::EchoClient;
 use proto::bench::echo_server::{Echo, EchoServer};
 use proto::v1;
+use reports::stats::Spread;
 use serde::Serialize;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -178,25 +179,14 @@ fn remote(hub: &Arc<server::Hub>, inflight: usize, seconds: f64) -> Result<f64, 
     Ok(rate)
 }
 
-/// A ratio measured round by round: its median and its range over the rounds.
-#[derive(Serialize, Default)]
-struct Spread {
-    median: f64,
-    min: f64,
-    max: f64,
-}
-
-fn spread(mut v: Vec<f64>) -> Spread {
-    if v.is_empty() {
-        return Spread::default();
-    }
-    v.sort_by(f64::total_cmp);
-    Spread { median: v[v.len() / 2], min: v[0], max: v[v.len() - 1] }
-}
-
 /// p50 of a round's round trips, in µs.
 fn p50(v: &[Duration]) -> f64 {
     latency(v.to_vec()).p50_us
+}
+
+/// The match the Act measures play: journey solo (one token seat), dealt from `seed`.
+fn act_match(seed: u64) -> v1::CreateMatchRequest {
+    v1::CreateMatchRequest { game: "journey".into(), preset: "classic".into(), seed: Some(seed), ..Default::default() }
 }
 
 /// Unary Act round trips for `seconds`: journey solo, the client choosing the first legal
@@ -211,12 +201,7 @@ async fn act_round(
     let start = Instant::now();
     while start.elapsed().as_secs_f64() < seconds {
         *seed += 1;
-        let req = v1::CreateMatchRequest {
-            game: "journey".into(),
-            preset: "classic".into(),
-            seed: Some(*seed),
-            ..Default::default()
-        };
+        let req = act_match(*seed);
         let created = m.create_match(req).await.map_err(|e| e.to_string())?.into_inner();
         let token = created.tokens[0].token.clone();
         let observe = v1::ObserveRequest { match_id: created.match_id.clone(), token: token.clone(), tensors: false };
@@ -289,12 +274,7 @@ fn act_work(hub: &Arc<server::Hub>, seconds: f64, seed: &mut u64) -> Result<Vec<
     let start = Instant::now();
     while start.elapsed().as_secs_f64() < seconds {
         *seed += 1;
-        let req = v1::CreateMatchRequest {
-            game: "journey".into(),
-            preset: "classic".into(),
-            seed: Some(*seed),
-            ..Default::default()
-        };
+        let req = act_match(*seed);
         let created = hub.create(req, &server::ClientId::Unknown).map_err(|e| e.message().to_string())?;
         let token = &created.tokens[0].token;
         let (table, seat) = hub.seat_of(&created.match_id, token).map_err(|e| e.message().to_string())?;
@@ -423,26 +403,26 @@ pub fn run(args: BenchWireArgs) -> Result<(), String> {
 
     let report = Report {
         rounds,
-        in_process_decisions_per_second: spread(in_process_rates),
-        remote_decisions_per_second_one_match: spread(one_rates),
-        remote_decisions_per_second_many_matches: spread(many_rates),
+        in_process_decisions_per_second: Spread::of(in_process_rates),
+        remote_decisions_per_second_one_match: Spread::of(one_rates),
+        remote_decisions_per_second_many_matches: Spread::of(many_rates),
         matches_in_flight: args.matches,
-        in_process_over_remote: spread(remote_ratio),
+        in_process_over_remote: Spread::of(remote_ratio),
         play_round_trip: latency(play_all),
         play_echo_floor: latency(play_echo_all),
-        play_over_echo_p50: spread(play_ratio),
+        play_over_echo_p50: Spread::of(play_ratio),
         unary_act_round_trip: latency(act_all),
         unary_echo_floor: latency(act_echo_all),
-        unary_over_echo_p50: spread(act_ratio),
+        unary_over_echo_p50: Spread::of(act_ratio),
         act_work_in_process: latency(work_all),
-        act_work_over_act_less_echo: spread(work_share),
+        act_work_over_act_less_echo: Spread::of(work_share),
         decision_request_bytes: request_bytes,
         seat_state_bytes: state_bytes,
     };
     if args.json {
         outln!("{}", serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?);
     } else {
-        let r = |s: &Spread| format!("{:.2}× ({:.2}–{:.2})", s.median, s.min, s.max);
+        let r = Spread::ratio_text;
         let k = |s: &Spread| format!("{:.0} ({:.0}–{:.0})", s.median, s.min, s.max);
         outln!("random agent, expedition 2 players (dice); medians of {rounds} interleaved rounds (range):");
         outln!("  in process:                   {} decisions/s", k(&report.in_process_decisions_per_second));

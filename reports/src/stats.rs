@@ -69,6 +69,34 @@ fn quantile(xs: &[f64], q: f64) -> f64 {
     xs[lo] + (h - lo as f64) * (xs[hi] - xs[lo])
 }
 
+/// A figure measured several times (a ratio per round or per pair of runs): its median and
+/// its range.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// The median (the mean of the middle two of an even count) and the range of `values`;
+    /// all 0 for none.
+    pub fn of(mut values: Vec<f64>) -> Spread {
+        values.sort_by(f64::total_cmp);
+        let median = match values.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => values[n / 2],
+            n => (values[n / 2 - 1] + values[n / 2]) / 2.0,
+        };
+        Spread { median, min: values.first().copied().unwrap_or(0.0), max: values.last().copied().unwrap_or(0.0) }
+    }
+
+    /// A ratio's spread as the benches print it: `1.23× (1.10–1.40)`.
+    pub fn ratio_text(&self) -> String {
+        format!("{:.2}× ({:.2}–{:.2})", self.median, self.min, self.max)
+    }
+}
+
 /// `x` with its sign and `decimals` decimals: `+12.3`, `-4.0`, `+∞`; what rounds to zero is
 /// `0` (`0.0`), never `-0` or `+0`.
 pub fn signed(x: f64, decimals: usize) -> String {
@@ -81,6 +109,14 @@ pub fn signed(x: f64, decimals: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_spread_is_the_median_and_the_range() {
+        use super::Spread;
+        assert_eq!(Spread::of(vec![3.0, 1.0, 2.0]), Spread { median: 2.0, min: 1.0, max: 3.0 });
+        assert_eq!(Spread::of(vec![4.0, 1.0, 2.0, 3.0]), Spread { median: 2.5, min: 1.0, max: 4.0 });
+        assert_eq!(Spread::of(vec![]), Spread::default());
+    }
+
     #[test]
     fn signed_never_writes_a_signed_zero() {
         use super::signed;
