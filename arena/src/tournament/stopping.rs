@@ -52,8 +52,6 @@ pub struct Decided {
 pub struct Precision {
     /// The deal after which every rating was settled, if any.
     pub precise_after: Option<u32>,
-    /// Each participant settled now, and the deal after which it settled.
-    pub settled: BTreeMap<usize, u32>,
     /// Every time a participant was settled: `(after, until)`, the deals after which it
     /// settled and unsettled (`None`: still settled). A game of a deal `d` with
     /// `after < d <= until` was not needed by it.
@@ -68,10 +66,21 @@ impl Precision {
         self.spans.get(&p).is_some_and(|spans| spans.iter().any(|&(a, u)| a < deal && u.is_none_or(|u| deal <= u)))
     }
 
+    /// Each participant settled now, and the deal after which it settled (its open span).
+    pub fn settled(&self) -> BTreeMap<usize, u32> {
+        self.spans.iter().filter_map(|(&p, spans)| spans.last().filter(|s| s.1.is_none()).map(|s| (p, s.0))).collect()
+    }
+
     /// The check after `deal` found `precise` of `rated` precise: settle those precise at the
     /// check before too, unsettle the others; and the whole run once every rated participant
     /// is settled.
     fn check(&mut self, deal: u32, precise: Vec<usize>, rated: &[usize]) {
+        for &p in self.precise.iter().filter(|p| precise.contains(p)) {
+            let spans = self.spans.entry(p).or_default();
+            if spans.last().is_none_or(|s| s.1.is_some()) {
+                spans.push((deal, None));
+            }
+        }
         for (p, spans) in &mut self.spans {
             if !precise.contains(p)
                 && let Some(last) = spans.last_mut()
@@ -80,15 +89,9 @@ impl Precision {
                 last.1 = Some(deal);
             }
         }
-        self.settled.retain(|p, _| precise.contains(p));
-        for &p in &precise {
-            if self.precise.contains(&p) && !self.settled.contains_key(&p) {
-                self.settled.insert(p, deal);
-                self.spans.entry(p).or_default().push((deal, None));
-            }
-        }
         self.precise = precise;
-        if !rated.is_empty() && rated.iter().all(|p| self.settled.contains_key(p)) {
+        let settled = self.settled();
+        if !rated.is_empty() && rated.iter().all(|p| settled.contains_key(p)) {
             self.precise_after = Some(deal);
         }
     }
@@ -256,11 +259,12 @@ impl Stopping {
             ));
         }
         let precision = &decided.precision;
+        let settled = precision.settled();
         if let Some(x) = self.until_error_elo
-            && !precision.settled.is_empty()
+            && !settled.is_empty()
         {
             let each: Vec<String> =
-                precision.settled.iter().map(|(p, d)| format!("{} from {} deals on", names[*p], d + 1)).collect();
+                settled.iter().map(|(p, d)| format!("{} from {} deals on", names[*p], d + 1)).collect();
             notes.push(format!(
                 "ratings within {x} Elo on both sides at the end: {} (while settled, each played only those not settled)",
                 each.join(", ")
@@ -288,15 +292,15 @@ mod tests {
         let mut p = Precision::default();
         let rated = [0, 1];
         p.check(10, vec![0], &rated);
-        assert!(p.settled.is_empty(), "one precise check is not enough");
+        assert!(p.settled().is_empty(), "one precise check is not enough");
         p.check(11, vec![0], &rated);
-        assert_eq!(p.settled.get(&0), Some(&11));
+        assert_eq!(p.settled().get(&0), Some(&11));
         p.check(12, vec![0], &rated);
         p.check(13, vec![], &rated);
-        assert!(p.settled.is_empty());
+        assert!(p.settled().is_empty());
         p.check(14, vec![0], &rated);
         p.check(15, vec![0, 1], &rated);
-        assert_eq!(p.settled.get(&0), Some(&15));
+        assert_eq!(p.settled().get(&0), Some(&15));
         assert_eq!(p.spans[&0], vec![(11, Some(13)), (15, None)]);
         // Deals 12 and 13 came while it was settled; 14 and 15 after it unsettled; 16 on.
         let settled: Vec<u32> = (10..18).filter(|&d| p.settled_for(0, d)).collect();

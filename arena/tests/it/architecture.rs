@@ -784,78 +784,76 @@ impl Crate {
 /// Every ring in `edges` (one for each set of nodes that reach one another), each named with
 /// the import that makes each step.
 fn rings(edges: &BTreeMap<(Vec<String>, Vec<String>), String>) -> Vec<String> {
-    {
-        let nodes: BTreeSet<&Vec<String>> = edges.keys().flat_map(|(f, t)| [f, t]).collect();
-        let mut next: BTreeMap<&Vec<String>, Vec<&Vec<String>>> = BTreeMap::new();
-        for (from, to) in edges.keys() {
-            next.entry(from).or_default().push(to);
-        }
-        let reach = |start: &Vec<String>| -> BTreeSet<Vec<String>> {
-            let mut seen = BTreeSet::new();
-            let mut todo = vec![start.clone()];
-            while let Some(m) = todo.pop() {
-                for n in next.get(&m).into_iter().flatten() {
-                    if seen.insert((*n).clone()) {
-                        todo.push((*n).clone());
-                    }
-                }
-            }
-            seen
-        };
-        let name = |m: &Vec<String>| if m.is_empty() { "crate".to_string() } else { m.join("::") };
-        let mut done: BTreeSet<Vec<String>> = BTreeSet::new();
-        let mut out = Vec::new();
-        for &start in &nodes {
-            if done.contains(start) || !reach(start).contains(start) {
-                continue;
-            }
-            // The modules on a ring with `start`, and the shortest ring through it.
-            let ring: BTreeSet<Vec<String>> = reach(start).into_iter().filter(|m| reach(m).contains(start)).collect();
-            done.extend(ring.iter().cloned());
-            let mut back: BTreeMap<&Vec<String>, &Vec<String>> = BTreeMap::new();
-            let mut queue = VecDeque::from([start]);
-            'search: while let Some(m) = queue.pop_front() {
-                for n in next.get(m).into_iter().flatten() {
-                    if *n == start {
-                        back.insert(start, m);
-                        break 'search;
-                    }
-                    if ring.contains(*n) && !back.contains_key(*n) {
-                        back.insert(*n, m);
-                        queue.push_back(*n);
-                    }
-                }
-            }
-            let mut steps = vec![start];
-            let mut m = back[start];
-            while m != start {
-                steps.push(m);
-                m = back[m];
-            }
-            steps.push(start);
-            steps.reverse();
-            let names: Vec<String> = steps.iter().map(|m| name(m)).collect();
-            let because: Vec<String> =
-                steps.windows(2).map(|w| format!("    {}", edges[&((*w[0]).clone(), (*w[1]).clone())])).collect();
-            let mut found = format!("{}, by\n{}", names.join(" → "), because.join("\n"));
-            if ring.len() > steps.len() - 1 {
-                let all: Vec<String> = ring.iter().map(name).collect();
-                let shown: BTreeSet<(&Vec<String>, &Vec<String>)> = steps.windows(2).map(|w| (w[0], w[1])).collect();
-                let rest: Vec<String> = edges
-                    .iter()
-                    .filter(|((f, t), _)| ring.contains(f) && ring.contains(t) && !shown.contains(&(f, t)))
-                    .map(|(_, at)| format!("    {at}"))
-                    .collect();
-                found += &format!(
-                    "\n  and these modules all reach one another: {}; the other imports among them:\n{}",
-                    all.join(", "),
-                    rest.join("\n")
-                );
-            }
-            out.push(found);
-        }
-        out
+    let nodes: BTreeSet<&Vec<String>> = edges.keys().flat_map(|(f, t)| [f, t]).collect();
+    let mut next: BTreeMap<&Vec<String>, Vec<&Vec<String>>> = BTreeMap::new();
+    for (from, to) in edges.keys() {
+        next.entry(from).or_default().push(to);
     }
+    let reach = |start: &Vec<String>| -> BTreeSet<Vec<String>> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![start.clone()];
+        while let Some(m) = todo.pop() {
+            for n in next.get(&m).into_iter().flatten() {
+                if seen.insert((*n).clone()) {
+                    todo.push((*n).clone());
+                }
+            }
+        }
+        seen
+    };
+    let name = |m: &Vec<String>| if m.is_empty() { "crate".to_string() } else { m.join("::") };
+    let mut done: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut out = Vec::new();
+    for &start in &nodes {
+        if done.contains(start) || !reach(start).contains(start) {
+            continue;
+        }
+        // The modules on a ring with `start`, and the shortest ring through it.
+        let ring: BTreeSet<Vec<String>> = reach(start).into_iter().filter(|m| reach(m).contains(start)).collect();
+        done.extend(ring.iter().cloned());
+        let mut back: BTreeMap<&Vec<String>, &Vec<String>> = BTreeMap::new();
+        let mut queue = VecDeque::from([start]);
+        'search: while let Some(m) = queue.pop_front() {
+            for n in next.get(m).into_iter().flatten() {
+                if *n == start {
+                    back.insert(start, m);
+                    break 'search;
+                }
+                if ring.contains(*n) && !back.contains_key(*n) {
+                    back.insert(*n, m);
+                    queue.push_back(*n);
+                }
+            }
+        }
+        let mut steps = vec![start];
+        let mut m = back[start];
+        while m != start {
+            steps.push(m);
+            m = back[m];
+        }
+        steps.push(start);
+        steps.reverse();
+        let names: Vec<String> = steps.iter().map(|m| name(m)).collect();
+        let because: Vec<String> =
+            steps.windows(2).map(|w| format!("    {}", edges[&((*w[0]).clone(), (*w[1]).clone())])).collect();
+        let mut found = format!("{}, by\n{}", names.join(" → "), because.join("\n"));
+        if ring.len() > steps.len() - 1 {
+            let all: Vec<String> = ring.iter().map(name).collect();
+            let shown: BTreeSet<(&Vec<String>, &Vec<String>)> = steps.windows(2).map(|w| (w[0], w[1])).collect();
+            let rest: Vec<String> = edges
+                .iter()
+                .filter(|((f, t), _)| ring.contains(f) && ring.contains(t) && !shown.contains(&(f, t)))
+                .map(|(_, at)| format!("    {at}"))
+                .collect();
+            found += &format!(
+                "\n  and these modules all reach one another: {}; the other imports among them:\n{}",
+                all.join(", "),
+                rest.join("\n")
+            );
+        }
+        out.push(found);
+    }
+    out
 }
 
 /// The cycles among the modules of the crate in `dir` (each of its roots: the library, the

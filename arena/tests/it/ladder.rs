@@ -550,12 +550,7 @@ fn a_ladders_clients_are_seated_by_others_only_when_they_accept_challenges() {
     let file = scratch::scratch("ladder", "challenges.yaml");
     std::fs::write(&file, LADDER).unwrap();
     let data = scratch::scratch("ladder", "challenges-data");
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
-    let (server, url, mut out) = served::serving(&args, "serving on ");
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let (server, url, web) = ladder_with_face(&file, &data);
     let _closed = bot(&url, &["--name", "h1"]);
     let _open = bot(&url, &["--name", "h2", "--accept-challenges"]);
     until(&url, Duration::from_secs(30), "both connected", |s| connected(s, "h1") && connected(s, "h2"));

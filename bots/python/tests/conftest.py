@@ -1,5 +1,6 @@
 """What the tests share: the project's `arena` binary (ARENA, or target/debug/arena, or
-target/release/arena, as bots/node's tests find it) and a real `arena serve` on a free port."""
+target/release/arena, as bots/node's tests find it), a real `arena serve` on a free port, and a
+match created once its Play client has connected."""
 
 import contextlib
 import os
@@ -7,7 +8,9 @@ import re
 import subprocess
 import sys
 import threading
+import time
 
+import grpc
 import pytest
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -53,6 +56,20 @@ def serving(arena):
     finally:
         child.terminate()
         child.wait(timeout=30)
+
+
+def create_when_connected(client, name, seconds=10, **match):
+    """CreateMatch, retried until the Play client `name` has said Hello (for `seconds` at
+    most)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            return client.create_match(**match)
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.FAILED_PRECONDITION or name not in e.details():
+                raise
+            time.sleep(0.05)
+    pytest.fail(f"{name} never connected")
 
 
 @pytest.fixture(scope="module")

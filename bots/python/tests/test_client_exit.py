@@ -4,15 +4,13 @@ thread that never ends, as a library may leave one)."""
 
 import json
 import subprocess
-import time
 
-import grpc
 import pytest
 
 import tabletop_arena as ta
 from tabletop_arena import learn
 
-from conftest import serving
+from conftest import create_when_connected, serving
 
 # The client run as `python -m tabletop_arena.agents.<agent>`, after starting a thread that never
 # ends: an interpreter exiting the usual way waits for it.
@@ -22,19 +20,6 @@ threading.Thread(target=threading.Event().wait, name="lingering").start()
 sys.argv = [sys.argv[0]] + {argv}
 runpy.run_module("tabletop_arena.agents.{agent}", run_name="__main__", alter_sys=True)
 """
-
-
-def create_when_connected(client, name, seconds=120, **match):
-    """CreateMatch, retried until the Play client `name` has said Hello."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            return client.create_match(**match)
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.FAILED_PRECONDITION or name not in e.details():
-                raise
-            time.sleep(0.05)
-    pytest.fail(f"{name} never connected")
 
 
 @pytest.mark.parametrize("agent", ["policy", "random"])
@@ -51,7 +36,7 @@ def test_a_launched_client_exits_when_the_server_ends_its_stream(arena, python, 
         try:
             with ta.Client(url) as c:
                 seats = [{"play": name}, {"bot": "random"}]
-                match = create_when_connected(c, name, game="expedition", preset="no-dice", params={"players": 2}, seats=seats, seed=3)
+                match = create_when_connected(c, name, seconds=120, game="expedition", preset="no-dice", params={"players": 2}, seats=seats, seed=3)
                 outcome = c.wait(match, timeout=300)
                 assert not outcome.verdicts, "it played a whole game"
         except BaseException:

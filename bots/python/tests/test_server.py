@@ -11,6 +11,7 @@ import grpc
 import pytest
 
 import tabletop_arena as ta
+from conftest import create_when_connected
 
 
 def wait_for_record(client, match_id, seconds=120):
@@ -23,18 +24,6 @@ def wait_for_record(client, match_id, seconds=120):
                 raise
             time.sleep(0.05)
     pytest.fail(f"match {match_id} did not end")
-
-
-def create_when_connected(client, name, **match):
-    """CreateMatch, retried until the Play client `name` has said Hello."""
-    for _ in range(200):
-        try:
-            return client.create_match(**match)
-        except grpc.RpcError as e:
-            if e.code() != grpc.StatusCode.FAILED_PRECONDITION or name not in e.details():
-                raise
-            time.sleep(0.05)
-    pytest.fail(f"{name} never connected")
 
 
 class Checking:
