@@ -33,7 +33,7 @@ use crate::server::session::{SeatHeld, Session};
 use crate::server::shares::ClientId;
 use crate::server::table::SharedDeal;
 use crate::server::{Hub, names};
-use crate::tournament::config::{ResolvedGame, resolve_entries};
+use crate::tournament::config::{GameSpec, ResolvedGame, resolve_entries};
 use crate::tournament::rate::rated_games;
 use config::{Deals, LadderConfig};
 use engine::core::{AnySpec, ParamSource};
@@ -272,11 +272,7 @@ impl Ladder {
             let key = entry_key(&g.game, r.spec.as_ref())?;
             let group = store.entry(&key, &r.label)?;
             let shape = EntryShape { seats: r.seats, cooperative: r.cooperative };
-            let preset = match &g.preset {
-                Some(p) => p.clone(),
-                None => engine::find_game(&g.game)?.default_preset.to_string(),
-            };
-            entries.push(Entry { group, game: g.game.clone(), preset, spec: r.spec, shape });
+            entries.push(Entry { group, game: g.game.clone(), preset: g.preset_or_default()?, spec: r.spec, shape });
         }
         let mut known = Vec::new();
         let mut labels = Vec::new();
@@ -325,17 +321,10 @@ impl Ladder {
         // Who may hold a name is the ladder's to say from now on.
         let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
         ladder.hub.set_gate(gate);
-        let mut games: Vec<String> = Vec::new();
-        for e in &ladder.entries {
-            let named = format!("{}:{}", e.game, e.preset);
-            if !games.contains(&named) {
-                games.push(named);
-            }
-        }
         ladder.hub.set_house(House {
             ladder: ladder.config.name.clone(),
             tournament: String::new(),
-            games,
+            games: GameSpec::hello_names(&ladder.config.games),
             move_time_ms: ladder.config.move_time_ms.min(u64::from(u32::MAX)) as u32,
         });
         // The last refit kept, served at once (the next one runs in the background once the

@@ -161,6 +161,29 @@ pub struct GameSpec {
     pub deals: Option<String>,
 }
 
+impl GameSpec {
+    /// The preset its parameters start from: the one it names, or its game's default.
+    pub fn preset_or_default(&self) -> Result<String, String> {
+        match &self.preset {
+            Some(p) => Ok(p.clone()),
+            None => Ok(engine::find_game(&self.game)?.default_preset.to_string()),
+        }
+    }
+
+    /// The games of `specs` as `Hello.games` and `Welcome.games` name them (`GAME:PRESET`, a
+    /// game written without a preset at its default one), each once, in order.
+    pub fn hello_names(specs: &[GameSpec]) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for g in specs {
+            let named = format!("{}:{}", g.game, g.preset_or_default().unwrap_or_default());
+            if !names.contains(&named) {
+                names.push(named);
+            }
+        }
+        names
+    }
+}
+
 /// One deal of a deals file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Deal {

@@ -68,21 +68,10 @@ impl Externals {
         let running = runtime.block_on(server::start(addr, config))?;
         // A participant's Welcome tells the tournament: its name, its games as Hello.games names
         // them (`expedition:no-dice`), its per-move limit.
-        let mut games: Vec<String> = Vec::new();
-        for g in &t.config.games {
-            let preset = match &g.preset {
-                Some(p) => p.clone(),
-                None => engine::find_game(&g.game).map(|e| e.default_preset.to_string()).unwrap_or_default(),
-            };
-            let named = format!("{}:{preset}", g.game);
-            if !games.contains(&named) {
-                games.push(named);
-            }
-        }
         running.hub.set_house(server::hub::House {
             ladder: String::new(),
             tournament: t.config.name.clone(),
-            games,
+            games: super::config::GameSpec::hello_names(&t.config.games),
             move_time_ms: t.config.move_time_ms.min(u64::from(u32::MAX)) as u32,
         });
         let url = running.url();
