@@ -248,7 +248,7 @@ impl CompareResult {
             t += &format!(", LLR {llr:.2} (bounds {lo:.2}, {hi:.2})");
         }
         if self.estimate.elo.is_finite() {
-            t += &format!(", Elo {:+.1}", self.estimate.elo);
+            t += &format!(", Elo {}", reports::stats::signed(self.estimate.elo, 1));
         }
         t
     }

@@ -564,15 +564,12 @@ impl Hub {
     /// The Welcome of the Play stream `session`: the house's name, the games it plays (as
     /// Hello.games names them) and the per-move limit its games are played under.
     pub fn welcome(&self, session: &str) -> v1::Welcome {
-        let (ladder, tournament, games, move_time_ms) = match self.house.get() {
-            Some(h) => (h.ladder.clone(), h.tournament.clone(), h.games.clone(), h.move_time_ms),
-            None => (
-                String::new(),
-                String::new(),
-                engine::games().iter().map(|g| g.name.to_string()).collect(),
-                as_ms(self.config.move_time).min(u64::from(u32::MAX)) as u32,
-            ),
-        };
+        // A plain server: every game, its own per-move limit.
+        let House { ladder, tournament, games, move_time_ms } = self.house.get().cloned().unwrap_or_else(|| House {
+            games: engine::games().iter().map(|g| g.name.to_string()).collect(),
+            move_time_ms: as_ms(self.config.move_time).min(u64::from(u32::MAX)) as u32,
+            ..House::default()
+        });
         v1::Welcome { session: session.to_string(), ladder, games, move_time_ms, tournament }
     }
 

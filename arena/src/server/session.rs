@@ -4,8 +4,8 @@
 //! Decision that answers it, up to the per-move limit (or, in a tournament, the idle limit of
 //! a decision nothing else bounds). The client may resign a seat it plays (Resign). Whatever
 //! else the client sends — a second Hello, a Decision for a request that is not one of its open
-//! ones (it may have several open at once, one per seat to move), a duplicate, a Resign for a seat it does not play — is answered with a StreamError and
-//! counted.
+//! ones (it may have several open at once, one per seat to move), a duplicate, a Resign for a
+//! seat it does not play — is answered with a StreamError and counted.
 
 use super::wire;
 use crate::referee::{Ending, Limit, MatchOutcome};
