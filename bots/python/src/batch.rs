@@ -8,6 +8,7 @@
 //! [`deal_seed`]`(seed, i, k)`, and a seat's agent in it is seeded by [`agent_seed`], so any
 //! game of a batch can be played again move for move from `State`s and [`Bot`]s.
 
+use super::crew::Crew;
 use super::{State, seat_of, value_error};
 use bots::{Agent, BotSpec, Budget, SeatView};
 use engine::core::{ActionId, AnyGame, AnySpec, Outcome, Seat};
@@ -16,8 +17,7 @@ use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods};
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rayon::prelude::*;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 /// SplitMix64's finaliser: a well-mixed 64-bit value of `x`.
 fn mix(mut x: u64) -> u64 {
@@ -87,11 +87,21 @@ struct Stepped {
     reward: f32,
     terminated: bool,
     illegal: bool,
-    /// At the end: every seat's reward (the learner's last observation is in the pass's row).
-    final_rewards: Vec<f32>,
-    /// At the end: what each seat achieved, as the outcome says (`arrived`, ...; empty after
-    /// an illegal action).
+    /// At the end: the learner's seat and the deal that ended, the learner's last tensor,
+    /// every seat's reward, and what each seat achieved as the outcome says (`arrived`, ...;
+    /// empty after an illegal action).
+    ended: Option<Ended>,
+}
+
+/// A game that ended in a step.
+struct Ended {
+    seat: Seat,
+    deal: u64,
+    obs: Vec<f32>,
+    rewards: Vec<f32>,
     achieved: Vec<String>,
+    /// The game as it ended.
+    game: Box<dyn AnyGame>,
 }
 
 /// The batch's fixed settings, shared by its games.
@@ -155,357 +165,349 @@ impl Slot {
         }
     }
 
-    /// One learner action; the others' seats played; at the end, the learner's last tensor
-    /// written into `last` (a row of zeros, left as it is if the game goes on) and the next deal.
-    fn step(&mut self, setup: &Setup, action: ActionId, last: &mut [f32]) -> Result<Stepped, String> {
+    /// One learner action; the others' seats played; at the end, what ended (the learner's
+    /// last tensor, `size` numbers, among it) and the next deal.
+    fn step(&mut self, setup: &Setup, action: ActionId, size: usize) -> Result<Stepped, String> {
         let mover = self.seat();
-        let mut out = Stepped::default();
-        if self.legal.contains(&action) {
+        let seats = self.game.seats();
+        let (reward, illegal, rewards, achieved) = if self.legal.contains(&action) {
             self.game.apply(action).map_err(|e| e.to_string())?;
             self.play_others()?;
-            if let Some(outcome) = self.game.outcome() {
-                out.terminated = true;
-                out.reward = reward(&outcome, mover, setup.cooperative);
-                out.final_rewards =
-                    (0..self.game.seats() as u8).map(|s| reward(&outcome, Seat(s), setup.cooperative)).collect();
-                out.achieved = outcome.achieved.clone();
-                for (s, agent) in self.agents.iter_mut().enumerate() {
-                    if let Some(agent) = agent {
-                        agent.game_over(Seat(s as u8), &outcome);
-                    }
+            let Some(outcome) = self.game.outcome() else {
+                return Ok(Stepped::default());
+            };
+            for (s, agent) in self.agents.iter_mut().enumerate() {
+                if let Some(agent) = agent {
+                    agent.game_over(Seat(s as u8), &outcome);
                 }
             }
+            let rewards: Vec<f32> = (0..seats as u8).map(|s| reward(&outcome, Seat(s), setup.cooperative)).collect();
+            (rewards[mover.0 as usize], false, rewards, outcome.achieved)
         } else {
-            out.terminated = true;
-            out.illegal = true;
-            out.reward = forfeit(setup.cooperative);
-            out.final_rewards = vec![0.0; self.game.seats()];
-            out.final_rewards[mover.0 as usize] = out.reward;
-            out.achieved = vec![String::new(); self.game.seats()];
-        }
-        if out.terminated {
-            self.game.write_observation_tensor(mover, last);
-            *self = setup.deal(self.seed, self.index, self.episode + 1)?;
-        }
-        Ok(out)
+            let lost = forfeit(setup.cooperative);
+            let mut rewards = vec![0.0; seats];
+            rewards[mover.0 as usize] = lost;
+            (lost, true, rewards, vec![String::new(); seats])
+        };
+        let mut obs = vec![0.0; size];
+        self.game.write_observation_tensor(mover, &mut obs);
+        let deal = self.deal;
+        let next = setup.deal(self.seed, self.index, self.episode + 1)?;
+        let game = std::mem::replace(self, next).game;
+        let ended = Ended { seat: mover, deal, obs, rewards, achieved, game };
+        Ok(Stepped { reward, terminated: true, illegal, ended: Some(ended) })
     }
 }
 
-/// What a step gives Python: the observations, the rewards, the terminations and the info.
-type Steps<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyDict>);
+/// A step as Gymnasium's vector API gives it: `(observations, rewards, terminations,
+/// truncations, info)`.
+type Steps<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyDict>);
 
-/// Observation buffers whose arrays Python has let go of, ready for another step: a batch's
+/// Observation buffers whose arrays Python has let go of, ready for another pass: a batch's
 /// observations are large (256 games of expedition: 900 KB), and a fresh buffer each step costs
 /// more in the kernel's page faults and in zeroing than the games' steps themselves.
-type Spares = Arc<Mutex<Pools>>;
+type Spares = Arc<Mutex<Vec<Vec<f32>>>>;
 
-/// The spare buffers, by what they hold.
-#[derive(Default)]
-struct Pools {
-    /// Any numbers: for the observations, whose every number a pass writes again (the
-    /// conformance suite checks a tensor written over a buffer of NaNs).
-    written: Vec<Vec<f32>>,
-    /// Only zeros: for the last observations, of which a pass writes only the rows of the
-    /// games that ended (most steps, none).
-    zeroed: Vec<Vec<f32>>,
-}
-
-/// At most this many spare buffers of each kind are kept (a learner that holds on to every
-/// step's observations gets fresh ones).
+/// At most this many spare buffers are kept (a learner that holds on to every step's
+/// observations gets fresh ones).
 const SPARES: usize = 4;
 
-/// A step's observations, owned by the numpy array that shows them (its base object): when
+/// A pass's observations, owned by the numpy array that shows them (its base object): when
 /// Python drops the array, the buffer goes back to the batch's spares.
 #[pyclass(module = "tabletop_arena", frozen)]
 struct Observations {
     rows: Mutex<Option<Array2<f32>>>,
-    /// For last observations: the rows written (the games that ended). They are zeroed again
-    /// when the buffer comes back, the other rows being zeros still: Python's array of them is
-    /// read-only.
-    ended: Option<Vec<usize>>,
     spares: Spares,
 }
 
 impl Drop for Observations {
     fn drop(&mut self) {
         let rows = self.rows.get_mut().unwrap_or_else(|p| p.into_inner()).take();
-        let Some(rows) = rows else { return };
-        let size = rows.ncols();
-        let (mut buffer, _) = rows.into_raw_vec_and_offset();
-        if let Some(ended) = &self.ended {
-            for &i in ended {
-                buffer[i * size..(i + 1) * size].fill(0.0);
-            }
+        if let Some(rows) = rows {
+            give_back(&self.spares, rows.into_raw_vec_and_offset().0);
         }
-        give_back(&self.spares, buffer, self.ended.is_some());
     }
 }
 
-/// A buffer no array shows any more, back to the spares (if they have room): to those of
-/// zeros if `zeroed`.
-fn give_back(spares: &Spares, buffer: Vec<f32>, zeroed: bool) {
-    let mut pools = spares.lock().unwrap_or_else(|p| p.into_inner());
-    let pool = if zeroed { &mut pools.zeroed } else { &mut pools.written };
-    if pool.len() < SPARES {
-        pool.push(buffer);
+/// A buffer no array shows any more, back to the spares (if they have room).
+fn give_back(spares: &Spares, buffer: Vec<f32>) {
+    let mut spares = spares.lock().unwrap_or_else(|p| p.into_inner());
+    if spares.len() < SPARES {
+        spares.push(buffer);
+    }
+}
+
+/// How a batch tells the legal actions.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Legal {
+    /// `action_mask`: a bool per action id, per game.
+    Mask,
+    /// `legal_ids`: the legal ids themselves, per game (a few, where a mask would be
+    /// thousands wide: journey has 5,376 ids and some 6 to 9 legal actions).
+    Ids,
+}
+
+/// A batch's games and what stepping them needs, shared with its sender's thread.
+struct Games {
+    setup: Setup,
+    /// A Python class must be shareable between threads: the games are behind a lock (held
+    /// by one pass at a time; a pass runs outside the GIL).
+    slots: Mutex<Vec<Slot>>,
+    crew: Option<Arc<Crew>>,
+    spares: Spares,
+    /// A learner's tensor's length, and the number of action ids.
+    size: usize,
+    actions: usize,
+    legal: Legal,
+}
+
+/// A game in a pass: the game, its rows of the observations and of the masks (empty if the
+/// batch gives legal ids), and what its step gave.
+struct Row<'a, T> {
+    slot: &'a mut Slot,
+    obs: &'a mut [f32],
+    mask: &'a mut [bool],
+    out: Option<Result<T, String>>,
+}
+
+/// What a pass over the games leaves: each game's learner's observation and legal actions,
+/// written in place in the rows of one buffer each, and the games' seats and deals then.
+struct Observed {
+    obs: Vec<f32>,
+    /// `n x actions` (empty if the batch gives legal ids).
+    mask: Vec<bool>,
+    /// The legal ids of each game, one after another, and where each game's end (if the batch
+    /// gives legal ids).
+    ids: Vec<i64>,
+    ends: Vec<usize>,
+    seats: Vec<i64>,
+    deals: Vec<u64>,
+}
+
+impl Games {
+    /// Run `f` on every game, then write its learner's tensor and legal actions into the
+    /// game's rows, in the same pass: across the batch's crew (if it has one). Python's lock
+    /// is not needed (nor held, by callers).
+    fn pass<T: Send>(
+        &self,
+        f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
+    ) -> Result<(Vec<T>, Observed), String> {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let slots = &mut *slots;
+        let n = slots.len();
+        let (size, masks) = (self.size, if self.legal == Legal::Mask { self.actions } else { 0 });
+        let mut obs = self.buffer(n * size);
+        let mut mask = vec![false; n * masks];
+        let mut games: Vec<Row<'_, T>> = slots
+            .iter_mut()
+            .zip(obs.chunks_mut(size))
+            .zip(mask.chunks_mut(masks.max(1)).chain(std::iter::repeat_with(|| &mut [][..])))
+            .map(|((slot, obs), mask)| Row { slot, obs, mask, out: None })
+            .collect();
+        let run = |i: usize, row: &mut Row<'_, T>| {
+            row.out = Some(f(&self.setup, i, row.slot).inspect(|_| {
+                row.slot.game.write_observation_tensor(row.slot.seat(), row.obs);
+                for &a in &row.slot.legal {
+                    if let Some(m) = row.mask.get_mut(a as usize) {
+                        *m = true;
+                    }
+                }
+            }));
+        };
+        match &self.crew {
+            Some(crew) => crew.for_each(&mut games, 4, run),
+            None => games.iter_mut().enumerate().for_each(|(i, row)| run(i, row)),
+        }
+        let out = games.into_iter().map(|row| row.out.expect("every game stepped")).collect::<Result<Vec<T>, _>>()?;
+        let (mut ids, mut ends) = (Vec::new(), Vec::new());
+        if self.legal == Legal::Ids {
+            for slot in slots.iter() {
+                let start = ids.len();
+                ids.extend(slot.legal.iter().map(|&a| i64::from(a)));
+                // In increasing order, as a mask's `flatnonzero` lists them.
+                ids[start..].sort_unstable();
+                ends.push(ids.len());
+            }
+        }
+        let seats = slots.iter().map(|s| i64::from(s.seat().0)).collect();
+        let deals = slots.iter().map(|s| s.deal).collect();
+        Ok((out, Observed { obs, mask, ids, ends, seats, deals }))
+    }
+
+    /// One action per game (`ActionId::MAX`: an action that is none) stepped.
+    fn step(&self, actions: &[ActionId]) -> Result<(Vec<Stepped>, Observed), String> {
+        self.pass(|setup, i, slot| slot.step(setup, actions[i], self.size))
+    }
+
+    /// A buffer of `n` numbers (a tensor per game) to be written whole: a spare one, or a new
+    /// one.
+    fn buffer(&self, n: usize) -> Vec<f32> {
+        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
+    }
+
+    fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
+        self.slots.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+/// A step sent to the batch's sender thread, and what it gives back.
+type Sent = Result<(Vec<Stepped>, Observed), String>;
+
+/// The thread a batch's `send`s step on (started at the first), and the step it has in hand.
+struct Sender {
+    steps: mpsc::Sender<Vec<ActionId>>,
+    /// Behind a lock only to be waited on outside Python's lock (which asks for `Sync`).
+    done: Mutex<mpsc::Receiver<Sent>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+    /// A step sent and not yet received.
+    pending: bool,
+}
+
+impl Drop for Sender {
+    fn drop(&mut self) {
+        // The thread ends when its channel closes (after the step it may be on).
+        let (closed, _) = mpsc::channel();
+        self.steps = closed;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 
 /// n games of one game, stepped together: see the module's documentation.
 #[pyclass(module = "tabletop_arena")]
 pub struct Batch {
-    setup: Arc<Setup>,
-    /// A Python class must be shareable between threads: the games are behind a lock (held
-    /// by one call at a time; a step runs outside the GIL).
-    slots: Mutex<Vec<Slot>>,
-    pool: Option<&'static rayon::ThreadPool>,
-    spares: Spares,
-    /// A learner's tensor's length, and the number of action ids.
-    size: usize,
-    actions: usize,
-}
-
-/// A game in a pass: its index, and its rows of the observations, of the masks and of the
-/// last observations.
-type Row<'a> = (usize, (((&'a mut Slot, &'a mut [f32]), &'a mut [bool]), &'a mut [f32]));
-
-/// What a pass over the games leaves for Python: each game's learner's observation and legal
-/// actions, and the last observation of a game that ended (zeros for the others), written in
-/// place in the rows of one buffer each.
-struct Observed {
-    obs: Vec<f32>,
-    mask: Vec<bool>,
-    last: Vec<f32>,
+    games: Arc<Games>,
+    /// The mask of every game (all true, read-only): Gymnasium's `_key` of a key every game
+    /// has.
+    all: Py<PyAny>,
+    sender: Mutex<Option<Sender>>,
+    /// The last game `step_one` saw end (a single-agent environment shows it until `reset`).
+    ended: Mutex<Option<Box<dyn AnyGame>>>,
 }
 
 impl Batch {
-    /// Run `f` on every game, then write its learner's tensor and legal mask into the game's
-    /// rows, in the same pass: across the batch's threads (if it has them) and outside the GIL.
-    fn pass<T: Send>(
-        &self,
-        py: Python<'_>,
-        f: impl Fn(&Setup, usize, &mut Slot, &mut [f32]) -> Result<T, String> + Sync,
-    ) -> PyResult<(Vec<T>, Observed)> {
-        let setup = self.setup.clone();
-        let mut slots = self.slots();
-        let slots = &mut *slots;
-        let n = slots.len();
-        let (rows, masks) = (self.size, self.actions);
-        let run = |(i, (((slot, obs), mask), last)): Row<'_>| {
-            let out = f(&setup, i, slot, last)?;
-            slot.game.write_observation_tensor(slot.seat(), obs);
-            for &a in &slot.legal {
-                if let Some(m) = mask.get_mut(a as usize) {
-                    *m = true;
-                }
-            }
-            Ok(out)
-        };
-        let pool = self.pool;
-        let mut seen =
-            Observed { obs: self.buffer(n * rows), mask: vec![false; n * masks], last: self.zeros(n * rows) };
-        let (out, seen) = py.detach(|| match pool {
-            Some(pool) => pool.install(|| {
-                let out = slots
-                    .par_iter_mut()
-                    .zip(seen.obs.par_chunks_mut(rows))
-                    .zip(seen.mask.par_chunks_mut(masks))
-                    .zip(seen.last.par_chunks_mut(rows))
-                    .enumerate()
-                    .with_min_len(4)
-                    .map(run)
-                    .collect::<Result<Vec<T>, String>>();
-                (out, seen)
-            }),
-            None => {
-                let out = slots
-                    .iter_mut()
-                    .zip(seen.obs.chunks_mut(rows))
-                    .zip(seen.mask.chunks_mut(masks))
-                    .zip(seen.last.chunks_mut(rows))
-                    .enumerate()
-                    .map(run)
-                    .collect();
-                (out, seen)
-            }
-        });
-        Ok((out.map_err(PyRuntimeError::new_err)?, seen))
+    fn n(&self) -> usize {
+        self.games.slots().len()
     }
 
-    /// A buffer of `n` numbers (a tensor per game) to be written whole: a spare one, or a new
-    /// one.
-    fn buffer(&self, n: usize) -> Vec<f32> {
-        let mut pools = self.spares.lock().unwrap_or_else(|p| p.into_inner());
-        let spare = pools.written.pop().or_else(|| pools.zeroed.pop());
-        spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
-    }
-
-    /// A buffer of `n` zeros: a spare one, or a new one.
-    fn zeros(&self, n: usize) -> Vec<f32> {
-        let spare = self.spares.lock().unwrap_or_else(|p| p.into_inner()).zeroed.pop();
-        spare.filter(|b| b.len() == n).unwrap_or_else(|| vec![0.0; n])
-    }
-
-    /// A buffer of a tensor per game as an `n x tensor` numpy array, which owns it: the
-    /// buffer comes back to the spares when Python drops the array. With `ended` (the rows
-    /// written in a buffer of zeros), the array is read-only, and those rows are zeroed again
-    /// when it comes back.
-    fn rows<'py>(&self, py: Python<'py>, buffer: Vec<f32>, ended: Option<Vec<usize>>) -> PyResult<Bound<'py, PyAny>> {
-        let read_only = ended.is_some();
-        let rows = Array2::from_shape_vec((buffer.len() / self.size, self.size), buffer).map_err(value_error)?;
-        let owner = Bound::new(py, Observations { rows: Mutex::new(Some(rows)), ended, spares: self.spares.clone() })?;
+    /// A pass's observations as an `n x tensor` numpy array, which owns the buffer: it comes
+    /// back to the spares when Python drops the array.
+    fn rows<'py>(&self, py: Python<'py>, buffer: Vec<f32>) -> PyResult<Bound<'py, PyAny>> {
+        let size = self.games.size;
+        let rows = Array2::from_shape_vec((buffer.len() / size, size), buffer).map_err(value_error)?;
+        let owner = Bound::new(py, Observations { rows: Mutex::new(Some(rows)), spares: self.games.spares.clone() })?;
         let guard = owner.get().rows.lock().unwrap_or_else(|p| p.into_inner());
         let rows = guard.as_ref().ok_or_else(|| PyRuntimeError::new_err("observations already given back"))?;
         // SAFETY: the array shows the memory of `rows`, owned by `owner`, its base object, which
         // lives as long as the array; `rows` is never reallocated nor moved out until `owner` is
         // dropped (the buffer then goes to the spares, the array being gone).
-        let array = unsafe { PyArray2::borrow_from_array(rows, owner.clone().into_any()) }.into_any();
-        if read_only {
-            let flags = PyDict::new(py);
-            flags.set_item("write", false)?;
-            array.call_method("setflags", (), Some(&flags))?;
-        }
-        Ok(array)
+        Ok(unsafe { PyArray2::borrow_from_array(rows, owner.clone().into_any()) }.into_any())
     }
 
-    /// A buffer not handed to Python, back to the spares: to those of zeros if `zeroed`.
-    fn spare(&self, buffer: Vec<f32>, zeroed: bool) {
-        give_back(&self.spares, buffer, zeroed);
-    }
-
-    fn slots(&self) -> MutexGuard<'_, Vec<Slot>> {
-        self.slots.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// The learners' observations (n × tensor, float32) and the batch's info: the legal masks
-    /// (n × actions, bool), the seats, the deals. The tensors are built across the batch's
-    /// threads.
-    fn observe<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let (_, mut seen) = self.pass(py, |_, _, _, _| Ok(()))?;
-        self.spare(std::mem::take(&mut seen.last), true);
-        self.assemble(py, seen)
-    }
-
-    /// The observations and the info as numpy arrays (the buffers themselves: no copy; the
-    /// observations' buffer comes back to the spares when Python drops its array).
-    fn assemble<'py>(&self, py: Python<'py>, seen: Observed) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let slots = self.slots();
-        let n = slots.len();
+    /// The observations and the info of a pass, as Gymnasium's vector API has them: each
+    /// key with its mask `_key` (here every game's).
+    fn observed<'py>(&self, py: Python<'py>, seen: Observed) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let n = seen.seats.len();
         let info = PyDict::new(py);
-        info.set_item("action_mask", seen.mask.into_pyarray(py).reshape([n, self.actions])?)?;
-        info.set_item("seat", slots.iter().map(|s| i64::from(s.seat().0)).collect::<Vec<_>>().into_pyarray(py))?;
-        info.set_item("deal", slots.iter().map(|s| s.deal).collect::<Vec<_>>().into_pyarray(py))?;
-        Ok((self.rows(py, seen.obs, None)?, info))
-    }
-}
-
-#[pymethods]
-impl Batch {
-    /// `n` games of `game` (a `Game`); the others' seats played by the built-in agent `others`
-    /// (a spec as on the command line: `random`, `greedy`, `mcts:iterations=200`) or, with
-    /// `"self"`, by the learner; the learner at `seat` (`None`: each deal at a seat in turn);
-    /// `threads` (0: one per core; 1: none besides the caller's).
-    #[new]
-    #[pyo3(signature = (game, n, others="random", seat=None, seed=0, threads=0))]
-    fn new(
-        game: &super::Game,
-        n: usize,
-        others: &str,
-        seat: Option<usize>,
-        seed: u64,
-        threads: usize,
-    ) -> PyResult<Batch> {
-        if n == 0 {
-            return Err(value_error("n: a batch holds at least one game"));
-        }
-        let spec = game.spec.clone();
-        let others = match others {
-            "self" => Others::SelfPlay,
-            text => Others::Agent(BotSpec::parse(text).map_err(|e| value_error(format!("others: `{text}`: {e}")))?),
-        };
-        let seats = spec.seats();
-        let seat = seat.map(|s| seat_of(seats, s)).transpose()?;
-        if seat.is_some() && matches!(others, Others::SelfPlay) {
-            return Err(value_error("seat: in self-play the learner plays every seat"));
-        }
-        let cooperative = engine::find_game(spec.game()).map_err(value_error)?.cooperative;
-        let pool = pool(threads).map_err(value_error)?;
-        let size = engine::core::tensor_size(&spec.tensor_layout());
-        let actions = spec.action_count() as usize;
-        if size == 0 || actions == 0 {
-            return Err(value_error(format!("{}: no tensor or no actions to learn from", spec.game())));
-        }
-        let setup = Setup { spec, cooperative, others, seat };
-        let slots = (0..n as u64).map(|i| setup.deal(seed, i, 0)).collect::<Result<_, _>>();
-        let slots = Mutex::new(slots.map_err(PyRuntimeError::new_err)?);
-        Ok(Batch { setup: Arc::new(setup), slots, pool, spares: Spares::default(), size, actions })
-    }
-
-    /// The number of games.
-    #[getter]
-    fn n(&self) -> usize {
-        self.slots().len()
-    }
-
-    /// Deal every game again from `seed` (an int), or game `i` from `seed[i]` (a list of one
-    /// seed per game: the same seed `n` times is that seed), game `i` its `episode`-th deal (so
-    /// the learner's seat, unless fixed, is `(i + episode) % seats`): `(observations, info)`.
-    /// With `mask` (a bool per game), only the games it marks are dealt again; the others go
-    /// on where they are (their observations and info as they stand).
-    #[pyo3(signature = (seed, episode=0, mask=None))]
-    fn reset<'py>(
-        &mut self,
-        py: Python<'py>,
-        seed: &Bound<'py, PyAny>,
-        episode: u64,
-        mask: Option<Vec<bool>>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        let n = self.slots().len();
-        let seeds: Vec<u64> = match seed.extract::<u64>() {
-            Ok(seed) => vec![seed; n],
-            Err(_) => seed.extract().map_err(|_| value_error("seed: an int of 0 to 2**64 - 1, or a list of them"))?,
-        };
-        if seeds.len() != n {
-            return Err(value_error(format!("seed: {} seeds for {n} games", seeds.len())));
-        }
-        if let Some(m) = &mask
-            && m.len() != n
-        {
-            return Err(value_error(format!("reset_mask: {} values for {n} games", m.len())));
-        }
-        let (_, mut seen) = self.pass(py, |setup, i, slot, _| {
-            if mask.as_ref().is_none_or(|m| m[i]) {
-                *slot = setup.deal(seeds[i], i as u64, episode)?;
+        let all = self.all.bind(py);
+        match self.games.legal {
+            Legal::Mask => {
+                info.set_item("action_mask", seen.mask.into_pyarray(py).reshape([n, self.games.actions])?)?;
+                info.set_item("_action_mask", all)?;
             }
-            Ok(())
-        })?;
-        self.spare(std::mem::take(&mut seen.last), true);
-        self.assemble(py, seen)
+            Legal::Ids => {
+                let (ids, counts) = padded(&seen.ids, &seen.ends);
+                let width = counts.iter().copied().max().unwrap_or(0) as usize;
+                info.set_item("legal_ids", ids.into_pyarray(py).reshape([n, width])?)?;
+                info.set_item("_legal_ids", all)?;
+                info.set_item("legal_count", counts.into_pyarray(py))?;
+                info.set_item("_legal_count", all)?;
+            }
+        }
+        info.set_item("seat", seen.seats.into_pyarray(py))?;
+        info.set_item("_seat", all)?;
+        info.set_item("deal", seen.deals.into_pyarray(py))?;
+        info.set_item("_deal", all)?;
+        Ok((self.rows(py, seen.obs)?, info))
     }
 
-    /// The observations and info now.
-    fn current<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
-        self.observe(py)
+    /// A step's results as Gymnasium's vector API has them (see `step`).
+    fn stepped<'py>(&self, py: Python<'py>, stepped: Vec<Stepped>, seen: Observed) -> PyResult<Steps<'py>> {
+        let n = stepped.len();
+        let seats = self.games.setup.spec.seats();
+        let (obs, info) = self.observed(py, seen)?;
+        let terminated: Vec<bool> = stepped.iter().map(|s| s.terminated).collect();
+        let mut rewards = vec![0f32; n * seats];
+        for (i, ended) in stepped.iter().enumerate().filter_map(|(i, s)| Some((i, s.ended.as_ref()?))) {
+            rewards[i * seats..(i + 1) * seats].copy_from_slice(&ended.rewards);
+        }
+        let rewards = rewards.into_pyarray(py).reshape([n, seats])?;
+        info.set_item("rewards", &rewards)?;
+        info.set_item("_rewards", self.all.bind(py))?;
+        if terminated.iter().any(|&t| t) {
+            let ended_mask = terminated.clone().into_pyarray(py);
+            let mut final_obs = Vec::with_capacity(n);
+            let mut achieved = Vec::with_capacity(n);
+            let (mut seat, mut deal, mut illegal) = (vec![0i64; n], vec![0u64; n], vec![false; n]);
+            for (i, s) in stepped.iter().enumerate() {
+                match &s.ended {
+                    Some(e) => {
+                        final_obs.push(e.obs.clone().into_pyarray(py).into_any().unbind());
+                        achieved.push(e.achieved.clone().into_pyobject(py)?.into_any().unbind());
+                        (seat[i], deal[i], illegal[i]) = (i64::from(e.seat.0), e.deal, s.illegal);
+                    }
+                    None => {
+                        final_obs.push(py.None());
+                        achieved.push(py.None());
+                    }
+                }
+            }
+            let final_info = PyDict::new(py);
+            final_info.set_item("seat", seat.into_pyarray(py))?;
+            final_info.set_item("deal", deal.into_pyarray(py))?;
+            final_info.set_item("illegal", illegal.into_pyarray(py))?;
+            final_info.set_item("final_rewards", &rewards)?;
+            final_info.set_item("achieved", PyArray1::from_vec(py, achieved))?;
+            for key in ["seat", "deal", "illegal", "final_rewards", "achieved"] {
+                final_info.set_item(format!("_{key}"), &ended_mask)?;
+            }
+            info.set_item("final_obs", PyArray1::from_vec(py, final_obs))?;
+            info.set_item("_final_obs", &ended_mask)?;
+            info.set_item("final_info", final_info)?;
+            info.set_item("_final_info", &ended_mask)?;
+        }
+        let reward: Vec<f32> = stepped.iter().map(|s| s.reward).collect();
+        let truncated = vec![false; n];
+        Ok((
+            obs,
+            reward.into_pyarray(py).into_any(),
+            terminated.into_pyarray(py).into_any(),
+            truncated.into_pyarray(py).into_any(),
+            info,
+        ))
     }
 
-    /// One action per game (a sequence of ints): `(observations, rewards, terminations,
-    /// info)`. A game that ends is dealt again in the same step: its last observation is
-    /// `info["final_obs"]`, every seat's reward `info["final_rewards"]`. An action that is not
-    /// legal loses the game for the learner (`info["illegal"]`), unless `strict`: then nothing
-    /// is played and `ValueError` names the game and the action. `info["final_achieved"]`:
-    /// what each seat of each game that ended achieved (an empty list for the others).
-    #[pyo3(signature = (actions, strict=false))]
-    fn step<'py>(&mut self, py: Python<'py>, actions: &Bound<'py, PyAny>, strict: bool) -> PyResult<Steps<'py>> {
+    /// The actions of a step, one per game, checked: an id out of range is an action that is
+    /// none (it loses the game), unless `strict`, where an action not legal now is refused,
+    /// naming the game and the action.
+    fn actions(&self, actions: &Bound<'_, PyAny>, strict: bool) -> PyResult<Vec<ActionId>> {
         let actions: Vec<i64> = match actions.cast::<PyArray1<i64>>() {
             Ok(array) => array.readonly().as_slice()?.to_vec(),
             Err(_) => actions.extract()?,
         };
-        let n = self.slots().len();
-        if actions.len() != n {
-            return Err(value_error(format!("{} actions for {n} games", actions.len())));
+        self.checked(&actions, strict)
+    }
+
+    /// [`actions`](Self::actions) of ints.
+    fn checked(&self, actions: &[i64], strict: bool) -> PyResult<Vec<ActionId>> {
+        let slots = self.games.slots();
+        if actions.len() != slots.len() {
+            return Err(value_error(format!("{} actions for {} games", actions.len(), slots.len())));
         }
-        let mut ids = Vec::with_capacity(n);
-        for (i, (&a, slot)) in actions.iter().zip(self.slots().iter()).enumerate() {
+        let mut ids = Vec::with_capacity(slots.len());
+        for (i, (&a, slot)) in actions.iter().zip(slots.iter()).enumerate() {
             let id = ActionId::try_from(a).ok().filter(|id| !strict || slot.legal.contains(id));
             match id {
                 Some(id) => ids.push(id),
@@ -518,49 +520,326 @@ impl Batch {
                 None => ids.push(ActionId::MAX),
             }
         }
-        // Each game steps and writes its learner's next tensor on the batch's threads.
-        let (stepped, mut seen) = self.pass(py, |setup, i, slot, last| slot.step(setup, ids[i], last))?;
-        let last = std::mem::take(&mut seen.last);
-        let (obs, info) = self.assemble(py, seen)?;
-        if stepped.iter().any(|s| s.terminated) {
-            // Games that ended: their last observation and every seat's reward (zero rows for
-            // the others).
-            let seats = self.setup.spec.seats();
-            let mut rewards = vec![0f32; n * seats];
-            for (i, s) in stepped.iter().enumerate().filter(|(_, s)| s.terminated) {
-                rewards[i * seats..(i + 1) * seats].copy_from_slice(&s.final_rewards);
-            }
-            let ended = stepped.iter().enumerate().filter(|(_, s)| s.terminated).map(|(i, _)| i).collect();
-            info.set_item("final_obs", self.rows(py, last, Some(ended))?)?;
-            info.set_item("final_rewards", rewards.into_pyarray(py).reshape([n, seats])?)?;
-            let achieved: Vec<&[String]> = stepped.iter().map(|s| s.achieved.as_slice()).collect();
-            info.set_item("final_achieved", achieved)?;
-        } else {
-            self.spare(last, true);
+        Ok(ids)
+    }
+
+    /// The first game's observation and info after a pass, as one game's.
+    fn one<'py>(&self, py: Python<'py>, seen: Observed) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        let size = self.games.size;
+        let info = PyDict::new(py);
+        match self.games.legal {
+            Legal::Mask => info.set_item("action_mask", seen.mask[..self.games.actions].to_vec().into_pyarray(py))?,
+            Legal::Ids => info.set_item("legal_ids", seen.ids[..seen.ends[0]].to_vec().into_pyarray(py))?,
         }
-        info.set_item("illegal", stepped.iter().map(|s| s.illegal).collect::<Vec<_>>().into_pyarray(py))?;
-        let rewards = stepped.iter().map(|s| s.reward).collect::<Vec<_>>().into_pyarray(py).into_any();
-        let terminated = stepped.iter().map(|s| s.terminated).collect::<Vec<_>>().into_pyarray(py).into_any();
-        Ok((obs, rewards, terminated, info))
+        info.set_item("seat", seen.seats[0])?;
+        info.set_item("deal", deal_scalar(py, seen.deals[0])?)?;
+        let mut obs = seen.obs;
+        obs.truncate(size);
+        Ok((obs.into_pyarray(py).into_any(), info))
+    }
+
+    fn sender(&self) -> MutexGuard<'_, Option<Sender>> {
+        self.sender.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Refused while a sent step is not received: the games are the sender's.
+    fn idle(&self, what: &str) -> PyResult<()> {
+        if self.sender().as_ref().is_some_and(|s| s.pending) {
+            return Err(PyRuntimeError::new_err(format!("{what}: a step was sent and not received (call recv first)")));
+        }
+        Ok(())
+    }
+}
+
+/// A deal's seed as numpy's `uint64` (a Python int past 2**63 would not go into the int64
+/// arrays Gymnasium's vector wrappers gather single environments' infos in).
+fn deal_scalar(py: Python<'_>, deal: u64) -> PyResult<Bound<'_, PyAny>> {
+    vec![deal].into_pyarray(py).get_item(0)
+}
+
+/// Legal ids as rows of the longest's width, padded with -1, and each row's count.
+fn padded(ids: &[i64], ends: &[usize]) -> (Vec<i64>, Vec<i64>) {
+    let mut start = 0;
+    let counts: Vec<i64> =
+        ends.iter().map(|&end| std::mem::replace(&mut start, end)).zip(ends).map(|(s, &e)| (e - s) as i64).collect();
+    let width = counts.iter().copied().max().unwrap_or(0) as usize;
+    let mut rows = vec![-1i64; ends.len() * width];
+    let mut start = 0;
+    for (row, &end) in rows.chunks_mut(width.max(1)).zip(ends) {
+        row[..end - start].copy_from_slice(&ids[start..end]);
+        start = end;
+    }
+    (rows, counts)
+}
+
+#[pymethods]
+impl Batch {
+    /// `n` games of `game` (a `Game`); the others' seats played by the built-in agent `others`
+    /// (a spec as on the command line: `random`, `greedy`, `mcts:iterations=200`) or, with
+    /// `"self"`, by the learner; the learner at `seat` (`None`: each deal at a seat in turn);
+    /// `threads` (0: one per core; 1: none besides the caller's); the legal actions told as
+    /// `legal="mask"` (`action_mask`) or `"ids"` (`legal_ids`, `legal_count`).
+    #[new]
+    #[pyo3(signature = (game, n, others="random", seat=None, seed=0, threads=0, legal="mask"))]
+    fn new(
+        game: PyRef<'_, super::Game>,
+        n: usize,
+        others: &str,
+        seat: Option<usize>,
+        seed: u64,
+        threads: usize,
+        legal: &str,
+    ) -> PyResult<Batch> {
+        if n == 0 {
+            return Err(value_error("n: a batch holds at least one game"));
+        }
+        let legal = match legal {
+            "mask" => Legal::Mask,
+            "ids" => Legal::Ids,
+            other => return Err(value_error(format!("legal: `{other}`: \"mask\" or \"ids\""))),
+        };
+        let spec = game.spec.clone();
+        let others = match others {
+            "self" => Others::SelfPlay,
+            text => Others::Agent(BotSpec::parse(text).map_err(|e| value_error(format!("others: `{text}`: {e}")))?),
+        };
+        let seats = spec.seats();
+        let seat = seat.map(|s| seat_of(seats, s)).transpose()?;
+        if seat.is_some() && matches!(others, Others::SelfPlay) {
+            return Err(value_error("seat: in self-play the learner plays every seat"));
+        }
+        let cooperative = engine::find_game(spec.game()).map_err(value_error)?.cooperative;
+        let crew = crew(threads).map_err(value_error)?;
+        let size = engine::core::tensor_size(&spec.tensor_layout());
+        let actions = spec.action_count() as usize;
+        if size == 0 || actions == 0 {
+            return Err(value_error(format!("{}: no tensor or no actions to learn from", spec.game())));
+        }
+        let setup = Setup { spec, cooperative, others, seat };
+        let slots = (0..n as u64).map(|i| setup.deal(seed, i, 0)).collect::<Result<_, _>>();
+        let slots = Mutex::new(slots.map_err(PyRuntimeError::new_err)?);
+        let py = game.py();
+        let all = vec![true; n].into_pyarray(py);
+        let flags = PyDict::new(py);
+        flags.set_item("write", false)?;
+        all.call_method("setflags", (), Some(&flags))?;
+        let games = Games { setup, slots, crew, spares: Spares::default(), size, actions, legal };
+        Ok(Batch {
+            games: Arc::new(games),
+            all: all.into_any().unbind(),
+            sender: Mutex::new(None),
+            ended: Mutex::new(None),
+        })
+    }
+
+    /// The number of games.
+    #[getter(n)]
+    fn count(&self) -> usize {
+        self.n()
+    }
+
+    /// Deal every game again from `seed` (an int), or game `i` from `seed[i]` (a list of one
+    /// seed per game: the same seed `n` times is that seed), game `i` its `episode`-th deal (so
+    /// the learner's seat, unless fixed, is `(i + episode) % seats`): `(observations, info)`.
+    /// With `mask` (a bool per game), only the games it marks are dealt again; the others go
+    /// on where they are (their observations and info as they stand).
+    #[pyo3(signature = (seed, episode=0, mask=None))]
+    fn reset<'py>(
+        &self,
+        py: Python<'py>,
+        seed: &Bound<'py, PyAny>,
+        episode: u64,
+        mask: Option<Vec<bool>>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        self.idle("reset")?;
+        let n = self.n();
+        let seeds: Vec<u64> = match seed.extract::<u64>() {
+            Ok(seed) => vec![seed; n],
+            Err(_) => seed.extract().map_err(|_| value_error("seed: an int of 0 to 2**64 - 1, or a list of them"))?,
+        };
+        if seeds.len() != n {
+            return Err(value_error(format!("seed: {} seeds for {n} games", seeds.len())));
+        }
+        if let Some(m) = &mask
+            && m.len() != n
+        {
+            return Err(value_error(format!("reset_mask: {} values for {n} games", m.len())));
+        }
+        let games = &self.games;
+        let (_, seen) = py
+            .detach(|| {
+                games.pass(|setup, i, slot| {
+                    if mask.as_ref().is_none_or(|m| m[i]) {
+                        *slot = setup.deal(seeds[i], i as u64, episode)?;
+                    }
+                    Ok(())
+                })
+            })
+            .map_err(PyRuntimeError::new_err)?;
+        self.observed(py, seen)
+    }
+
+    /// The observations and info now.
+    fn current<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        self.idle("current")?;
+        let games = &self.games;
+        let (_, seen) = py.detach(|| games.pass(|_, _, _| Ok(()))).map_err(PyRuntimeError::new_err)?;
+        self.observed(py, seen)
+    }
+
+    /// The legal actions of every game now, as a mask (`n x actions`, bool), whichever way
+    /// the batch tells them: no tensor is written.
+    fn legal_masks<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.idle("legal_masks")?;
+        let slots = self.games.slots();
+        let actions = self.games.actions;
+        let mut mask = vec![false; slots.len() * actions];
+        for (row, slot) in mask.chunks_mut(actions).zip(slots.iter()) {
+            for &a in &slot.legal {
+                if let Some(m) = row.get_mut(a as usize) {
+                    *m = true;
+                }
+            }
+        }
+        Ok(mask.into_pyarray(py).reshape([slots.len(), actions])?.into_any())
+    }
+
+    /// One action per game (a sequence of ints): `(observations, rewards, terminations,
+    /// truncations, info)` as Gymnasium's vector API has them (see `tabletop_arena.vector`).
+    /// A game that ends is dealt again in the same step: its last observation is
+    /// `info["final_obs"][i]`, its last info `info["final_info"]`. An action that is not
+    /// legal loses the game for the learner (`final_info["illegal"]`), unless `strict`: then
+    /// nothing is played and `ValueError` names the game and the action.
+    #[pyo3(signature = (actions, strict=false))]
+    fn step<'py>(&self, py: Python<'py>, actions: &Bound<'py, PyAny>, strict: bool) -> PyResult<Steps<'py>> {
+        self.idle("step")?;
+        let ids = self.actions(actions, strict)?;
+        let games = &self.games;
+        let (stepped, seen) = py.detach(|| games.step(&ids)).map_err(PyRuntimeError::new_err)?;
+        self.stepped(py, stepped, seen)
+    }
+
+    /// `step`'s first half, as EnvPool's `send`: the actions are checked (as `step` does) and
+    /// the games step on a thread of the batch's own while the caller goes on (to choose the
+    /// actions of another batch, say); `recv` gives the step's results. One step at a time.
+    #[pyo3(signature = (actions, strict=false))]
+    fn send(&self, actions: &Bound<'_, PyAny>, strict: bool) -> PyResult<()> {
+        self.idle("send")?;
+        let ids = self.actions(actions, strict)?;
+        let mut sender = self.sender();
+        if sender.is_none() {
+            let (steps, jobs) = mpsc::channel::<Vec<ActionId>>();
+            let (results, done) = mpsc::channel();
+            let games = self.games.clone();
+            let thread = std::thread::Builder::new()
+                .name("batch-sender".into())
+                .spawn(move || {
+                    for ids in jobs {
+                        if results.send(games.step(&ids)).is_err() {
+                            return;
+                        }
+                    }
+                })
+                .map_err(|e| PyRuntimeError::new_err(format!("the batch's sender thread: {e}")))?;
+            *sender = Some(Sender { steps, done: Mutex::new(done), thread: Some(thread), pending: false });
+        }
+        let sender = sender.as_mut().expect("started above");
+        sender.steps.send(ids).map_err(|_| PyRuntimeError::new_err("the batch's sender thread has stopped"))?;
+        sender.pending = true;
+        Ok(())
+    }
+
+    /// `step`'s second half, as EnvPool's `recv`: waits for the step `send` sent and gives
+    /// its results as `step` does.
+    fn recv<'py>(&self, py: Python<'py>) -> PyResult<Steps<'py>> {
+        let mut sender = self.sender();
+        let Some(sender) = sender.as_mut().filter(|s| s.pending) else {
+            return Err(PyRuntimeError::new_err("recv: no step was sent (call send first)"));
+        };
+        let done = &sender.done;
+        let result = py.detach(|| done.lock().unwrap_or_else(|p| p.into_inner()).recv());
+        sender.pending = false;
+        let (stepped, seen) = result
+            .map_err(|_| PyRuntimeError::new_err("the batch's sender thread has stopped"))?
+            .map_err(PyRuntimeError::new_err)?;
+        self.stepped(py, stepped, seen)
+    }
+
+    /// For a batch of one game (the single-agent environment, `tabletop_arena.gym`): its
+    /// `(observation, info)` after `reset(seed, episode)`, as one game's.
+    fn reset_one<'py>(
+        &self,
+        py: Python<'py>,
+        seed: u64,
+        episode: u64,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+        self.idle("reset")?;
+        let games = &self.games;
+        let (_, seen) = py
+            .detach(|| {
+                games.pass(|setup, i, slot| {
+                    *slot = setup.deal(seed, i as u64, episode)?;
+                    Ok(())
+                })
+            })
+            .map_err(PyRuntimeError::new_err)?;
+        self.one(py, seen)
+    }
+
+    /// For a batch of one game: one action, `(observation, reward, terminated, info)` as one
+    /// game's: at the end, the last observation and info, and the game is dealt again (for
+    /// `reset_one` to deal it as it likes).
+    #[pyo3(signature = (action, strict=false))]
+    fn step_one<'py>(
+        &self,
+        py: Python<'py>,
+        action: i64,
+        strict: bool,
+    ) -> PyResult<(Bound<'py, PyAny>, f32, bool, Bound<'py, PyDict>)> {
+        self.idle("step")?;
+        let ids = self.checked(&[action], strict)?;
+        let games = &self.games;
+        let (mut stepped, seen) = py.detach(|| games.step(&ids)).map_err(PyRuntimeError::new_err)?;
+        let stepped = stepped.pop().ok_or_else(|| value_error("step_one: the batch has no game"))?;
+        let Some(ended) = stepped.ended else {
+            let (obs, info) = self.one(py, seen)?;
+            return Ok((obs, stepped.reward, false, info));
+        };
+        let info = PyDict::new(py);
+        info.set_item("seat", i64::from(ended.seat.0))?;
+        info.set_item("deal", deal_scalar(py, ended.deal)?)?;
+        info.set_item("final_rewards", ended.rewards.into_pyarray(py))?;
+        info.set_item("achieved", ended.achieved)?;
+        info.set_item("illegal", stepped.illegal)?;
+        *self.ended.lock().unwrap_or_else(|p| p.into_inner()) = Some(ended.game);
+        match self.games.legal {
+            Legal::Mask => info.set_item("action_mask", vec![false; self.games.actions].into_pyarray(py))?,
+            Legal::Ids => info.set_item("legal_ids", Vec::<i64>::new().into_pyarray(py))?,
+        }
+        Ok((ended.obs.into_pyarray(py).into_any(), stepped.reward, true, info))
+    }
+
+    /// The last game `step_one` saw end, as it ended (a `State`; `None` before any).
+    fn ended(&self) -> Option<State> {
+        let ended = self.ended.lock().unwrap_or_else(|p| p.into_inner());
+        ended.as_ref().map(|game| State { game: game.clone_box(), spec: self.games.setup.spec.clone() })
     }
 
     /// Game `index` as a `State` (a copy).
     fn state(&self, index: usize) -> PyResult<State> {
-        let slots = self.slots();
+        self.idle("state")?;
+        let slots = self.games.slots();
         let slot =
             slots.get(index).ok_or_else(|| value_error(format!("game {index}: the batch has {}", slots.len())))?;
-        Ok(State { game: slot.game.clone_box(), spec: self.setup.spec.clone() })
+        Ok(State { game: slot.game.clone_box(), spec: self.games.setup.spec.clone() })
     }
 }
 
-/// The process's pool of `threads` threads (0: one per core), shared by every batch that asks
-/// for that many (as rayon's global pool is shared: it lives as long as the process). The first
-/// pool a thread builds counts that thread as one of its own, so that the thread that steps a
-/// batch (Python's, usually) steps games too instead of waking a worker and waiting for it:
-/// on two cores, 1.4x the steps of a pool of two workers beside a waiting caller. For one
-/// thread there is no pool: the caller steps every game.
-fn pool(threads: usize) -> Result<Option<&'static rayon::ThreadPool>, rayon::ThreadPoolBuildError> {
-    static POOLS: Mutex<Vec<(usize, &'static rayon::ThreadPool)>> = Mutex::new(Vec::new());
+/// The process's crew of `threads` threads (0: one per core), shared by every batch that asks
+/// for that many, the caller counting as one of them (it steps games too rather than waiting).
+/// For one thread there is no crew: the caller steps every game.
+fn crew(threads: usize) -> std::io::Result<Option<Arc<Crew>>> {
+    static CREWS: Mutex<Vec<Arc<Crew>>> = Mutex::new(Vec::new());
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         k => k,
@@ -568,16 +847,13 @@ fn pool(threads: usize) -> Result<Option<&'static rayon::ThreadPool>, rayon::Thr
     if threads == 1 {
         return Ok(None);
     }
-    let mut pools = POOLS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(&(_, pool)) = pools.iter().find(|(k, _)| *k == threads) {
-        return Ok(Some(pool));
+    let mut crews = CREWS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(crew) = crews.iter().find(|c| c.size() == threads) {
+        return Ok(Some(crew.clone()));
     }
-    let builder = || rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("batch-{i}"));
-    // A thread already in a pool cannot join another: that one's threads are all workers.
-    let pool = builder().use_current_thread().build().or_else(|_| builder().build())?;
-    let pool: &'static rayon::ThreadPool = Box::leak(Box::new(pool));
-    pools.push((threads, pool));
-    Ok(Some(pool))
+    let crew = Arc::new(Crew::new(threads)?);
+    crews.push(crew.clone());
+    Ok(Some(crew))
 }
 
 /// The seeds a batch plays from: `(deal, [agent seed of each seat])` of game `index`'s

@@ -13,6 +13,7 @@ use rand::SeedableRng;
 use std::sync::Arc;
 
 mod batch;
+mod crew;
 
 /// The contract's text (`proto/.../arena.proto`), from which the Python stubs are generated.
 const CONTRACT: &str = include_str!("../../../proto/proto/tabletop/arena/v1/arena.proto");

@@ -67,9 +67,12 @@ def test_batched_games_are_the_engine_s_games_move_for_move(name, preset, params
             # ended (None for the others), and their masks.
             assert (info["_final_obs"] == terminations).all() and (info["_final_info"] == terminations).all()
             assert all(o is None for o in info["final_obs"][~terminations])
-            assert not info["final_obs"][terminations][0].flags.writeable
+            assert (info["rewards"][terminations] == info["final_info"]["final_rewards"][terminations]).all()
         else:
             assert "final_obs" not in info and "final_info" not in info
+        # Every seat's reward at this step: nothing until a game ends.
+        assert info["rewards"].shape == (n, game.seats) and info["_rewards"].all()
+        assert (info["rewards"][~terminations] == 0).all()
         for i in np.flatnonzero(terminations):
             final = info["final_info"]
             assert final["seat"][i] == played[(i, episode[i])][0][-1][2]
@@ -275,3 +278,163 @@ def test_the_ids_are_registered_with_gymnasium():
     ids = [i for i in gymnasium.registry if i.startswith("tabletop_arena/")]
     expected = {f"tabletop_arena/{g['name']}-{p}-v0" for g in ta.games() for p in g["presets"]}
     assert set(ids) == expected
+
+
+def random_actions(rng, info):
+    """A random legal action per game, from masks or from legal ids."""
+    if "legal_ids" in info:
+        return [int(ids[rng.integers(k)]) for ids, k in zip(info["legal_ids"], info["legal_count"])]
+    return [int(rng.choice(np.flatnonzero(m))) for m in info["action_mask"]]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_send_and_recv_are_step_in_two_halves(threads):
+    n, seed = 6, 21
+    stepped = vector.make("expedition", n, "no-dice", opponent="random", threads=threads, players=2)
+    sent = vector.make("expedition", n, "no-dice", opponent="random", threads=threads, players=2)
+    obs_a, info_a = stepped.reset(seed=seed)
+    obs_b, info_b = sent.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    ended = 0
+    for _ in range(150):
+        actions = random_actions(rng, info_a)
+        a = stepped.step(actions)
+        sent.send(actions)
+        b = sent.recv()
+        for x, y in zip(a[:4], b[:4]):
+            assert (x == y).all()
+        (obs_a, *_, info_a), (obs_b, *_, info_b) = a, b
+        assert set(info_a) == set(info_b)
+        assert (info_a["action_mask"] == info_b["action_mask"]).all() and (info_a["deal"] == info_b["deal"]).all()
+        if "final_obs" in info_a:
+            ended += 1
+            for i in np.flatnonzero(a[2]):
+                assert (info_a["final_obs"][i] == info_b["final_obs"][i]).all()
+    assert ended >= 3
+    # One step at a time, and nothing received that was not sent.
+    with pytest.raises(RuntimeError, match="recv: no step was sent"):
+        sent.recv()
+    sent.send(random_actions(rng, info_b))
+    for call in (lambda: sent.send([0] * n), lambda: sent.step([0] * n), lambda: sent.reset(seed=1)):
+        with pytest.raises(RuntimeError, match="a step was sent and not received"):
+            call()
+    sent.recv()
+    # A strict batch refuses an illegal action at send, playing nothing.
+    strict = vector.make("expedition", 2, "no-dice", opponent="random", strict=True, players=2)
+    obs, info = strict.reset(seed=3)
+    bad = int(np.flatnonzero(~info["action_mask"][1])[0])
+    with pytest.raises(ValueError, match=rf"game 1: action {bad} is not legal now"):
+        strict.send([int(np.flatnonzero(info["action_mask"][0])[0]), bad])
+    with pytest.raises(RuntimeError, match="no step was sent"):
+        strict.recv()
+
+
+def test_two_batches_take_turns_while_the_other_steps():
+    """EnvPool's way: while one batch steps on its own thread, the policy chooses for the other."""
+    a = vector.make("journey", 4, "classic", opponent="random", travellers=2)
+    b = vector.make("journey", 4, "classic", opponent="random", travellers=2)
+    rng = np.random.default_rng(5)
+    _, info_a = a.reset(seed=1)
+    _, info_b = b.reset(seed=2)
+    a.send(random_actions(rng, info_a))
+    steps = 0
+    for _ in range(100):
+        b.send(random_actions(rng, info_b))
+        *_, info_a = a.recv()
+        a.send(random_actions(rng, info_a))
+        *_, info_b = b.recv()
+        steps += 2
+    a.recv()
+    assert steps == 200 and info_b["action_mask"].any(axis=1).all()
+
+
+@pytest.mark.parametrize("name, preset, params", [("journey", "classic", {"travellers": 3}), ("expedition", "dice", {"players": 4})])
+def test_legal_ids_are_the_mask_s_ids(name, preset, params):
+    n, seed = 5, 8
+    masks = vector.make(name, n, preset, opponent="rules", **params)
+    ids = vector.make(name, n, preset, opponent="rules", legal="ids", **params)
+    _, info_m = masks.reset(seed=seed)
+    obs, info_i = ids.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        assert "action_mask" not in info_i and info_i["_legal_ids"].all() and info_i["_legal_count"].all()
+        width = info_i["legal_ids"].shape[1]
+        assert width == info_i["legal_count"].max()
+        for i in range(n):
+            k = info_i["legal_count"][i]
+            assert list(info_i["legal_ids"][i][:k]) == list(np.flatnonzero(info_m["action_mask"][i]))
+            assert (info_i["legal_ids"][i][k:] == -1).all()
+        assert (ids.action_masks() == info_m["action_mask"]).all()
+        actions = random_actions(rng, info_i)
+        _, r_m, t_m, _, info_m = masks.step(actions)
+        obs, r_i, t_i, _, info_i = ids.step(actions)
+        assert (r_m == r_i).all() and (t_m == t_i).all()
+    # One game's environment tells its legal ids too, and plays a whole game with them.
+    env = gym.make(name, preset, opponent="random", legal="ids", **params)
+    obs, info = env.reset(seed=2)
+    while True:
+        assert (np.flatnonzero(env.action_masks()) == info["legal_ids"]).all()
+        obs, reward, terminated, _, info = env.step(int(rng.choice(info["legal_ids"])))
+        if terminated:
+            break
+    assert len(info["legal_ids"]) == 0 and not info["illegal"]
+    with pytest.raises(ValueError, match='legal: `list`: "mask" or "ids"'):
+        vector.make(name, 2, preset, legal="list", **params)
+
+
+def test_in_self_play_every_seat_is_told_its_reward():
+    n = 4
+    envs = vector.make("expedition", n, "no-dice", opponent="self", players=2)
+    obs, info = envs.reset(seed=6)
+    rng = np.random.default_rng(6)
+    # Each seat's reward summed over its game: what the outcome gave each seat.
+    totals = np.zeros((n, 2))
+    finished = []
+    for _ in range(2000):
+        obs, rewards, terminations, _, info = envs.step(random_actions(rng, info))
+        totals += info["rewards"]
+        for i in np.flatnonzero(terminations):
+            final = info["final_info"]
+            mover = final["seat"][i]
+            # The step's reward is the mover's; the other seat's is in info["rewards"] too.
+            assert rewards[i] == info["rewards"][i, mover]
+            finished.append((totals[i].copy(), final["final_rewards"][i].copy()))
+            totals[i] = 0
+        if len(finished) >= 6:
+            break
+    assert len(finished) >= 6
+    for total, final in finished:
+        assert list(total) == pytest.approx(list(final))
+    # A game with a winner: both seats told, the one that did not move last too.
+    assert any(sorted(total) == [-1.0, 1.0] for total, _ in finished)
+
+
+def test_rendering_the_last_step_shows_the_game_as_it_ended():
+    env = gym.make("expedition", "no-dice", opponent="random", render_mode="ansi", players=2)
+    obs, info = env.reset(seed=3)
+    assert "The game is over" not in env.render()
+    rng = np.random.default_rng(3)
+    terminated = False
+    while not terminated:
+        obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+    assert "The game is over" in env.render()
+    env.reset(seed=4)
+    assert "The game is over" not in env.render()
+
+
+@pytest.mark.parametrize("name, preset, params", [("expedition", "no-dice", {"players": 2}), ("journey", "classic", {"travellers": 2})])
+def test_a_batch_steps_the_same_on_any_number_of_threads(name, preset, params):
+    """The crew hands each game to one thread per step: 1, 2 or 3 threads, the same steps."""
+    n = 67  # not a multiple of the games a thread takes at a time
+    runs = []
+    for threads in (1, 2, 3):
+        envs = vector.make(name, n, preset, opponent="random", threads=threads, **params)
+        obs, info = envs.reset(seed=12)
+        rng = np.random.default_rng(12)
+        seen = [obs.copy()]
+        for _ in range(60):
+            obs, rewards, terminations, _, info = envs.step(random_actions(rng, info))
+            seen += [obs.copy(), rewards.copy(), terminations.copy(), info["deal"].copy(), info["rewards"].copy()]
+        runs.append(seen)
+    for other in runs[1:]:
+        assert all((a == b).all() for a, b in zip(runs[0], other))

@@ -17,7 +17,8 @@ seed deals the same game at the same seat whatever came before, and a loop of
 `reset(seed=i)` goes round the seats too (`info["seat"]` says which). The other seats are
 played inside Rust by the built-in agent `opponent`. The observation is the seat's
 tensor (float32); the legal actions are `info["action_mask"]` (bool) and `env.action_masks()`
-(what sb3-contrib's `MaskablePPO` asks for). The reward comes at the end (competitive: 1 for a
+(what sb3-contrib's `MaskablePPO` asks for), or with `legal="ids"` `info["legal_ids"]` (the
+legal ids themselves: journey has 5,376 ids and a few legal at a time). The reward comes at the end (competitive: 1 for a
 lone winner of two, -1 for its loser, 0 for a tie; cooperative: the team's score). An action
 that is not legal loses the game for the learner (reward -1, or 0 in a cooperative game;
 `info["illegal"]`), as a tournament's referee rules it; with `strict=True` it raises
@@ -51,17 +52,18 @@ def register():
                 )
 
 
-def make(game, preset=None, *, opponent="greedy", seat="rotate", strict=False, render_mode=None, **params):
+def make(game, preset=None, *, opponent="greedy", seat="rotate", strict=False, legal="mask", render_mode=None, **params):
     """`game` (parameters as `tabletop_arena.load`) against `opponent`."""
-    return ArenaEnv(load(game, preset, **params), opponent=opponent, seat=seat, strict=strict, render_mode=render_mode)
+    game = load(game, preset, **params)
+    return ArenaEnv(game, opponent=opponent, seat=seat, strict=strict, legal=legal, render_mode=render_mode)
 
 
 class ArenaEnv(gymnasium.Env):
     """A Gymnasium `Env` over a one-game `tabletop_arena._native.Batch`: see the module."""
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
-    def __init__(self, game, *, opponent="greedy", seat="rotate", strict=False, render_mode=None):
+    def __init__(self, game, *, opponent="greedy", seat="rotate", strict=False, legal="mask", render_mode=None):
         if opponent == "self":
             raise ValueError("opponent: a single-agent environment plays against an agent; for self-play use tabletop_arena.vector")
         if seat is None or (isinstance(seat, str) and seat == "rotate"):
@@ -74,12 +76,14 @@ class ArenaEnv(gymnasium.Env):
         self.seat = "rotate" if fixed is None else fixed
         self.strict = strict
         self.render_mode = render_mode
-        self._batch = _native.Batch(game, 1, opponent, fixed, 0, 1)
+        self.legal = legal
+        self._batch = _native.Batch(game, 1, opponent, fixed, 0, 1, legal)
         # The deal to come, counted from the last seeded reset (from its seed on: see the module).
         self._deal = 0
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=game.tensor_shape, dtype=np.float32)
         self.action_space = spaces.Discrete(game.action_count)
         self._info = None
+        self._over = False
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -87,31 +91,26 @@ class ArenaEnv(gymnasium.Env):
             self._deal = int(seed) % self.game.seats
         # The deal flows from Gymnasium's generator (seeded by `seed`, or by the last seed given);
         # game 0's `k`-th deal of a batch is at seat `k % seats` unless the seat is fixed.
-        obs, info = self._batch.reset(int(self.np_random.integers(0, 2**63)), self._deal)
+        self._over = False
+        obs, self._info = self._batch.reset_one(int(self.np_random.integers(0, 2**63)), self._deal)
         self._deal = (self._deal + 1) % self.game.seats
-        self._info = self._one(info)
-        return obs[0], self._info
+        return obs, self._info
 
     def step(self, action):
-        obs, rewards, terminations, info = self._batch.step([int(action)], self.strict)
-        terminated = bool(terminations[0])
-        ended = self._info
-        self._info = self._one(info)
-        if terminated:
-            # The game over is what the learner sees (its seat, its deal); the next deal waits
-            # for `reset`.
-            obs = info["final_obs"]
-            self._info.update(seat=ended["seat"], deal=ended["deal"])
-            self._info["final_rewards"] = info["final_rewards"][0]
-            self._info["achieved"] = list(info["final_achieved"][0])
-            self._info["illegal"] = bool(info["illegal"][0])
-            self._info["action_mask"] = np.zeros(self.game.action_count, dtype=np.bool_)
+        obs, reward, terminated, self._info = self._batch.step_one(int(action), self.strict)
+        self._over = terminated
+        # At the end, the game over is what the learner sees (its seat, its deal); the next
+        # deal waits for `reset`.
         if self.render_mode == "human":
             self.render()
-        return obs[0], float(rewards[0]), terminated, False, self._info
+        return obs, reward, terminated, False, self._info
 
     def action_masks(self):
-        """The legal actions now (bool), for maskable algorithms."""
+        """The legal actions now (bool), for maskable algorithms (with `legal="ids"` too)."""
+        if self.legal == "ids":
+            mask = np.zeros(self.game.action_count, dtype=np.bool_)
+            mask[self._info["legal_ids"]] = True
+            return mask
         return self._info["action_mask"]
 
     def render(self):
@@ -119,16 +118,13 @@ class ArenaEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() without a render_mode: set render_mode='ansi' or 'human'")
             return None
-        state = self._batch.state(0)
+        # After the last step, the game as it ended (the batch has dealt the next).
+        state = self._batch.ended() if self._over else self._batch.state(0)
         text = state.observation_text(int(self._info["seat"]))
         if self.render_mode == "human":
             print(text)
             return None
         return text
-
-    @staticmethod
-    def _one(info):
-        return {"action_mask": info["action_mask"][0], "seat": int(info["seat"][0]), "deal": info["deal"][0]}
 
 
 register()

@@ -20,10 +20,17 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
 - info, as Gymnasium's vector environments give it (each key with its mask `_key`, here all
   true): `info["action_mask"]`: `n x actions` bool; `info["seat"]`; `info["deal"]` (the seed
   of the deal in play: `game.new_game(deal)` deals it again);
+- with `legal="ids"`, the legal actions are told as their ids instead of a mask:
+  `info["legal_ids"]` (`n x width` int64, each row's ids in increasing order, then -1; `width` the most
+  legal actions of any game at this step) and `info["legal_count"]`. Journey has 5,376 action
+  ids and some 6 to 9 legal actions at a decision: its masks are most of what a step hands
+  over. `action_masks()` gives the masks either way;
 - rewards come at a game's end, as the PettingZoo environment gives them (competitive: the
   seats ranked below minus those above, over the seats less one; cooperative: the team's
-  score), to the seat that moved; every seat's reward is in `final_info` (below): in
-  self-play, each seat's reward for its own moves;
+  score), to the seat that moved; `info["rewards"]` (`n x seats`) is every seat's reward at
+  this step (zeros but where a game ended), as PettingZoo's `rewards`: in self-play, add
+  `info["rewards"][i, s]` to seat `s`'s last decision in game `i` to credit each seat, the
+  ones that did not make the last move too;
 - a game that ends is dealt again in the same step (`metadata["autoreset_mode"]` is
   `AutoresetMode.SAME_STEP`), as Gymnasium's same-step mode has it: the observations and the
   top-level info are the new deal's; `info["final_obs"]` (an object array: game `i`'s last
@@ -35,7 +42,12 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
 - an action that is not legal loses that game for the learner (as a tournament's referee
   rules: reward -1, or 0 in a cooperative game; `info["final_info"]["illegal"][i]`); with
   `strict=True` it raises `ValueError` naming the game and the action, and nothing is played;
-- games are never truncated (both games end within their own round limits).
+- games are never truncated (both games end within their own round limits);
+- `send(actions)` and `recv()` are `step` in two halves, as EnvPool has them: the games step
+  on a thread of the batch's own between the two, while the caller does something else, such
+  as choosing the actions of a second batch:
+
+      a.send(policy(obs_a)); obs_b, *_ = b.recv(); b.send(policy(obs_b)); obs_a, *_ = a.recv()
 
 `reset(seed=s)` deals game `i`'s `k`-th deal from `_native.batch_seeds(s, i, k, seats)`;
 `reset(seed=[s_0, ..., s_n-1])` game `i`'s from `batch_seeds(s_i, i, k, seats)` (a list of one
@@ -53,9 +65,10 @@ from . import _native, load
 from . import gym as _gym  # noqa: F401 (registers the ids with Gymnasium)
 
 
-def make(game, n, preset=None, *, opponent="random", seat=None, threads=0, strict=False, **params):
+def make(game, n, preset=None, *, opponent="random", seat=None, threads=0, strict=False, legal="mask", **params):
     """`n` games of `game` (parameters as `tabletop_arena.load`) against `opponent`."""
-    return BatchEnv(load(game, preset, **params), n, opponent=opponent, seat=seat, threads=threads, strict=strict)
+    game = load(game, preset, **params)
+    return BatchEnv(game, n, opponent=opponent, seat=seat, threads=threads, strict=strict, legal=legal)
 
 
 def make_vec(num_envs, game, preset=None, **kwargs):
@@ -75,19 +88,17 @@ class BatchEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, game, n, *, opponent="random", seat=None, threads=0, strict=False):
+    def __init__(self, game, n, *, opponent="random", seat=None, threads=0, strict=False, legal="mask"):
         self.game = game
         self.num_envs = n
         self.strict = strict
-        self._batch = _native.Batch(game, n, opponent, seat, 0, threads)
+        self.legal = legal
+        self._batch = _native.Batch(game, n, opponent, seat, 0, threads, legal)
         actions = game.action_count
         self.single_observation_space = observation_space(game)
         self.single_action_space = spaces.Discrete(actions)
         self.observation_space = observation_space(game, n)
         self.action_space = spaces.MultiDiscrete(np.full(n, actions))
-        self._all = np.ones(n, np.bool_)
-        self._playing = None
-        self._info(self._batch.current()[1])
 
     def reset(self, *, seed=None, options=None):
         """Deal every game again: from one seed (an int: game `i`'s deals from it and `i`), or
@@ -110,49 +121,27 @@ class BatchEnv(VectorEnv):
                     f"reset_mask: a bool array of shape ({self.num_envs},), got {mask.dtype} of shape {mask.shape}"
                 )
             mask = mask.tolist()
-        obs, native = self._batch.reset(seeds, 0, mask)
-        return obs, self._info(native)
+        return self._batch.reset(seeds, 0, mask)
 
     def step(self, actions):
-        actions = np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
-        seats, deals = self._playing
-        obs, rewards, terminations, native = self._batch.step(actions, self.strict)
-        info = self._info(native)
-        if terminations.any():
-            ended = terminations
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            rows = native["final_obs"]
-            for i in np.flatnonzero(ended):
-                final_obs[i] = rows[i]
-            achieved = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                achieved[i] = native["final_achieved"][i]
-            final = {
-                "seat": seats,
-                "deal": deals,
-                "illegal": native["illegal"],
-                "final_rewards": native["final_rewards"],
-                "achieved": achieved,
-            }
-            for key in list(final):
-                final[f"_{key}"] = ended
-            info.update(final_obs=final_obs, _final_obs=ended, final_info=final, _final_info=ended)
-        return obs, rewards, terminations, np.zeros(self.num_envs, np.bool_), info
+        return self._batch.step(_actions(actions), self.strict)
 
-    def _info(self, native):
-        """The info of the deals in play (each key with its mask, all true), remembered for the
-        step that ends them."""
-        info = {}
-        for key in ("action_mask", "seat", "deal"):
-            info[key] = native[key]
-            info[f"_{key}"] = self._all
-        self._playing = (native["seat"], native["deal"])
-        return info
+    def send(self, actions):
+        """The first half of `step`, as EnvPool's `send`: the games step on a thread of the
+        batch's own while the caller goes on; `recv()` gives what `step` would have. The
+        actions are checked here (`strict` refusals raise here). One step at a time: `step`,
+        `reset` and a second `send` are refused until `recv`."""
+        self._batch.send(_actions(actions), self.strict)
+
+    def recv(self):
+        """The second half of `step`: waits for the step `send` sent, and gives its
+        `(observations, rewards, terminations, truncations, info)`."""
+        return self._batch.recv()
 
     def action_masks(self):
         """The legal actions of every game now (`n x actions`, bool): what sb3-contrib's
-        maskable algorithms ask for."""
-        return self._batch.current()[1]["action_mask"]
+        maskable algorithms ask for (with `legal="ids"` too)."""
+        return self._batch.legal_masks()
 
     def state(self, i):
         """Game `i` as a `tabletop_arena.State` (a copy)."""
@@ -160,6 +149,11 @@ class BatchEnv(VectorEnv):
 
     def close_extras(self, **kwargs):
         self._batch = None
+
+
+def _actions(actions):
+    """A step's actions as the batch reads them (int64, one row)."""
+    return np.ascontiguousarray(actions, dtype=np.int64).reshape(-1)
 
 
 __all__ = ["BatchEnv", "make", "make_vec", "observation_space"]
