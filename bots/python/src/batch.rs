@@ -439,6 +439,7 @@ impl Batch {
         let seats = self.games.setup.spec.seats();
         let (obs, info) = self.observed(py, seen)?;
         let terminated: Vec<bool> = stepped.iter().map(|s| s.terminated).collect();
+        let reward: Vec<f32> = stepped.iter().map(|s| s.reward).collect();
         let mut rewards = vec![0f32; n * seats];
         for (i, ended) in stepped.iter().enumerate().filter_map(|(i, s)| Some((i, s.ended.as_ref()?))) {
             rewards[i * seats..(i + 1) * seats].copy_from_slice(&ended.rewards);
@@ -451,11 +452,11 @@ impl Batch {
             let mut final_obs = Vec::with_capacity(n);
             let mut achieved = Vec::with_capacity(n);
             let (mut seat, mut deal, mut illegal) = (vec![0i64; n], vec![0u64; n], vec![false; n]);
-            for (i, s) in stepped.iter().enumerate() {
-                match &s.ended {
+            for (i, s) in stepped.into_iter().enumerate() {
+                match s.ended {
                     Some(e) => {
-                        final_obs.push(e.obs.clone().into_pyarray(py).into_any().unbind());
-                        achieved.push(e.achieved.clone().into_pyobject(py)?.into_any().unbind());
+                        final_obs.push(e.obs.into_pyarray(py).into_any().unbind());
+                        achieved.push(e.achieved.into_pyobject(py)?.into_any().unbind());
                         (seat[i], deal[i], illegal[i]) = (i64::from(e.seat.0), e.deal, s.illegal);
                     }
                     None => {
@@ -478,7 +479,6 @@ impl Batch {
             info.set_item("final_info", final_info)?;
             info.set_item("_final_info", &ended_mask)?;
         }
-        let reward: Vec<f32> = stepped.iter().map(|s| s.reward).collect();
         let truncated = vec![false; n];
         Ok((
             obs,
