@@ -6,6 +6,7 @@ use super::observation::JourneyObservation;
 use super::params::{AdversaryScale, Destination};
 use super::{CARD_COUNT, Card, DueKind, JourneyParams, Phase, Status, StopStep, Suit, Then};
 use crate::core::{TensorField, TensorWriter};
+use std::cell::RefCell;
 
 /// The fields of one card each place: its name and what it holds.
 const CARD_FIELDS: [(&str, &str); 24] = [
@@ -45,12 +46,11 @@ pub fn layout(p: &JourneyParams) -> Vec<TensorField> {
     fields(p).to_vec()
 }
 
-/// The fields, in order, for the parameters `p` (on the stack: a tensor is written for every
-/// step of a learner), each with the range of its numbers in every position the rules reach
-/// from a deal. Marks and flags are 0 or 1; a count `x / d` runs from 0 to the most the rules
-/// allow `x` (see the constants and functions below), given with its field. A count these
-/// parameters hold at 0 (no toll is paid without a way home) keeps the range the rules give
-/// it, so that no range is empty.
+/// The fields, in order, for the parameters `p`, each with the range of its numbers in every
+/// position the rules reach from a deal. Marks and flags are 0 or 1; a count `x / d` runs from
+/// 0 to the most the rules allow `x` (see the constants and functions below), given with its
+/// field. A count these parameters hold at 0 (no toll is paid without a way home) keeps the
+/// range the rules give it, so that no range is empty.
 fn fields(p: &JourneyParams) -> [TensorField; FIELDS] {
     let f = |name, size, doc, high: f32| TensorField { name, size, doc, low: 0.0, high };
     let mark = |name, size, doc| f(name, size, doc, 1.0);
@@ -183,11 +183,28 @@ fn ids(cards: &[Card]) -> impl Iterator<Item = usize> + '_ {
 
 /// The observation as numbers.
 pub fn encode(p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
+    LAYOUT.with_borrow_mut(|last| {
+        if !matches!(last, Some((q, _)) if q == p) {
+            *last = Some((p.clone(), fields(p)));
+        }
+        let (_, layout) = last.as_ref().expect("the layout was just built");
+        write(layout, p, o, out)
+    })
+}
+
+thread_local! {
+    /// The parameters this thread last wrote a tensor for, and their layout: a learner writes
+    /// thousands of tensors with one set, and building a layout takes nearly half as long as
+    /// writing a tensor.
+    static LAYOUT: RefCell<Option<(JourneyParams, [TensorField; FIELDS])>> = const { RefCell::new(None) };
+}
+
+/// The observation as numbers, laid out by `layout`, the layout of `p`.
+fn write(layout: &[TensorField], p: &JourneyParams, o: &JourneyObservation, out: &mut [f32]) {
     let n = p.travellers().max(1);
     let rel = |seat: u8| (usize::from(seat) + n - usize::from(o.seat) % n) % n;
     let one = |c: Option<Card>| c.map(|c| c.index());
-    let layout = fields(p);
-    let mut w = TensorWriter::new(&layout, out);
+    let mut w = TensorWriter::new(layout, out);
     let mut satchels: [&[Card]; 4] = [&[]; 4];
     for t in &o.travellers {
         satchels[rel(t.seat)] = &t.satchel;
