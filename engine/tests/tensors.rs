@@ -1,10 +1,10 @@
 //! Observation tensors and the action space: every seat's tensor has its layout's length, is
 //! built from the observation alone (a state that redraws the seat's hidden facts gives the
-//! same tensor), every field is documented in the rules, and every legal id lies in the action
-//! range and has a name.
+//! same tensor), keeps to its fields' ranges, every field is documented in the rules, and every
+//! legal id lies in the action range and has a name.
 
-use engine::core::{AnySpec, ParamSource, Seat, SmallRng, tensor_size};
-use engine::find_game;
+use engine::core::{AnyGame, AnySpec, ParamSource, Seat, SmallRng, tensor_bounds, tensor_size};
+use engine::{find_game, games};
 use rand::{RngExt, SeedableRng};
 
 fn specs() -> Vec<Box<dyn AnySpec>> {
@@ -68,6 +68,137 @@ fn tensors_follow_the_layout_and_ignore_hidden_facts() {
         }
         assert!(spec.action_name(count).is_none(), "past the range, no action");
     }
+}
+
+/// Parameter sets beyond the presets, as YAML over a preset: journey's optional modules in
+/// each edition, its numbers at their far ends, and expedition's rules and content at theirs
+/// (a small set of few tiles and no Dice card, tiles that need four of one tool).
+const VARIANTS: &[(&str, &str, &str)] = &[
+    ("journey", "classic", "companions: true\nallies: true"),
+    ("journey", "martian", "companions: true\nallies: true\nreturn_journey: ruins"),
+    ("journey", "dunwich", "companions: true\nallies: true\ncompanion_joins: first_only"),
+    (
+        "journey",
+        "martian",
+        "return_journey: ruins\nsatchel_limit: 20\nadversary_health_factor: 5\nnemesis_health: 200\n\
+         nemesis_health_per_extra_traveller: 50\nnemesis_attack: 50\naces: ordinary\nace_rank: high",
+    ),
+    ("journey", "dunwich", "satchel_limit: 1\nadversary_scale: rank\nhide: nominate\nburden_riddance: flee_plus_one"),
+    ("expedition", "dice", "forgotten_roll: true\nmax_rounds: 3\ndiscovery_cards: named\ncharacters: in-order"),
+    ("expedition", "no-dice", "max_rounds: 1"),
+    (
+        "expedition",
+        "no-dice",
+        "max_rounds: 40\ncontent:\n  tiles:\n\
+         \x20   - { name: Idol, kind: artifact, tools: [compass, compass, compass, compass] }\n\
+         \x20   - { name: Temple, kind: place, tools: [rope, map, shovel] }\n\
+         \x20   - { name: Falls, kind: place, tools: [map] }\n\
+         \x20   - { name: Mask, kind: artifact, tools: [shovel, shovel] }\n\
+         \x20   - { name: Caves, kind: place, tools: [compass, rope] }\n\
+         \x20 characters:\n\
+         \x20   - { name: Ada, favourite: compass }\n\
+         \x20   - { name: Bruno, favourite: rope }\n\
+         \x20   - { name: Chiara, favourite: map }\n\
+         \x20   - { name: Dario, favourite: shovel }\n\
+         \x20 missions:\n\
+         \x20   - { name: One, discoveries: [Idol, Temple, Falls], coins: 3 }\n\
+         \x20   - { name: Two, discoveries: [Temple, Falls, Mask], coins: 4 }\n\
+         \x20   - { name: Three, discoveries: [Falls, Mask, Caves], coins: 5 }\n\
+         \x20   - { name: Four, discoveries: [Idol, Mask, Caves], coins: 6 }\n\
+         \x20 discovery_cards:\n\
+         \x20   - { name: Map Fragment, tile: Idol }\n\
+         \x20   - { name: Old Journal, tile: Caves }\n\
+         \x20   - { name: Rubbing, tile: Temple }\n\
+         \x20   - { name: Sketch, tile: Falls }\n",
+    ),
+];
+
+/// Every game in every preset and every variant above, at every seat count it accepts, named
+/// `game preset [variant] seats`.
+fn every_parameter_set() -> Vec<(String, Box<dyn AnySpec>)> {
+    let mut out = Vec::new();
+    for entry in games() {
+        let presets = entry.presets.iter().map(|&p| (p, ""));
+        let variants = VARIANTS.iter().filter(|v| v.0 == entry.name).map(|&(_, p, yaml)| (p, yaml));
+        for (preset, yaml) in presets.chain(variants) {
+            for seats in 1..=4 {
+                let mut sources =
+                    vec![ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
+                if !yaml.is_empty() {
+                    sources.insert(0, ParamSource::Yaml { name: "variant.yaml".into(), text: yaml.into() });
+                }
+                // A seat count the game does not accept is refused by its parameters.
+                if let Ok(spec) = (entry.spec)(Some(preset), &sources, &|_| Err("no files".into())) {
+                    out.push((format!("{} {preset} [{}] {seats}", entry.name, yaml.replace('\n', " ")), spec));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A journey at the end of its outbound journey: every refuge passed, every adversary banked
+/// (the A♥ still to come where it is the last refuge), so that the way home, which random
+/// play seldom reaches, is played with the most it can bank.
+fn at_the_destination(spec: &dyn AnySpec, seed: u64) -> Box<dyn AnyGame> {
+    let last_refuge = spec.params_yaml()["destination"].as_str() == Some("last_refuge");
+    let journey = if last_refuge { "[AH]" } else { "[]" };
+    let yaml = format!(
+        "journey: {journey}\npassed: [2H, 3H, 4H, 5H, 6H, 7H, 8H, 9H, 10H, JH, QH, KH]\n\
+         wreckage: [2S, 3S, 4S, 5S, 6S, 7S, 8S, 9S, 10S, JS, QS, KS, AS]\n"
+    );
+    spec.scenario(seed, &yaml).unwrap()
+}
+
+/// Every number of every seat's tensor, at every position of random games from many seeds
+/// (in journey, also from its destination), lies in its field's range, in every parameter set
+/// above; and no range is empty.
+#[test]
+fn tensors_keep_to_their_fields_ranges() {
+    let sets = every_parameter_set();
+    // journey: 3 presets and 5 variants, 1 to 4 travellers; expedition: 2 and 3, 2 to 4 players.
+    assert_eq!(sets.len(), (3 + 5) * 4 + (2 + 3) * 3, "every parameter set is valid");
+    let mut tensors = 0;
+    for (name, spec) in &sets {
+        let layout = spec.tensor_layout();
+        let (low, high) = tensor_bounds(&layout);
+        // The field of each number, for the messages.
+        let field: Vec<&str> = layout.iter().flat_map(|f| std::iter::repeat_n(f.name, f.size)).collect();
+        for f in &layout {
+            assert!(f.low < f.high, "{name}: field `{}` has the empty range [{}, {}]", f.name, f.low, f.high);
+        }
+        let mut rng = SmallRng::seed_from_u64(5);
+        let mut legal = Vec::new();
+        let from_the_destination = spec.game() == "journey";
+        let starts =
+            (0..16).map(|seed| (seed, false)).chain((0..16).filter(|_| from_the_destination).map(|s| (s, true)));
+        for (seed, at_destination) in starts {
+            let mut g = if at_destination { at_the_destination(spec.as_ref(), seed) } else { spec.new_game(seed) };
+            loop {
+                for s in 0..g.seats() {
+                    let t = g.observation_tensor(Seat(s as u8));
+                    for (i, &x) in t.iter().enumerate() {
+                        assert!(
+                            low[i] <= x && x <= high[i],
+                            "{name}, seed {seed} (from the destination: {at_destination}), seat {s}: field `{}` \
+                             holds {x}, outside [{}, {}]",
+                            field[i],
+                            low[i],
+                            high[i]
+                        );
+                    }
+                    tensors += 1;
+                }
+                legal.clear();
+                g.legal_actions(&mut legal);
+                if legal.is_empty() {
+                    break;
+                }
+                g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+            }
+        }
+    }
+    eprintln!("{} parameter sets, {tensors} tensors checked", sets.len());
 }
 
 #[test]

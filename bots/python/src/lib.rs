@@ -114,6 +114,15 @@ impl Game {
         self.spec.tensor_layout().into_iter().map(|f| (f.name, f.size, f.doc)).collect()
     }
 
+    /// The range of every number of the tensor: `(low, high)`, two numpy `float32` vectors of
+    /// `Game.tensor_shape`, each field's range (as the game's layout declares it) over its
+    /// numbers. Every tensor of a game dealt with these parameters lies within them.
+    #[getter]
+    fn tensor_bounds<'py>(&self, py: Python<'py>) -> (Bound<'py, PyAny>, Bound<'py, PyAny>) {
+        let (low, high) = engine::core::tensor_bounds(&self.spec.tensor_layout());
+        (low.into_pyarray(py).into_any(), high.into_pyarray(py).into_any())
+    }
+
     /// Action ids run from 0 to this (exclusive); not every id names an action.
     #[getter]
     fn action_count(&self) -> u32 {

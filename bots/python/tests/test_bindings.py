@@ -60,6 +60,22 @@ def test_a_game_plays_to_its_end_through_the_bindings(name, preset, params):
         assert sum(f[1] for f in game.tensor_fields) == game.tensor_shape[0]
 
 
+@pytest.mark.parametrize("name, preset, params", CONFIGS)
+def test_tensor_bounds_give_each_number_its_field_s_range(name, preset, params):
+    game = ta.load(name, preset, **params)
+    low, high = game.tensor_bounds
+    assert low.dtype == high.dtype == np.float32 and low.shape == high.shape == game.tensor_shape
+    assert np.isfinite(low).all() and np.isfinite(high).all() and (low < high).all()
+    # One range per field, over its numbers.
+    at = 0
+    for field, size, _ in game.tensor_fields:
+        assert len(set(low[at : at + size])) <= 1 and len(set(high[at : at + size])) <= 1, field
+        at += size
+    # Marks are 0 or 1; a count's range reaches past 1 where its scale does not hold it
+    # (journey's Nemesis health, say).
+    assert low.min() == 0.0 and high.min() > 0.0
+
+
 def test_an_illegal_action_raises_and_changes_nothing():
     game = ta.load("expedition", preset="dice", players=2)
     state = game.new_game(7)

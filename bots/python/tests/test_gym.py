@@ -1,5 +1,8 @@
 """The single-agent Gymnasium environment's seat: in turn from deal to deal by default, fixed
-with `seat=k`, in every configuration."""
+with `seat=k`, in every configuration; its observation space: bounded by the game's ranges,
+and every observation within it."""
+
+import warnings
 
 import numpy as np
 import pytest
@@ -68,3 +71,52 @@ def test_a_bad_seat_is_named():
         gym.make("expedition", "no-dice", seat="first", players=2)
     with pytest.raises(ValueError, match="seat 2: this game has seats 0 to 1"):
         gym.make("expedition", "no-dice", seat=2, players=2)
+
+
+# Both games, each journey edition among them (a martian way home, dunwich's own).
+BOUNDED = SEATED + [
+    ("journey", "martian", {"travellers": 2, "return_journey": "ruins", "companions": True}),
+    ("journey", "dunwich", {"travellers": 4, "allies": True}),
+]
+
+
+@pytest.mark.parametrize("name, preset, params", BOUNDED)
+def test_every_observation_lies_in_the_bounded_observation_space(name, preset, params):
+    env = gym.make(name, preset, opponent="random", **params)
+    space = env.observation_space
+    low, high = env.unwrapped.game.tensor_bounds
+    assert space.dtype == np.float32 and space.shape == env.unwrapped.game.tensor_shape
+    assert (space.low == low).all() and (space.high == high).all() and space.is_bounded()
+    rng = np.random.default_rng(1)
+    steps = 0
+    for seed in range(6):
+        obs, info = env.reset(seed=seed)
+        assert space.contains(obs)
+        terminated = False
+        while not terminated:
+            obs, _, terminated, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            assert space.contains(obs), f"seed {seed}: {obs[(obs < low) | (obs > high)]} out of bounds"
+            steps += 1
+    assert steps > 50
+
+
+def box_warnings(env):
+    """What Gymnasium's checker warns of `env`'s observation `Box` (its bounds)."""
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env)
+    return [str(w.message) for w in caught if "Box" in str(w.message)]
+
+
+@pytest.mark.parametrize("name, preset, params", BOUNDED)
+def test_gymnasium_s_checker_has_nothing_to_say_of_the_bounds(name, preset, params):
+    from gymnasium import spaces
+
+    env = gym.make(name, preset, opponent="random", **params)
+    assert box_warnings(env) == []
+    # The same environment unbounded, as it was: the checker warns of both infinities.
+    env.observation_space = spaces.Box(-np.inf, np.inf, shape=env.observation_space.shape, dtype=np.float32)
+    said = box_warnings(env)
+    assert len(said) == 2 and all("infinity" in m for m in said), said

@@ -1,5 +1,6 @@
 """The PettingZoo AEC environment passes PettingZoo's own API test on both games, journey with
-several travellers included, and plays whole games with the action mask."""
+several travellers included, and plays whole games with the action mask, every observation
+within the bounded observation space."""
 
 import numpy as np
 import pytest
@@ -37,7 +38,7 @@ def test_games_end_with_rewards_from_the_outcome(game, preset, params):
             if termination or truncation:
                 e.step(None)
                 continue
-            assert obs["observation"].shape == e.observation_space(agent)["observation"].shape
+            assert e.observation_space(agent).contains(obs)
             e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         outcome = info["outcome"]
         if game == "journey":
@@ -50,3 +51,13 @@ def test_agents_are_named_by_what_the_rules_call_a_seat():
     # The word is the game's seat parameter in the singular, asked of the game.
     assert env("journey", "classic", travellers=2).possible_agents == ["traveller_0", "traveller_1"]
     assert env("expedition", "dice", players=3).possible_agents == ["player_0", "player_1", "player_2"]
+
+
+@pytest.mark.parametrize("game,preset,params", CONFIGS)
+def test_the_observation_space_is_bounded_by_the_game_s_ranges(game, preset, params):
+    e = env(game, preset, **params)
+    low, high = e.unwrapped.game.tensor_bounds
+    for agent in e.possible_agents:
+        box = e.observation_space(agent)["observation"]
+        assert box.dtype == np.float32 and box.shape == e.unwrapped.game.tensor_shape
+        assert (box.low == low).all() and (box.high == high).all() and box.is_bounded()

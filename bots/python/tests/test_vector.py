@@ -1,6 +1,7 @@
 """The batched environment and the single-agent Gymnasium environment: their games are the
 engine's games of the same seeds, move for move, whoever plays the other seats; an illegal
-action loses (or, strictly, raises and plays nothing); Gymnasium's own checker passes."""
+action loses (or, strictly, raises and plays nothing); every observation lies in the bounded
+observation space; Gymnasium's own checker passes."""
 
 import numpy as np
 import pytest
@@ -158,6 +159,39 @@ def test_the_gym_environment_passes_gymnasium_s_checker(name, preset, params):
     # The same seed, the same game.
     again, info2 = env.reset(seed=3)
     assert (env.reset(seed=3)[0] == again).all()
+
+
+@pytest.mark.parametrize(
+    "name, preset, params, opponent",
+    [
+        ("expedition", "no-dice", {"players": 2}, "self"),
+        ("expedition", "dice", {"players": 4}, "random"),
+        ("journey", "classic", {"travellers": 3}, "random"),
+        ("journey", "martian", {"travellers": 2, "return_journey": "ruins", "companions": True}, "self"),
+        ("journey", "dunwich", {"travellers": 4, "allies": True}, "rules"),
+    ],
+)
+def test_every_observation_lies_in_the_bounded_observation_space(name, preset, params, opponent):
+    n = 8
+    envs = vector.make(name, n, preset, opponent=opponent, **params)
+    low, high = envs.game.tensor_bounds
+    single, batch = envs.single_observation_space, envs.observation_space
+    assert (single.low == low).all() and (single.high == high).all() and single.is_bounded()
+    assert batch.shape == (n, *envs.game.tensor_shape) and batch.dtype == np.float32
+    assert (batch.low == low).all() and (batch.high == high).all() and batch.is_bounded()
+    obs, info = envs.reset(seed=2)
+    assert batch.contains(obs)
+    rng = np.random.default_rng(2)
+    ended = 0
+    for _ in range(300):
+        masks = info["action_mask"]
+        actions = [rng.choice(np.flatnonzero(m)) for m in masks]
+        obs, _, terminations, _, info = envs.step(actions)
+        assert batch.contains(obs), obs[(obs < low) | (obs > high)]
+        for i in np.flatnonzero(terminations):
+            assert single.contains(info["final_obs"][i])
+            ended += 1
+    assert ended >= n
 
 
 def test_built_in_agents_play_a_state_s_seat():

@@ -19,7 +19,7 @@ pub use pile::{DrawPile, Pile, redraw_shuffle};
 pub use rand::rngs::SmallRng;
 pub use record::{Record, ReplayError};
 pub use registry::{AnyGame, AnySpec, Dyn, Figures, GameEntry, Metric, MetricKind, Spec, random_playout};
-pub use tensor::{Detail, TensorField, TensorWriter, tensor_size};
+pub use tensor::{Detail, TensorField, TensorWriter, tensor_bounds, tensor_size};
 
 /// A seat at the table: 0 is the first player (or the first traveller).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]

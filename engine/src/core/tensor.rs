@@ -1,7 +1,8 @@
 //! A seat's observation as numbers, for agents that learn: each game lays an observation out
 //! as a vector of named fields of fixed length (the layout depends on the parameters only),
 //! built from the observation alone — so a seat's tensor never depends on facts hidden from
-//! it. Each game documents its fields in `docs/rules/<game>.md`.
+//! it. Each game documents its fields in `docs/rules/<game>.md`, and declares with each field
+//! the range its numbers keep to (what a learner's observation space is bounded by).
 
 use serde::Serialize;
 
@@ -16,17 +17,32 @@ pub enum Detail {
     Ids,
 }
 
-/// One field of a layout: its name, its length, what it holds.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// One field of a layout: its name, its length, what it holds, and the range of its numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct TensorField {
     pub name: &'static str,
     pub size: usize,
     pub doc: &'static str,
+    /// No number of the field is below this, in any position of a game played by the rules
+    /// with the parameters the layout was made for.
+    pub low: f32,
+    /// No number of the field is above this (likewise); always above `low`, since a range of
+    /// no width makes a poor observation space (Gymnasium warns of one).
+    pub high: f32,
 }
 
 /// The total length of a layout.
 pub fn tensor_size(layout: &[TensorField]) -> usize {
     layout.iter().map(|f| f.size).sum()
+}
+
+/// The least and the greatest value of each number of a tensor laid out by `layout`: each
+/// field's range, repeated over its numbers (an observation space's bounds).
+pub fn tensor_bounds(layout: &[TensorField]) -> (Vec<f32>, Vec<f32>) {
+    let each = |bound: fn(&TensorField) -> f32| {
+        layout.iter().flat_map(|f| std::iter::repeat_n(bound(f), f.size)).collect::<Vec<f32>>()
+    };
+    (each(|f| f.low), each(|f| f.high))
 }
 
 /// Writes an observation's fields into a caller's buffer, in the layout's order, each checked
@@ -107,9 +123,14 @@ impl<'a> TensorWriter<'a> {
 mod tests {
     use super::*;
 
+    /// A field of `size` numbers in [0, 1].
+    fn field(name: &'static str, size: usize) -> TensorField {
+        TensorField { name, size, doc: "", low: 0.0, high: 1.0 }
+    }
+
     #[test]
     fn fields_are_written_in_order_with_their_sizes() {
-        let layout = vec![TensorField { name: "a", size: 3, doc: "" }, TensorField { name: "b", size: 2, doc: "" }];
+        let layout = vec![field("a", 3), field("b", 2)];
         assert_eq!(tensor_size(&layout), 5);
         let mut out = [7.0; 5];
         let mut w = TensorWriter::new(&layout, &mut out);
@@ -121,7 +142,7 @@ mod tests {
 
     #[test]
     fn bit_sets_mark_each_id_in_its_block() {
-        let layout = vec![TensorField { name: "a", size: 6, doc: "" }];
+        let layout = vec![field("a", 6)];
         let mut out = [7.0; 6];
         let mut w = TensorWriter::new(&layout, &mut out);
         w.bit_sets("a", 3, [(0, 0b101), (1, 0b010)]);
@@ -132,8 +153,20 @@ mod tests {
     #[test]
     #[should_panic(expected = "field `a`: index 6 of 6")]
     fn a_bit_past_its_field_is_refused() {
-        let layout = vec![TensorField { name: "a", size: 6, doc: "" }];
+        let layout = vec![field("a", 6)];
         let mut out = [0.0; 6];
         TensorWriter::new(&layout, &mut out).bit_sets("a", 3, [(1, 0b1000)]);
+    }
+
+    #[test]
+    fn bounds_repeat_each_fields_range_over_its_numbers() {
+        let layout = vec![
+            TensorField { name: "a", size: 2, doc: "", low: 0.0, high: 1.0 },
+            TensorField { name: "b", size: 0, doc: "", low: 5.0, high: 6.0 },
+            TensorField { name: "c", size: 3, doc: "", low: -1.0, high: 0.5 },
+        ];
+        let (low, high) = tensor_bounds(&layout);
+        assert_eq!(low, [0.0, 0.0, -1.0, -1.0, -1.0]);
+        assert_eq!(high, [1.0, 1.0, 0.5, 0.5, 0.5]);
     }
 }

@@ -236,9 +236,8 @@ impl Expedition {
     /// Lost Coins visible on `seat`'s board: the printed ones not covered, and Place backs.
     pub(crate) fn coins_visible(&self, seat: usize) -> u8 {
         let (c, p) = (&*self.shared.content, &self.players[seat]);
-        let places = p.done.iter().filter(|&&t| c.is_place(t)).count() as i32;
-        let printed = super::PRINTED_COINS - (p.done.len() >= super::BOARD_SPACES) as i32;
-        (printed + places) as u8
+        let places = p.done.iter().filter(|&&t| c.is_place(t)).count();
+        super::scoring::coins_showing(p.done.len(), places) as u8
     }
 
     /// What the player to move must put back first, if anything.

@@ -41,10 +41,8 @@ impl Expedition {
     pub(crate) fn completion_points(&self, seat: usize, favourite_spent: u8) -> i32 {
         let p = &self.players[seat];
         let content = &self.shared.content;
-        let laid = p.done.len();
-        let places = p.done.iter().filter(|&&t| content.is_place(t)).count() as i32;
-        let printed = PRINTED_COINS - (laid >= BOARD_SPACES) as i32;
-        printed + places + self.coin_bonus as i32 + favourite_spent as i32
+        let places = p.done.iter().filter(|&&t| content.is_place(t)).count();
+        coins_showing(p.done.len(), places) + self.coin_bonus as i32 + favourite_spent as i32
     }
 
     /// Tiles discovered by `seat`, as a bit set.
@@ -144,6 +142,12 @@ impl Expedition {
             Metric::rate("cut_at_max_rounds", self.step == Step::Over && !self.last_round),
         ]
     }
+}
+
+/// The Lost Coins showing on a board with `laid` tiles completed, `places` of them Places: the
+/// printed ones (one is covered once the sixth space is filled) and one per face-down Place.
+pub(crate) fn coins_showing(laid: usize, places: usize) -> i32 {
+    PRINTED_COINS - (laid >= BOARD_SPACES) as i32 + places as i32
 }
 
 /// The tiles worth trying as wild Discovery cards' picks: those missing from a Mission that

@@ -9,7 +9,11 @@
 //! that redrawing what the seat cannot see changes neither.
 
 use super::observe::{Observation, shown_cards};
-use super::{Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, NONE, Returning, Step};
+use super::scoring::coins_showing;
+use super::{
+    COMPLETIONS_PER_TURN, Content, Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES, NONE,
+    Returning, Step, TOOL_LIMIT, TOOLS_PER_KIND,
+};
 use crate::core::{Seat, TensorField, TensorWriter};
 
 const SEATS: usize = 4;
@@ -36,47 +40,113 @@ fn part(table: &[f32; 256], x: u8) -> f32 {
     table[usize::from(x)]
 }
 
-/// The fields, in order, for the content set of `p`.
+/// The fields, in order, for the parameters `p` and their content set.
 pub fn layout(p: &ExpeditionParams) -> Vec<TensorField> {
-    let c = p.content.get();
-    fields(c.tiles.len(), c.cards.len()).to_vec()
+    fields(p, &p.content.get()).to_vec()
 }
 
-/// The fields, in order, for a content set of `t` tiles and `k` cards (on the stack: a tensor
-/// written from a state allocates nothing).
-fn fields(t: usize, k: usize) -> [TensorField; 25] {
-    let f = |name, size, doc| TensorField { name, size, doc };
+/// How many fields a layout has.
+pub(super) const FIELDS: usize = 33;
+
+/// The fields, in order, for the parameters `p` and their content set `c` (T tiles, K cards),
+/// each with the range of its numbers in every position the rules reach from a deal (a
+/// scenario may place what no deal leads to: a score or a coin bonus past these). Marks and
+/// flags are 0 or 1; a count `x / d` runs from 0 to the most the rules allow `x`, given with
+/// its field.
+pub(super) fn fields(p: &ExpeditionParams, c: &Content) -> [TensorField; FIELDS] {
+    let (t, k) = (c.tiles.len(), c.cards.len());
+    let f = |name, size, doc, high| TensorField { name, size, doc, low: 0.0, high };
+    let mark = |name, size, doc| f(name, size, doc, 1.0);
+    let seat_counts = [
+        part(&TWENTIETHS, most_coins_showing(c)),
+        most_points(p, c) as f32 / 100.0,
+        // Cards are never limited: one player may come to hold the whole deck.
+        part(&TENTHS, k as u8),
+    ];
     [
-        f("players", 3, "2, 3 or 4 players (one-hot)"),
-        f("dice_game", 1, "1 in the dice game, 0 in the no-dice variant"),
-        f("to_move", SEATS + 1, "the relative seat to move, or none (last)"),
-        f("first_player", SEATS, "the first player, by relative seat"),
-        f("step", 6, "roll, rolled, action, complete, finish, over"),
-        f("returning", 2, "the player to move must first put back a tile, a tool"),
-        f("die", 3, "the die's face: tool, torch, coin (none: all 0)"),
+        mark("players", 3, "2, 3 or 4 players (one-hot)"),
+        mark("dice_game", 1, "1 in the dice game, 0 in the no-dice variant"),
+        mark("to_move", SEATS + 1, "the relative seat to move, or none (last)"),
+        mark("first_player", SEATS, "the first player, by relative seat"),
+        mark("step", 6, "roll, rolled, action, complete, finish, over"),
+        mark("returning", 2, "the player to move must first put back a tile, a tool"),
+        mark("die", 3, "the die's face: tool, torch, coin (none: all 0)"),
+        // A round past max rounds is never started.
+        f("round", 1, "the round / max rounds", 1.0),
+        mark("last_round", 1, "this round is the last"),
+        f("coin_bonus", 1, "coin bonuses this turn / 10", part(&TENTHS, most_coin_bonus(p, c))),
+        f("completed_this_turn", 1, "tiles completed this turn / 6", part(&SIXTHS, COMPLETIONS_PER_TURN)),
+        f("pile_size", 1, "tiles in the Discovery pile / T", 1.0),
+        // Four face-up spaces are filled before the deck holds a card.
+        f("deck_size", 1, "cards in the Expedition deck / K", k.saturating_sub(FACE_UP) as f32 / k.max(1) as f32),
+        f("max_rounds", 1, "max rounds / 200", f32::from(p.max_rounds()) / 200.0),
+        mark("pile_top_place", 2, "the pile's top is a Place, an Artifact (its back shows; none: empty)"),
+        mark("pile_bottom", t, "tiles at the bottom of the pile, seen put back"),
+        mark("hq_tiles", HQ_COLUMNS * t, "each Headquarters column's tile (column-major one-hot)"),
+        // A column holds two tools.
+        f("hq_tools", HQ_COLUMNS * 4, "each column's tools: compass, rope, map, shovel counts / 3", part(&THIRDS, 2)),
+        f("bag", 4, "tools in the bag: compass, rope, map, shovel / 20", part(&TWENTIETHS, TOOLS_PER_KIND)),
+        mark("face_up", FACE_UP * k, "each face-up space's card (space-major one-hot)"),
+        f("out_of_play_tiles", 1, "tiles out of play / T", 1.0),
+        f("out_of_play_cards", 1, "cards out of play / K", 1.0),
         f(
-            "counts",
-            7,
-            "round / max rounds, last round, coin bonus / 10, completed this turn / 6, pile / T, deck / K, max rounds / 200",
+            "out_of_play_tools",
+            4,
+            "tools out of play: compass, rope, map, shovel / 20",
+            part(&TWENTIETHS, TOOLS_PER_KIND),
         ),
-        f("pile_top_place", 2, "the pile's top is a Place, an Artifact (its back shows; none: empty)"),
-        f("pile_bottom", t, "tiles at the bottom of the pile, seen put back"),
-        f("hq_tiles", HQ_COLUMNS * t, "each Headquarters column's tile (column-major one-hot)"),
-        f("hq_tools", HQ_COLUMNS * 4, "each column's tools: compass, rope, map, shovel counts / 3"),
-        f("bag", 4, "tools in the bag: compass, rope, map, shovel / 20"),
-        f("face_up", 4 * k, "each face-up space's card (space-major one-hot)"),
-        f("out_of_play", 6, "out of play: tiles / T, cards / K, compass, rope, map, shovel / 20"),
-        f("seat_present", SEATS, "players at the table, by relative seat"),
-        f("seat_position", SEATS * SEATS, "each relative seat's turn position (one-hot)"),
-        f("seat_favourite", SEATS * 4, "each relative seat's favourite tool (one-hot)"),
-        f("seat_torch", SEATS, "each relative seat's torch is lit"),
-        f("seat_tools", SEATS * 4, "each relative seat's backpack: compass, rope, map, shovel / 6"),
-        f("seat_tiles", SEATS * t, "tiles each relative seat holds, not yet completed"),
-        f("seat_discoveries", SEATS * t, "tiles each relative seat completed"),
-        f("seat_counts", SEATS * 3, "each relative seat's coins visible / 20, score / 100, cards held / 10"),
-        f("seat_cards", SEATS * k, "the cards each relative seat holds, where shown (own; everyone's at the end)"),
-        f("seat_cards_seen", SEATS * k, "cards everyone saw each relative seat take face up"),
+        mark("seat_present", SEATS, "players at the table, by relative seat"),
+        mark("seat_position", SEATS * SEATS, "each relative seat's turn position (one-hot)"),
+        mark("seat_favourite", SEATS * 4, "each relative seat's favourite tool (one-hot)"),
+        mark("seat_torch", SEATS, "each relative seat's torch is lit"),
+        f(
+            "seat_tools",
+            SEATS * 4,
+            "each relative seat's backpack: compass, rope, map, shovel / 6",
+            part(&SIXTHS, MOST_OF_ONE_TOOL),
+        ),
+        mark("seat_tiles", SEATS * t, "tiles each relative seat holds, not yet completed"),
+        mark("seat_discoveries", SEATS * t, "tiles each relative seat completed"),
+        f(
+            "seat_counts",
+            SEATS * 3,
+            "each relative seat's coins visible / 20, score / 100, cards held / 10",
+            seat_counts.into_iter().fold(0.0, f32::max),
+        ),
+        mark("seat_cards", SEATS * k, "the cards each relative seat holds, where shown (own; everyone's at the end)"),
+        mark("seat_cards_seen", SEATS * k, "cards everyone saw each relative seat take face up"),
     ]
+}
+
+/// The most tools of one kind a backpack holds: six, and the two a column (or a no-dice Dice
+/// card's draw) brings, before the ones over six are put back.
+const MOST_OF_ONE_TOOL: u8 = TOOL_LIMIT + 2;
+
+/// The most coin bonuses a turn holds: the die's Coin in the dice game; in the no-dice
+/// variant one per Dice card discarded for it — every Dice card held at the turn's start, and
+/// one more taken (back) during it.
+fn most_coin_bonus(p: &ExpeditionParams, c: &Content) -> u8 {
+    if p.dice { 1 } else { c.dice_cards.count_ones() as u8 + 1 }
+}
+
+/// The most Lost Coins showing on a board: its printed coins and a Place for every tile
+/// completed (as far as the content has Places), over every count of completed tiles.
+fn most_coins_showing(c: &Content) -> u8 {
+    let places = c.places.count_ones() as usize;
+    let most = (0..=MAX_DISCOVERIES.min(c.tiles.len())).map(|laid| coins_showing(laid, laid.min(places))).max();
+    most.unwrap_or(0) as u8
+}
+
+/// The most points a player's completions can score in a game (the score the tensor shows:
+/// Missions and Dice cards count only at the end). Each of the (at most eight) completions
+/// scores the coins then showing, a point per favourite tool spent (no tile needs more of one
+/// kind than the content's greediest tile), and a point per coin bonus of its turn (no-dice
+/// Dice cards discarded later in the turn included).
+fn most_points(p: &ExpeditionParams, c: &Content) -> i32 {
+    let places = c.places.count_ones() as usize;
+    let favourite = c.tiles.iter().flat_map(|tile| tile.need).max().unwrap_or(0);
+    let each_completion = i32::from(favourite) + i32::from(most_coin_bonus(p, c));
+    (1..=MAX_DISCOVERIES.min(c.tiles.len())).map(|laid| coins_showing(laid, laid.min(places)) + each_completion).sum()
 }
 
 /// What one seat's tensor reads, in fixed-size form: sets of tiles and cards as bit sets of
@@ -253,14 +323,14 @@ impl Facts {
 /// The observation as numbers.
 pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
     let c = p.content.get();
-    write(&fields(c.tiles.len(), c.cards.len()), c.tiles.len(), c.cards.len(), &Facts::of_observation(o), out);
+    write(&fields(p, &c), c.tiles.len(), c.cards.len(), &Facts::of_observation(o), out);
 }
 
 /// `seat`'s tensor written straight from the state: the same numbers as [`encode`] of its
-/// observation, with no observation built.
+/// observation, with no observation built (and the layout the game's states share).
 pub(crate) fn write_for(g: &Expedition, seat: Seat, out: &mut [f32]) {
     let (t, k) = (g.shared.content.tiles.len(), g.shared.content.cards.len());
-    write(&fields(t, k), t, k, &Facts::of_state(g, seat), out);
+    write(&g.shared.tensor_layout, t, k, &Facts::of_state(g, seat), out);
 }
 
 fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32]) {
@@ -304,18 +374,13 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
             Face::Coin => 2,
         }),
     );
-    w.values(
-        "counts",
-        [
-            f32::from(o.round) / f32::from(o.max_rounds.max(1)),
-            f32::from(u8::from(o.last_round)),
-            part(&TENTHS, o.coin_bonus),
-            part(&SIXTHS, o.completed_this_turn),
-            f32::from(o.pile_count) / t.max(1) as f32,
-            f32::from(o.deck_count) / k.max(1) as f32,
-            f32::from(o.max_rounds) / 200.0,
-        ],
-    );
+    w.values("round", [f32::from(o.round) / f32::from(o.max_rounds.max(1))]);
+    w.values("last_round", [f32::from(u8::from(o.last_round))]);
+    w.values("coin_bonus", [part(&TENTHS, o.coin_bonus)]);
+    w.values("completed_this_turn", [part(&SIXTHS, o.completed_this_turn)]);
+    w.values("pile_size", [f32::from(o.pile_count) / t.max(1) as f32]);
+    w.values("deck_size", [f32::from(o.deck_count) / k.max(1) as f32]);
+    w.values("max_rounds", [f32::from(o.max_rounds) / 200.0]);
     w.marks("pile_top_place", o.pile_top_is_place.map(|place| if place { 0 } else { 1 }));
     w.bit_sets("pile_bottom", t, [(0, o.pile_bottom)]);
     w.marks(
@@ -328,18 +393,9 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         "face_up",
         o.face_up.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(i, &id)| i * k + usize::from(id)),
     );
-    let out = o.out_of_play_tools;
-    w.values(
-        "out_of_play",
-        [
-            f32::from(o.out_of_play_tiles) / t.max(1) as f32,
-            f32::from(o.out_of_play_cards) / k.max(1) as f32,
-            part(&TWENTIETHS, out[0]),
-            part(&TWENTIETHS, out[1]),
-            part(&TWENTIETHS, out[2]),
-            part(&TWENTIETHS, out[3]),
-        ],
-    );
+    w.values("out_of_play_tiles", [f32::from(o.out_of_play_tiles) / t.max(1) as f32]);
+    w.values("out_of_play_cards", [f32::from(o.out_of_play_cards) / k.max(1) as f32]);
+    w.values("out_of_play_tools", o.out_of_play_tools.map(|x| part(&TWENTIETHS, x)));
     let seats = || relative.iter().copied().zip(&o.seats).take(n);
     w.marks("seat_present", 0..n);
     w.marks("seat_position", seats().map(|(r, s)| r * SEATS + usize::from(s.turn_position).min(3)));

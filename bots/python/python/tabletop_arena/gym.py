@@ -16,9 +16,10 @@ turn from deal to deal: the `k`-th deal after `reset(seed=s)` (that reset's own 
 seed deals the same game at the same seat whatever came before, and a loop of
 `reset(seed=i)` goes round the seats too (`info["seat"]` says which). The other seats are
 played inside Rust by the built-in agent `opponent`. The observation is the seat's
-tensor (float32); the legal actions are `info["action_mask"]` (bool) and `env.action_masks()`
-(what sb3-contrib's `MaskablePPO` asks for), or with `legal="ids"` `info["legal_ids"]` (the
-legal ids themselves: journey has 5,376 ids and a few legal at a time). The reward comes at the end (competitive: 1 for a
+tensor (float32), in a `Box` bounded by each number's range (`Game.tensor_bounds`); the legal
+actions are `info["action_mask"]` (bool) and `env.action_masks()` (what sb3-contrib's
+`MaskablePPO` asks for), or with `legal="ids"` `info["legal_ids"]` (the legal ids themselves:
+journey has 5,376 ids and a few legal at a time). The reward comes at the end (competitive: 1 for a
 lone winner of two, -1 for its loser, 0 for a tie; cooperative: the team's score). An action
 that is not legal loses the game for the learner (reward -1, or 0 in a cooperative game;
 `info["illegal"]`), as a tournament's referee rules it; with `strict=True` it raises
@@ -80,7 +81,9 @@ class ArenaEnv(gymnasium.Env):
         self._batch = _native.Batch(game, 1, opponent, fixed, 0, 1, legal)
         # The deal to come, counted from the last seeded reset (from its seed on: see the module).
         self._deal = 0
-        self.observation_space = spaces.Box(-np.inf, np.inf, shape=game.tensor_shape, dtype=np.float32)
+        from .vector import observation_space  # (vector imports this module first)
+
+        self.observation_space = observation_space(game)
         self.action_space = spaces.Discrete(game.action_count)
         self._info = None
         self._over = False

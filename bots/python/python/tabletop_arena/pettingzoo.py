@@ -9,12 +9,13 @@
         e.step(None if termination or truncation else int(mask.nonzero()[0][0]))
 
 Agents are named after the game's seats (`traveller_0`, ... in journey; `player_0`, ... in
-expedition). An observation is `{"observation": the seat's tensor (float32, Game.tensor_shape),
-"action_mask": int8 over the action-id range}` (the mask is zero unless the agent is to move).
-Rewards come at the end: in a competitive game, the seats ranked below minus the seats ranked
-above, over the seats less one (1 for a lone winner of two, -1 for its loser, 0 for a tie); in
-a cooperative game every seat gets the team's score. `infos[agent]["outcome"]` holds the
-game's outcome (scores, ranks, what each seat achieved) at the end.
+expedition). An observation is `{"observation": the seat's tensor (float32, Game.tensor_shape,
+each number within its range: Game.tensor_bounds), "action_mask": int8 over the action-id
+range}` (the mask is zero unless the agent is to move). Rewards come at the end: in a
+competitive game, the seats ranked below minus the seats ranked above, over the seats less one
+(1 for a lone winner of two, -1 for its loser, 0 for a tie); in a cooperative game every seat
+gets the team's score. `infos[agent]["outcome"]` holds the game's outcome (scores, ranks, what
+each seat achieved) at the end.
 """
 
 import random
@@ -26,6 +27,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import load
+from .vector import observation_space
 
 def env(game, preset=None, render_mode=None, **params):
     """The AEC environment of `game` with its parameters (as `tabletop_arena.load`), wrapped
@@ -44,7 +46,7 @@ class raw_env(AECEnv):
         self.possible_agents = [f"{word}_{i}" for i in range(self.game.seats)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         n = self.game.action_count
-        observation = spaces.Box(-np.inf, np.inf, shape=self.game.tensor_shape, dtype=np.float32)
+        observation = observation_space(self.game)
         mask = spaces.Box(0, 1, shape=(n,), dtype=np.int8)
         self.observation_spaces = {a: spaces.Dict({"observation": observation, "action_mask": mask}) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}

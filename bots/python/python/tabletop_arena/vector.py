@@ -16,7 +16,8 @@ built-in agent (`opponent`: `random`, `rules`, `greedy`, `mcts:iterations=200`, 
 `(i + k) % seats`) unless `seat` fixes it.
 
 - observations: `n x tensor` float32 (the seat's `observation_tensor`, built from its
-  observation alone);
+  observation alone), within `observation_space`'s bounds: each number's range as the game
+  declares it (`Game.tensor_bounds`);
 - info, as Gymnasium's vector environments give it (each key with its mask `_key`, here all
   true): `info["action_mask"]`: `n x actions` bool; `info["seat"]`; `info["deal"]` (the seed
   of the deal in play: `game.new_game(deal)` deals it again);
@@ -78,9 +79,12 @@ def make_vec(num_envs, game, preset=None, **kwargs):
 
 
 def observation_space(game, *shape):
-    """The `Box` of `game`'s observation tensors (float32), repeated over the leading `shape`
-    (a batch's games)."""
-    return spaces.Box(-np.inf, np.inf, shape=(*shape, *game.tensor_shape), dtype=np.float32)
+    """The `Box` of `game`'s observation tensors (float32), bounded by the range of each of
+    their numbers (`game.tensor_bounds`, from the game's layout), repeated over the leading
+    `shape` (a batch's games)."""
+    low, high = game.tensor_bounds
+    full = (*shape, *game.tensor_shape)
+    return spaces.Box(np.broadcast_to(low, full), np.broadcast_to(high, full), dtype=np.float32)
 
 
 class BatchEnv(VectorEnv):
