@@ -64,6 +64,7 @@ impl<'a> TensorWriter<'a> {
     }
 
     /// The next field, which must be `name`: its place in the buffer.
+    #[inline]
     fn field(&mut self, name: &str) -> &mut [f32] {
         let f = self.layout.get(self.next).unwrap_or_else(|| panic!("field `{name}` is past the layout's end"));
         // Every tensor of every position the conformance suite meets is written with this on.
@@ -75,6 +76,7 @@ impl<'a> TensorWriter<'a> {
     }
 
     /// The field `name`, its values in order (as many as the layout says).
+    #[inline]
     pub fn values(&mut self, name: &str, values: impl IntoIterator<Item = f32>) {
         let field = self.field(name);
         let size = field.len();
@@ -88,6 +90,7 @@ impl<'a> TensorWriter<'a> {
     }
 
     /// 1 at each index given, 0 elsewhere (as zeroed by [`TensorWriter::new`]).
+    #[inline]
     pub fn marks(&mut self, name: &str, indices: impl IntoIterator<Item = usize>) {
         let field = self.field(name);
         let size = field.len();
@@ -100,6 +103,7 @@ impl<'a> TensorWriter<'a> {
     /// The field `name` as blocks of `stride` numbers, a mark in block `b` at each id of the
     /// bit set `ids`, for each `(b, ids)` of `blocks` (ids of a set of tiles or cards, per
     /// seat, say): [`marks`](Self::marks) without an iterator per block.
+    #[inline]
     pub fn bit_sets(&mut self, name: &str, stride: usize, blocks: impl IntoIterator<Item = (usize, u64)>) {
         let field = self.field(name);
         let size = field.len();
