@@ -118,7 +118,13 @@ impl v1::catalogue_server::Catalogue for Services {
             tensor_size: engine::core::tensor_size(&layout) as u32,
             fields: layout
                 .iter()
-                .map(|f| v1::TensorFieldInfo { name: f.name.into(), size: f.size as u32, doc: f.doc.into() })
+                .map(|f| v1::TensorFieldInfo {
+                    name: f.name.into(),
+                    size: f.size as u32,
+                    doc: f.doc.into(),
+                    low: f.low,
+                    high: f.high,
+                })
                 .collect(),
             action_count: count,
             actions: (0..count).filter_map(|id| spec.action_name(id).map(|name| v1::ActionName { id, name })).collect(),

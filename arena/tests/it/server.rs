@@ -1266,6 +1266,19 @@ async fn tensors_and_legal_masks_on_request() {
         .unwrap()
         .into_inner();
     assert_eq!(s.tensor.len() as u32, shape1.tensor_size);
+    // Each field's range, as the engine's layout declares it; the tensor's numbers within them.
+    let no_files = |name: &str| -> Result<String, String> { Err(format!("{name}: no files here")) };
+    let journey = (engine::find_game("journey").unwrap().spec)(None, &[], &no_files).unwrap();
+    let layout = journey.tensor_layout();
+    let ranges: Vec<(f32, f32)> = shape1.fields.iter().map(|f| (f.low, f.high)).collect();
+    assert_eq!(ranges, layout.iter().map(|f| (f.low, f.high)).collect::<Vec<_>>());
+    assert!(shape1.fields.iter().all(|f| f.low <= f.high && f.high.is_finite()));
+    let mut at = 0;
+    for f in &shape1.fields {
+        let numbers = &s.tensor[at..at + f.size as usize];
+        assert!(numbers.iter().all(|x| (f.low..=f.high).contains(x)), "{}: {numbers:?}", f.name);
+        at += f.size as usize;
+    }
     let bits = |mask: &[u8]| -> Vec<u32> {
         (0..mask.len() as u32 * 8).filter(|&i| mask[i as usize / 8] >> (i % 8) & 1 == 1).collect()
     };
