@@ -123,8 +123,16 @@ impl Crew {
         }
         let mine = catch_unwind(AssertUnwindSafe(|| pass.work()));
         shared.pass.store(std::ptr::null_mut(), SeqCst);
+        // The members still on their last items: spinning a little, then yielding the core (a
+        // member the system has paused, on a busy machine, needs one to finish on).
+        let mut spins = 0u32;
         while shared.active.load(SeqCst) != 0 {
-            std::hint::spin_loop();
+            if spins < SPINS {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                thread::yield_now();
+            }
         }
         if let Err(panic) = mine {
             std::panic::resume_unwind(panic);
