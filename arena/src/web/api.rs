@@ -1,7 +1,8 @@
 //! The face's addresses. Pages: `/`, `/match?id=ID`, `/play`, `/game?id=ID` (a finished
 //! match, or `?ladder=N` a ladder's stored game N, in the report's step-through viewer: every
 //! seat's view at every position, given once its deal is no longer in play), `/key` (the
-//! client key this browser shows), and `/static/NAME`. JSON and event streams (server-sent
+//! client key this browser shows), `/rules/GAME` (a game's rules as implemented), and
+//! `/static/NAME`. JSON and event streams (server-sent
 //! events), each the gRPC call it names, made as the browser's:
 //!
 //! | address | call |
@@ -55,6 +56,7 @@ pub fn router(face: Face, gate: Arc<Gate>) -> axum::Router {
         .route("/key", get(|| async { page(&assets::KEY) }))
         .route("/game", get(finished_game))
         .route("/static/{name}", get(static_asset))
+        .route("/rules/{game}", get(rules_page))
         .route("/favicon.ico", get(|| async { page(assets::find("icon.svg").expect("the icon is embedded")) }))
         .route("/api/face", get(about))
         .route("/api/games", get(games))
@@ -92,6 +94,17 @@ async fn secure(mut response: Response) -> Response {
 
 fn page(asset: &'static assets::Asset) -> Response {
     ([(header::CONTENT_TYPE, asset.content_type)], asset.body).into_response()
+}
+
+/// A game's rules as implemented (the name is looked up among the games, never a path).
+async fn rules_page(Path(game): Path<String>) -> Response {
+    match super::rules::find(&game) {
+        Some(page) => ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page).into_response(),
+        None => {
+            let games: Vec<&str> = super::rules::games().collect();
+            error(StatusCode::NOT_FOUND, &format!("no such game; the games are {}", games.join(", ")))
+        }
+    }
 }
 
 async fn static_asset(Path(name): Path<String>) -> Response {

@@ -9,8 +9,9 @@
 //!    page's own GET) is taken.
 //! 3. **Who asks**: the holder of the client key it shows (the `x-arena-key` header, else the
 //!    face's HttpOnly cookie, set on `/key`), else its address. Where the server serves its
-//!    clients by key (`--require-key always`), every route but the static files answers 401
-//!    without one (a page: with the form that takes it). A key that is not one: 401.
+//!    clients by key (`--require-key always`), every route but the static files and the rules
+//!    pages answers 401 without one (a page: with the form that takes it). A key that is not
+//!    one: 401.
 //! 4. **That client's rate**: a bucket per client, a `/game` page counting as several requests.
 //!    Faster: 429 naming the rate, and `Retry-After`.
 //! 5. **Its share of the connections**: the connection's place moves to the client the request
@@ -297,9 +298,10 @@ pub fn forget_cookie() -> HeaderValue {
     HeaderValue::from_static("arena-key=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict")
 }
 
-/// Whether a path is a static file (open to anyone: the key form needs its script).
+/// Whether a path is a static file (open to anyone: the key form needs its script; the rules
+/// are the project's own text).
 fn is_static(path: &str) -> bool {
-    path.starts_with("/static/") || path == "/favicon.ico"
+    path.starts_with("/static/") || path.starts_with("/rules/") || path == "/favicon.ico"
 }
 
 /// Whether a path is a page a browser opens (a refusal of it is the key form, not JSON).

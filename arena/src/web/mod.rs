@@ -23,6 +23,7 @@ pub mod api;
 pub mod assets;
 pub mod gate;
 pub mod json;
+pub mod rules;
 
 use crate::ladder::service::LadderService;
 use crate::server::service::Services;

@@ -238,6 +238,16 @@ for (const [game, preset, others, seed] of [
       await spectator.goto(url + 'match?id=' + id);
       // While the game is played, a seat's token may be typed here to sit at it.
       await spectator.waitForSelector('#join:not([hidden])', { timeout: 5000 });
+      // The table links to the game's rules, a page of the face with a named section each.
+      await spectator.waitForSelector('#rules:not([hidden])', { timeout: 5000 });
+      const rulesHref = await spectator.getAttribute('#rules', 'href');
+      assert.equal(rulesHref, '/rules/' + game);
+      const rules = await spectatorContext.newPage();
+      watchConsole(rules, problems);
+      await rules.goto(url + rulesHref.slice(1));
+      assert.match(await rules.textContent('h1'), /the rules as implemented/);
+      assert.ok((await rules.$$('h2[id]')).length >= 5, 'the sections have ids');
+      await rules.close();
       // The front page lists the match in play.
       const lister = await spectatorContext.newPage();
       watchConsole(lister, problems);

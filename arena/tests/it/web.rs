@@ -295,7 +295,15 @@ async fn where_the_server_serves_by_key_every_route_but_the_static_files_needs_o
     let wrong = ask(face, 1, "GET", "/api/games", &[("x-arena-key", "not-a-key-of-this-face")], "").await;
     assert_eq!((wrong.status, wrong.error().as_str()), (401, "x-arena-key: not a client key of this server"));
     // The static files are open: the form needs its script.
-    for path in ["/static/arena.js", "/static/key.js", "/static/arena.css", "/static/viewer.js", "/favicon.ico"] {
+    for path in [
+        "/static/arena.js",
+        "/static/key.js",
+        "/static/arena.css",
+        "/static/viewer.js",
+        "/favicon.ico",
+        "/rules/journey",
+        "/rules/expedition",
+    ] {
         assert_eq!(ask(face, 1, "GET", path, &[], "").await.status, 200, "{path}");
     }
 
@@ -536,4 +544,41 @@ async fn the_game_page_names_a_token_seat_a_person_not_token() {
     let game = game_of_page(&page.body);
     assert_eq!(game["players"], serde_json::json!(["a person", "random"]), "{}", game["result"]);
     assert!(game["result"].as_str().unwrap().contains("a person (seat 0) resigned"), "{}", game["result"]);
+}
+
+/// Each game's rules as implemented, a page of the face: every section has an id to link to,
+/// the page holds no script and keeps the face's policy; a name that is no game (or a path) is
+/// not found. The table links to it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rules_are_pages_of_the_face() {
+    let (_server, face) = with_face(&["serve"], "serving tabletop.arena.v1 on ");
+    for (game, section) in [("journey", "<h2 id=\"6-fighting\">"), ("expedition", "<h2 id=\"observation-tensor\">")] {
+        let page = ask(face, 1, "GET", &format!("/rules/{game}"), &[], "").await;
+        assert_eq!(page.status, 200, "{page:?}");
+        assert!(page.header("content-type").is_some_and(|t| t.starts_with("text/html")), "{page:?}");
+        assert!(page.header("content-security-policy").is_some_and(|p| p.contains("script-src 'self'")), "{page:?}");
+        assert!(page.body.contains(section), "{game}: no {section}");
+        assert!(!page.body.contains("<script"), "{game}: a script in the rules");
+        for (at, _) in page.body.match_indices("<h") {
+            let tag = &page.body[at..at + 4];
+            if tag[2..3].chars().all(|c| c.is_ascii_digit()) {
+                assert!(
+                    tag.ends_with(' ') && page.body[at + 4..].starts_with("id=\""),
+                    "{game}: a heading without an id at {at}"
+                );
+            }
+        }
+    }
+    let journey = ask(face, 1, "GET", "/rules/journey", &[], "").await;
+    assert!(journey.body.contains("<code>strike &lt;card&gt;</code>"), "the rules' text stays text");
+    for path in ["/rules/chess", "/rules/..%2F..%2Fetc%2Fpasswd", "/rules/journey.md"] {
+        let missing = ask(face, 1, "GET", path, &[], "").await;
+        assert_eq!(missing.status, 404, "{path}: {missing:?}");
+        assert_eq!(missing.error(), "no such game; the games are journey, expedition");
+    }
+    // The table links to them.
+    for page in ["/play", "/match?id=1"] {
+        let html = ask(face, 1, "GET", page, &[], "").await.body;
+        assert!(html.contains("<a id=\"rules\""), "{page}: no link to the rules");
+    }
 }

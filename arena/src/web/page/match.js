@@ -122,6 +122,10 @@ async function start() {
     // A token seat (the record names it `token`) is a person's: this one's if held here.
     players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : arena.player(p)));
     document.getElementById('title').textContent = m.game + ' — match ' + m.id;
+    const rules = document.getElementById('rules');
+    rules.href = '/rules/' + encodeURIComponent(m.game);
+    rules.textContent = 'The rules of ' + m.game + ', as the arena plays them';
+    rules.hidden = false;
     document.getElementById('players').textContent = players.map((p, i) => 'seat ' + i + ': ' + p).join(' · ');
   } catch (e) {
     problem('No such match: ' + e.message);

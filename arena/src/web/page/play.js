@@ -53,6 +53,9 @@ function showGame() {
   preset.replaceChildren(...g.presets.map(p => option(p)));
   preset.value = g.default_preset;
   document.getElementById('game-summary').textContent = g.summary;
+  const rules = document.getElementById('rules');
+  rules.href = '/rules/' + encodeURIComponent(g.name);
+  rules.textContent = 'The rules of ' + g.name + ', as the arena plays them';
   showPreset();
 }
 
