@@ -3,6 +3,8 @@ engine's games of the same seeds, move for move, whoever plays the other seats; 
 action loses (or, strictly, raises and plays nothing); every observation lies in the bounded
 observation space; Gymnasium's own checker passes."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -144,7 +146,13 @@ def test_the_gym_environment_passes_gymnasium_s_checker(name, preset, params):
     from gymnasium.utils.env_checker import check_env
 
     env = gym.make(name, preset, opponent="random", **params)
-    check_env(env, skip_render_check=False)
+    # Its spec makes it again, with the same arguments (the checker remakes it so).
+    assert env.spec.id == f"tabletop_arena/{name}-{preset}-v0" and env.spec.kwargs["opponent"] == "random"
+    again = gymnasium.make(env.spec)
+    assert again.unwrapped.game.seats == env.game.seats and again.unwrapped.game.params_yaml == env.game.params_yaml
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env, skip_render_check=False)
     obs, info = env.reset(seed=3)
     assert env.observation_space.contains(obs)
     total, steps = 0.0, 0

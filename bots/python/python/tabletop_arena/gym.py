@@ -26,6 +26,8 @@ that is not legal loses the game for the learner (reward -1, or 0 in a cooperati
 `ValueError` naming it, and nothing is played.
 """
 
+import dataclasses
+
 import gymnasium
 import numpy as np
 from gymnasium import spaces
@@ -55,8 +57,17 @@ def register():
 
 def make(game, preset=None, *, opponent="greedy", seat="rotate", strict=False, legal="mask", render_mode=None, **params):
     """`game` (parameters as `tabletop_arena.load`) against `opponent`."""
-    game = load(game, preset, **params)
-    return ArenaEnv(game, opponent=opponent, seat=seat, strict=strict, legal=legal, render_mode=render_mode)
+    loaded = load(game, preset, **params)
+    env = ArenaEnv(loaded, opponent=opponent, seat=seat, strict=strict, legal=legal, render_mode=render_mode)
+    # Its registered id's spec, with the arguments it was made with: `gymnasium.make(env.spec)`
+    # makes it again (as Gymnasium's checker does, for the other render modes).
+    if preset is None:
+        preset = next(g[3] for g in _native.games() if g[0] == game)
+    registered = gymnasium.envs.registration.registry.get(f"tabletop_arena/{game}-{preset}-v0")
+    if registered is not None:
+        made = dict(opponent=opponent, seat=seat, strict=strict, legal=legal, **params)
+        env.spec = dataclasses.replace(registered, kwargs={**registered.kwargs, **made})
+    return env
 
 
 class ArenaEnv(gymnasium.Env):
