@@ -13,6 +13,14 @@ use std::time::{Duration, Instant};
 
 const NEEDS: &str = "needs cgroups (root, or a delegated v2 group)";
 
+/// Held by each test that makes groups: they run one at a time (a busy agent measured while
+/// another test's agents run would get less than its quota).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Play a tournament of `random` and `rules` (built in) and `hog`, launched with this shell
 /// `script` after its Play client (`arena bot`, an MCTS slow enough to be in its games when
 /// the script goes on) has started in the background; `limits` is the file's field. Returns
@@ -63,6 +71,7 @@ fn verdicts(records: &[arena::record::MatchRecord], kind: Fault) -> (Vec<String>
 #[test]
 #[ignore = "needs cgroups (root, or a delegated v2 group)"]
 fn a_10_gb_allocation_ends_its_games_with_the_memory_verdict() {
+    let _serial = one_at_a_time();
     let script = "echo hog: allocating 10 GB >&2\npython3 -c 'x = b\"x\" * (10 * 2**30)'\nkill $!\nwait\n";
     let (dir, records) = tournament_with(script, "{ memory: 1GiB }");
     let (memory, others) = verdicts(&records, Fault::MemoryLimit);
@@ -83,6 +92,7 @@ fn a_10_gb_allocation_ends_its_games_with_the_memory_verdict() {
 #[test]
 #[ignore = "needs cgroups (root, or a delegated v2 group)"]
 fn a_fork_bomb_ends_its_games_with_the_process_count_verdict() {
+    let _serial = one_at_a_time();
     // Bounded, should the limit fail: 1000 sleeps, not an exponential bomb.
     let script = "i=0\nwhile [ $i -lt 1000 ]; do sleep 100 & i=$((i+1)); done\necho hog: all forked >&2\nwait\n";
     let (dir, records) = tournament_with(script, "{ pids: 32 }");
@@ -119,6 +129,7 @@ fn busy_share(cpus: f64, wall: Duration) -> f64 {
 #[test]
 #[ignore = "needs cgroups (root, or a delegated v2 group)"]
 fn a_busy_agent_gets_its_quota_of_cpu() {
+    let _serial = one_at_a_time();
     let one = busy_share(1.0, Duration::from_secs(3));
     eprintln!("two busy threads with a 1-core quota used {one:.2} cores");
     assert!((0.6..=1.3).contains(&one), "{one:.2} cores");
@@ -130,6 +141,7 @@ fn a_busy_agent_gets_its_quota_of_cpu() {
 #[test]
 #[ignore = "needs cgroups (root, or a delegated v2 group)"]
 fn a_group_is_removed_with_what_was_left_in_it() {
+    let _serial = one_at_a_time();
     let host = Host::find().expect(NEEDS);
     let group = host.group("leftovers-test", &Limits::default()).unwrap();
     let dirs = group.dirs().to_vec();
