@@ -10,14 +10,15 @@
 //! starts, a sandbox and all under it, is inside); [`Cgroup::ending`] reads why it ended;
 //! dropping the group kills what is left in it and removes it.
 //!
-//! Which cgroup version: v2 when this process's own group is on a cgroup2 mount that offers
-//! the `cpu`, `memory` and `pids` controllers; else v1, one group in each of the `cpu`,
-//! `memory` and `pids` hierarchies (and `cpuacct`, for the CPU time used, where it is mounted
-//! apart). In v2 a group that holds processes cannot give controllers to groups below it (the
-//! "no internal processes" rule), and this process's own group holds at least this process: so
-//! the agents' groups are made beside it, under its parent (whose controllers its own group's
-//! `cgroup.controllers` shows), or under the root when it is at the root. In v1 they are made
-//! under this process's own group of each hierarchy.
+//! Which cgroup version: v2 when this process's own group is on a cgroup2 mount and the group
+//! the agents' groups go in offers the `cpu`, `memory` and `pids` controllers; else v1, one
+//! group in each of the `cpu`, `memory` and `pids` hierarchies (and `cpuacct`, for the CPU
+//! time used, where it is mounted apart), under this process's own group of each. In v2 a
+//! group that holds processes cannot give controllers to groups below it (the "no internal
+//! processes" rule), and this process's own group holds at least this process: so the agents'
+//! groups are made beside it, under its parent (or under the root, which the rule spares, when
+//! it is at the root), and a controller that parent offers but does not give its children yet
+//! is enabled there (`cgroup.subtree_control`).
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -257,8 +258,16 @@ fn v2_enable(parent: &Path) -> Result<(), String> {
             missing.join(", ")
         ));
     }
+    let file = parent.join("cgroup.subtree_control");
     for c in CONTROLLERS.into_iter().filter(|c| !has(&given, c)) {
-        write(parent, "cgroup.subtree_control", &format!("+{c}"))?;
+        std::fs::write(&file, format!("+{c}")).map_err(|e| {
+            let why = match e.raw_os_error() {
+                // A v2 group that holds processes cannot give controllers to groups below it.
+                Some(libc::EBUSY) => " (it holds processes, as a container's root group may)",
+                _ => "",
+            };
+            format!("cannot enable the controller `{c}` in {}: {e}{why}", file.display())
+        })?;
     }
     Ok(())
 }
