@@ -731,6 +731,38 @@ mod tests {
     }
 
     #[test]
+    fn limits_are_written_in_the_group_s_files() {
+        let limits = Limits { cpus: 0.5, memory: 256 << 20, pids: 20 };
+        let root = tempfile::tempdir().unwrap();
+        let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+        let v2 = Host::V2 { parent: root.path().into() }.group("a b", &limits).unwrap();
+        let dir = root.path().join(format!("arena-{}-a_b", std::process::id()));
+        assert_eq!(v2.dirs(), std::slice::from_ref(&dir));
+        assert_eq!(read(&dir, "cpu.max"), "50000 100000");
+        assert_eq!(read(&dir, "memory.max"), (256u64 << 20).to_string());
+        assert_eq!(read(&dir, "pids.max"), "20");
+        let (cpu, memory, pids) = (root.path().join("cpu"), root.path().join("memory"), root.path().join("pids"));
+        for d in [&cpu, &memory, &pids] {
+            std::fs::create_dir(d).unwrap();
+        }
+        // Swap is limited with memory where the host accounts it apart.
+        let leaf = format!("arena-{}-b", std::process::id());
+        std::fs::create_dir(memory.join(&leaf)).unwrap();
+        std::fs::write(memory.join(&leaf).join("memory.memsw.limit_in_bytes"), "").unwrap();
+        let host = Host::V1 { cpu: cpu.clone(), memory: memory.clone(), pids: pids.clone(), cpuacct: None };
+        let v1 = host.group("b", &limits).unwrap();
+        assert_eq!(v1.dirs(), [cpu.join(&leaf), memory.join(&leaf), pids.join(&leaf)]);
+        assert_eq!(read(&cpu.join(&leaf), "cpu.cfs_quota_us"), "50000");
+        assert_eq!(read(&cpu.join(&leaf), "cpu.cfs_period_us"), "100000");
+        assert_eq!(read(&memory.join(&leaf), "memory.limit_in_bytes"), (256u64 << 20).to_string());
+        assert_eq!(read(&memory.join(&leaf), "memory.memsw.limit_in_bytes"), (256u64 << 20).to_string());
+        assert_eq!(read(&pids.join(&leaf), "pids.max"), "20");
+        // A folder it cannot make is named.
+        let e = Host::V2 { parent: root.path().join("none/such") }.group("c", &limits).unwrap_err();
+        assert!(e.starts_with("cannot make the cgroup ") && e.contains("none/such"), "{e}");
+    }
+
+    #[test]
     fn mountinfo_escapes_are_undone() {
         assert_eq!(unescape("/a\\040b"), "/a b");
         assert_eq!(unescape("/plain"), "/plain");
