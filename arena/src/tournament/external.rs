@@ -254,8 +254,8 @@ struct Watch {
     /// Where the end of its stderr is kept once it has ended (`DIR/stderr/NAME.log`).
     log: PathBuf,
     ended: OnceLock<Ended>,
-    /// A seat has waited for it to end once already, after its client was gone.
-    waited: AtomicBool,
+    /// Until when seats whose client is gone wait for its process to end (set by the first).
+    wait_until: OnceLock<std::time::Instant>,
 }
 
 /// How a launched participant's process ended.
@@ -311,19 +311,15 @@ impl Watch {
     }
 
     /// The error for a seat of it whose client is gone: the limit its process broke, or
-    /// its exit status, with where its stderr is kept. None while it runs (the first seat to
-    /// ask waits up to two seconds for it to end: a killed process's connection may close
-    /// before its end is seen).
+    /// its exit status, with where its stderr is kept. None while it runs: a killed process's
+    /// connection may close before its end is seen, so seats wait for it up to two seconds
+    /// after the first one asked (and no longer once those have passed).
     fn gone(&self) -> Option<AgentError> {
+        let until = *self.wait_until.get_or_init(|| std::time::Instant::now() + Duration::from_secs(2));
         let mut ended = self.poll();
-        if ended.is_none() && !self.waited.swap(true, Ordering::Relaxed) {
-            for _ in 0..100 {
-                std::thread::sleep(Duration::from_millis(20));
-                ended = self.poll();
-                if ended.is_some() {
-                    break;
-                }
-            }
+        while ended.is_none() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+            ended = self.poll();
         }
         let e = ended?;
         let mut detail = format!("{}: {}", self.name, e.ending.describe());
@@ -500,7 +496,7 @@ impl Launch {
             tail,
             reader: Mutex::new(reader),
             ended: OnceLock::new(),
-            waited: AtomicBool::new(false),
+            wait_until: OnceLock::new(),
         });
         let watched = watch.clone();
         let watcher = std::thread::spawn(move || {

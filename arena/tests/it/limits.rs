@@ -32,7 +32,7 @@ fn tournament_with(script: &str, limits: &str) -> (scratch::Scratch, Vec<arena::
     command += script;
     let indented: String = command.lines().map(|l| format!("      {l}\n")).collect();
     let text = format!(
-        "name: limits\nseed: 2\ngames_per_pairing: 4\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 20000\n\
+        "name: limits\nseed: 2\ngames_per_pairing: 4\nconcurrency: 2\nbootstrap: 10\nmove_time_ms: 20000\n\
          isolation: none\nlimits: {limits}\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: rules, bot: \
          rules }}\n  - name: hog\n    command: |\n{indented}games:\n  - {{ game: expedition, preset: no-dice, params: {{ \
          players: 2 }} }}\n"
