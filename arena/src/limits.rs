@@ -187,11 +187,14 @@ impl Host {
         ))
     }
 
-    /// Make a group for one launched process, `name` its folder's (unique among this process's
-    /// groups, as `arena-PID-NAME`), with `limits` written. An error names the file that could
-    /// not be made or written.
+    /// Make a group for one launched process, `name` in its folder's (`arena-PID-N-NAME`, N
+    /// counting this process's groups), with `limits` written. An error names the file that
+    /// could not be made or written.
     pub fn group(&self, name: &str, limits: &Limits) -> Result<Cgroup, String> {
-        let leaf = format!("arena-{}-{}", std::process::id(), name.replace(|c: char| !c.is_ascii_alphanumeric(), "_"));
+        static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = name.replace(|c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_', "_");
+        let leaf = format!("arena-{}-{n}-{name}", std::process::id());
         let mut group = Cgroup { v2: matches!(self, Host::V2 { .. }), dirs: Vec::new(), usage: None, limits: *limits };
         let make = |parent: &Path, group: &mut Cgroup| -> Result<PathBuf, String> {
             let dir = parent.join(&leaf);
@@ -736,26 +739,26 @@ mod tests {
         let root = tempfile::tempdir().unwrap();
         let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
         let v2 = Host::V2 { parent: root.path().into() }.group("a b", &limits).unwrap();
-        let dir = root.path().join(format!("arena-{}-a_b", std::process::id()));
-        assert_eq!(v2.dirs(), std::slice::from_ref(&dir));
-        assert_eq!(read(&dir, "cpu.max"), "50000 100000");
-        assert_eq!(read(&dir, "memory.max"), (256u64 << 20).to_string());
-        assert_eq!(read(&dir, "pids.max"), "20");
+        let [dir] = v2.dirs() else { panic!("one folder in v2: {:?}", v2.dirs()) };
+        let leaf = dir.file_name().unwrap().to_str().unwrap();
+        assert!(leaf.starts_with(&format!("arena-{}-", std::process::id())) && leaf.ends_with("-a_b"), "{leaf}");
+        assert_eq!(read(dir, "cpu.max"), "50000 100000");
+        assert_eq!(read(dir, "memory.max"), (256u64 << 20).to_string());
+        assert_eq!(read(dir, "pids.max"), "20");
         let (cpu, memory, pids) = (root.path().join("cpu"), root.path().join("memory"), root.path().join("pids"));
         for d in [&cpu, &memory, &pids] {
             std::fs::create_dir(d).unwrap();
         }
-        // Swap is limited with memory where the host accounts it apart.
-        let leaf = format!("arena-{}-b", std::process::id());
-        std::fs::create_dir(memory.join(&leaf)).unwrap();
-        std::fs::write(memory.join(&leaf).join("memory.memsw.limit_in_bytes"), "").unwrap();
         let host = Host::V1 { cpu: cpu.clone(), memory: memory.clone(), pids: pids.clone(), cpuacct: None };
         let v1 = host.group("b", &limits).unwrap();
+        let leaf = v1.dirs()[0].file_name().unwrap().to_owned();
         assert_eq!(v1.dirs(), [cpu.join(&leaf), memory.join(&leaf), pids.join(&leaf)]);
+        assert!(leaf.to_str().unwrap().ends_with("-b"));
         assert_eq!(read(&cpu.join(&leaf), "cpu.cfs_quota_us"), "50000");
         assert_eq!(read(&cpu.join(&leaf), "cpu.cfs_period_us"), "100000");
         assert_eq!(read(&memory.join(&leaf), "memory.limit_in_bytes"), (256u64 << 20).to_string());
-        assert_eq!(read(&memory.join(&leaf), "memory.memsw.limit_in_bytes"), (256u64 << 20).to_string());
+        // Swap is limited with memory only where the host accounts it apart (it has the file).
+        assert!(!memory.join(&leaf).join("memory.memsw.limit_in_bytes").exists());
         assert_eq!(read(&pids.join(&leaf), "pids.max"), "20");
         // A folder it cannot make is named.
         let e = Host::V2 { parent: root.path().join("none/such") }.group("c", &limits).unwrap_err();

@@ -146,6 +146,26 @@ fn a_group_is_removed_with_what_was_left_in_it() {
     let group = host.group("leftovers-test", &Limits::default()).unwrap();
     let dirs = group.dirs().to_vec();
     assert!(!dirs.is_empty() && dirs.iter().all(|d| d.is_dir()), "{dirs:?}");
+    // The kernel took the default limits (v1's files, or v2's), swap with memory where it is
+    // accounted apart.
+    let mut seen = Vec::new();
+    for d in &dirs {
+        for (file, value) in [
+            ("cpu.cfs_quota_us", "100000"),
+            ("cpu.max", "100000 100000"),
+            ("memory.limit_in_bytes", "1073741824"),
+            ("memory.memsw.limit_in_bytes", "1073741824"),
+            ("memory.max", "1073741824"),
+            ("memory.swap.max", "0"),
+            ("pids.max", "64"),
+        ] {
+            if let Ok(text) = std::fs::read_to_string(d.join(file)) {
+                assert_eq!(text.trim(), value, "{}", d.join(file).display());
+                seen.push(file);
+            }
+        }
+    }
+    assert!(seen.len() >= 3, "the cpu, memory and pids limits: {seen:?}");
     let mut cmd = Command::new("sh");
     cmd.args(["-c", "sleep 100 & sleep 100 & exit 0"]);
     group.join_on_spawn(&mut cmd);
