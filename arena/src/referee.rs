@@ -4,7 +4,8 @@
 //! A seat answers a decision with an action, or fails to (it crashed, its client
 //! disconnected, nothing came in time). [`Referee::judge`] takes that answer with the time it
 //! took and rules: the action is played, or the seat is at fault — `timeout`, `illegal`,
-//! `crash`, `disconnected` (and, outside a move, `resigned`, `idle`) — and the policy applies:
+//! `crash`, `disconnected` (and, outside a move, `resigned`, `idle`; for a launched
+//! participant whose process broke a limit, `memory limit`, `process count`) — and the policy applies:
 //! it forfeits (the game ends, the seat last and every other seat first) or a random legal
 //! action is played for it. Verdicts are kept one per seat and kind, with a count.
 //!
@@ -46,11 +47,26 @@ pub enum Fault {
     Resigned,
     /// No seat acted for the server's idle limit: the seat to move is blamed.
     Idle,
+    /// A launched participant's processes used more than their memory limit (the kernel's
+    /// OOM killer ended one: see `crate::limits`).
+    #[serde(rename = "memory limit")]
+    MemoryLimit,
+    /// A launched participant tried to have more processes than its limit.
+    #[serde(rename = "process count")]
+    ProcessCount,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 6] =
-        [Fault::Timeout, Fault::Illegal, Fault::Crash, Fault::Disconnected, Fault::Resigned, Fault::Idle];
+    pub const ALL: [Fault; 8] = [
+        Fault::Timeout,
+        Fault::Illegal,
+        Fault::Crash,
+        Fault::Disconnected,
+        Fault::Resigned,
+        Fault::Idle,
+        Fault::MemoryLimit,
+        Fault::ProcessCount,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -60,6 +76,8 @@ impl Fault {
             Fault::Disconnected => "disconnected",
             Fault::Resigned => "resigned",
             Fault::Idle => "idle",
+            Fault::MemoryLimit => "memory limit",
+            Fault::ProcessCount => "process count",
         }
     }
 
@@ -396,10 +414,11 @@ impl Referee {
     }
 
     /// `seat` is at fault: the verdict is kept (counted with the same seat's earlier ones of
-    /// the kind) and the policy applies. Resigning and idling always forfeit.
+    /// the kind) and the policy applies. Resigning, idling and breaking a launched process's
+    /// limit (its process is gone) always forfeit.
     pub fn fault(&mut self, game: &dyn AnyGame, seat: usize, at_move: usize, kind: Fault, detail: String) -> Ruling {
         let policy = match kind {
-            Fault::Resigned | Fault::Idle => Policy::Forfeit,
+            Fault::Resigned | Fault::Idle | Fault::MemoryLimit | Fault::ProcessCount => Policy::Forfeit,
             _ => self.policy,
         };
         tracing::debug!(seat, kind = kind.name(), policy = policy.name(), "verdict: {detail}");
@@ -472,6 +491,8 @@ pub fn no_answer(e: AgentError) -> NoAnswer {
         AgentError::TimedOut(m) => (Fault::Timeout, m),
         AgentError::Idle(m) => (Fault::Idle, m),
         AgentError::Resigned(m) => (Fault::Resigned, m),
+        AgentError::MemoryLimit(m) => (Fault::MemoryLimit, m),
+        AgentError::ProcessCount(m) => (Fault::ProcessCount, m),
     }
 }
 

@@ -10,8 +10,10 @@
 //!   folder, the folders it is given to write, and the network (it plays over the arena's
 //!   server on 127.0.0.1).
 //!
-//! A later step adds what a stranger's program needs besides (cgroups, limits, no network but
-//! the arena's connection); each is one more argument of the builder.
+//! What it may use (CPU, memory, processes) is limited apart, by a cgroup of its own
+//! (`crate::limits`), with or without this sandbox. A later step adds what a stranger's
+//! program needs besides (no network but the arena's connection); each is one more argument of
+//! the builder.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};

@@ -20,6 +20,11 @@ pub enum AgentError {
     Idle(String),
     /// It gave the game up (a client's `Resign`).
     Resigned(String),
+    /// Its process (one the arena launched) used more than its memory limit, and is gone.
+    MemoryLimit(String),
+    /// Its process (one the arena launched) tried to have more processes than its limit, and
+    /// is gone.
+    ProcessCount(String),
 }
 
 impl fmt::Display for AgentError {
@@ -29,7 +34,9 @@ impl fmt::Display for AgentError {
             | AgentError::Disconnected(m)
             | AgentError::TimedOut(m)
             | AgentError::Idle(m)
-            | AgentError::Resigned(m) => f.write_str(m),
+            | AgentError::Resigned(m)
+            | AgentError::MemoryLimit(m)
+            | AgentError::ProcessCount(m) => f.write_str(m),
         }
     }
 }

@@ -16,6 +16,7 @@
 //! until_error_elo: 20       # optional: games to the widest intervals, until all are ±20 Elo
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
 //! isolation: bwrap          # launched participants in a sandbox (default), or `none`
+//! limits: { cpus: 1, memory: 1GiB, pids: 64 }  # each launched participant's cgroup, or `none`
 //! participants:
 //!   - { name: random, bot: random }
 //!   - { name: strong, bot: "mcts:iterations=2000,c=0.7", move_time_ms: 2000 }
@@ -222,6 +223,10 @@ pub struct TournamentConfig {
     /// How the participants the arena launches are confined: `bwrap` (the default) or `none`.
     #[serde(default)]
     pub isolation: Isolation,
+    /// What each launched participant may use (CPU, memory, processes), in a cgroup of its
+    /// own (`crate::limits`); `None` (`limits: none`) launches them unlimited.
+    #[serde(default = "default_limits", with = "crate::limits::setting")]
+    pub limits: Option<crate::limits::Limits>,
     /// How long to wait for every external participant to connect, in seconds.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_s: u64,
@@ -257,6 +262,10 @@ pub struct TournamentConfig {
 
 fn default_name() -> String {
     "tournament".into()
+}
+
+fn default_limits() -> Option<crate::limits::Limits> {
+    Some(crate::limits::Limits::default())
 }
 
 fn default_listen() -> String {
@@ -398,6 +407,9 @@ impl TournamentConfig {
             return Err(mistake("clock.base_ms", "must be above 0"));
         }
         self.listen.parse::<std::net::SocketAddr>().map_err(|e| mistake("listen", e.to_string()))?;
+        if let Some(limits) = &self.limits {
+            limits.check().map_err(|(field, what)| mistake(format!("limits.{field}"), what))?;
+        }
         Ok(())
     }
 
@@ -1078,5 +1090,41 @@ mod tests {
             e,
             "t line 5: field `games[0]`: expedition for 3 players needs at least 3 participants (there are 2)"
         );
+    }
+
+    #[test]
+    fn limits_are_read_with_defaults_and_refused_by_field() {
+        use crate::limits::Limits;
+        let base = "games_per_pairing: 1\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, command: ./bot }\ngames: [{game: journey}]\n";
+        let read = |limits: &str| TournamentConfig::parse("t.yaml", &format!("{base}{limits}"));
+        assert_eq!(read("").unwrap().limits, Some(Limits::default()));
+        assert_eq!(read("limits: none\n").unwrap().limits, None);
+        assert_eq!(
+            read("limits: { cpus: 0.5, memory: 512MiB }\n").unwrap().limits,
+            Some(Limits { cpus: 0.5, memory: 512 << 20, pids: 64 })
+        );
+        assert_eq!(
+            read("limits:\n  memory: 2147483648\n  pids: 10\n  cpus: 2\n").unwrap().limits,
+            Some(Limits { cpus: 2.0, memory: 2 << 30, pids: 10 })
+        );
+        // Written for a resumed run, read back the same.
+        let c = read("limits: { cpus: 0.25, memory: 3GiB, pids: 9 }\n").unwrap();
+        let again = TournamentConfig::parse("t.yaml", &serde_yaml::to_string(&c).unwrap()).unwrap();
+        assert_eq!(again.limits, c.limits);
+        let none = read("limits: none\n").unwrap();
+        assert_eq!(TournamentConfig::parse("t.yaml", &serde_yaml::to_string(&none).unwrap()).unwrap().limits, None);
+        for (limits, field, says) in [
+            ("limits: { memory: 1GB }\n", "limits.memory", "`1GB` is not a size"),
+            ("limits: { memory: 1000 }\n", "limits.memory", "at least 1 MiB"),
+            ("limits: { cpus: 0 }\n", "limits.cpus", "at least 0.01"),
+            ("limits: { cpus: many }\n", "limits.cpus", "invalid type"),
+            ("limits: { pids: 0 }\n", "limits.pids", "at least 1 process"),
+            ("limits: { pids: -3 }\n", "limits.pids", "invalid type"),
+            ("limits: { disk: 1GiB }\n", "limits", "unknown field `disk`"),
+            ("limits: off\n", "limits", "write `none`, or limits"),
+        ] {
+            let e = read(limits).unwrap_err();
+            assert!(e.starts_with(&format!("t.yaml line 6: field `{field}`: ")) && e.contains(says), "{limits}: {e}");
+        }
     }
 }

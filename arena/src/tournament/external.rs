@@ -9,21 +9,30 @@
 //! per-move limit or clock bounds (verdict `idle`: a stalled client never stalls the run).
 //! A launched command that exits before it connects fails the start at once, with its exit
 //! status and the end of what it wrote on stderr (passed on to the arena's stderr as it comes).
+//!
+//! Each launched command runs in a cgroup of its own with the tournament's `limits` (CPU,
+//! memory, processes: see [`crate::limits`]; none with `limits: none`), joined before it runs
+//! anything. A command whose process ends during the run is watched: what is left of it is
+//! killed, the last [`STDERR_TAIL`] bytes of its stderr are kept in the run's directory
+//! (`stderr/NAME.log`), and each of its games from then on ends with a verdict that says why —
+//! `memory limit`, `process count`, or `disconnected` naming its exit status — while the
+//! tournament goes on.
 
 use super::Tournament;
 use super::config::{Isolation, Participant};
 use super::run::AgentFactory;
+use crate::limits::{self, Cgroup, Ending};
 use crate::sandbox::{self, Sandbox};
 use crate::server::session::{RemoteAgent, Session};
 use crate::server::{self, Running, ServerConfig};
-use bots::Agent;
-use engine::core::AnySpec;
+use bots::{Agent, AgentError, SeatView};
+use engine::core::{ActionId, AnySpec, Outcome, Seat};
 use std::collections::{HashMap, VecDeque};
 use std::io::{Read, Write};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// The server and processes of a tournament's external participants.
@@ -32,6 +41,10 @@ pub struct Externals {
     server: Option<Running>,
     children: Vec<Launched>,
     sessions: HashMap<usize, Arc<Session>>,
+    /// The launched participants' processes, by participant.
+    watches: HashMap<usize, Arc<Watch>>,
+    /// Set when the tournament stops: the watching threads end.
+    stopping: Arc<AtomicBool>,
     next_match: AtomicU64,
     /// The tournament's idle limit.
     idle: Option<Duration>,
@@ -47,14 +60,26 @@ impl Externals {
         if external.is_empty() {
             return Ok(None);
         }
-        // Every launch is ready (its sandbox checked) before the server starts.
+        // Every launch is ready (its sandbox checked, its cgroup made) before the server starts.
+        let launched_any = external.iter().any(|&p| t.config.participants[p].command.is_some());
+        let host = match t.config.limits {
+            Some(limits) if launched_any => Some((limits::Host::find().map_err(|e| no_limits(&e, dir))?, limits)),
+            _ => None,
+        };
         let mut launches = Vec::new();
         for &p in &external {
             let part = &t.config.participants[p];
             if let Some(command) = &part.command {
                 let launch = Launch::new(part, command, t.config.isolation, dir)
                     .map_err(|e| format!("participant `{}`: {e}", part.name))?;
-                launches.push(launch);
+                let group = match &host {
+                    Some((host, limits)) => Some(
+                        host.group(&part.name, limits)
+                            .map_err(|e| no_limits(&format!("participant `{}`: {e}", part.name), dir))?,
+                    ),
+                    None => None,
+                };
+                launches.push((p, launch, group));
             }
         }
         let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -80,11 +105,14 @@ impl Externals {
             server: Some(running),
             children: Vec::new(),
             sessions: HashMap::new(),
+            watches: HashMap::new(),
+            stopping: Arc::new(AtomicBool::new(false)),
             next_match: AtomicU64::new(1),
             idle: crate::referee::limit_ms(t.config.idle_ms),
         };
-        for launch in &launches {
-            let launched = launch.spawn(&url)?;
+        for (p, launch, group) in launches {
+            let launched = launch.spawn(&url, group, dir, ext.stopping.clone())?;
+            ext.watches.insert(p, launched.watch.clone());
             ext.children.push(launched);
         }
         for &p in &external {
@@ -138,7 +166,11 @@ impl Externals {
                 let match_id = format!("tournament-{}", ext.next_match.fetch_add(1, Ordering::Relaxed));
                 let handle = ext.runtime.handle().clone();
                 let agent = RemoteAgent::new(session.clone(), match_id, spec, hub.next_request.clone(), handle)?;
-                Ok(Box::new(agent.with_idle(ext.idle)))
+                let agent = Box::new(agent.with_idle(ext.idle));
+                match ext.watches.get(&p) {
+                    Some(watch) => Ok(Box::new(Seated { agent, watch: watch.clone() })),
+                    None => Ok(agent),
+                }
             }
             (None, None) => Err(format!("participant {p} plays over the Play stream, and no server is running")),
         }
@@ -149,21 +181,15 @@ impl Externals {
         if let Some(s) = self.server.take() {
             let _ = self.runtime.block_on(s.stop());
         }
-        for Launched { name, child, .. } in &mut self.children {
-            // A client whose stream ended should exit; one that does not is stopped.
-            for _ in 0..50 {
-                if let Ok(Some(_)) = child.try_wait() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
+        self.stopping.store(true, Ordering::Relaxed);
+        for launched in &mut self.children {
+            if let Some(w) = launched.watcher.take() {
+                let _ = w.join();
             }
-            if let Ok(None) = child.try_wait() {
-                tracing::warn!("participant `{name}` did not exit with the tournament: stopping it");
-                let _ = child.kill();
-                let _ = child.wait();
-            }
+            launched.watch.stop();
         }
         self.children.clear();
+        self.watches.clear();
     }
 }
 
@@ -173,26 +199,98 @@ impl Drop for Externals {
     }
 }
 
-/// How much of a launched command's stderr is kept, to tell why it ended.
-const STDERR_TAIL: usize = 2000;
+/// How much of a launched command's stderr is kept, to tell why it ended (the last 4 KiB).
+const STDERR_TAIL: usize = 4096;
 
-/// A launched participant: its process, and the end of its stderr.
+/// The error for a host where the launched participants' cgroups cannot be made: what is
+/// missing, and how to opt out.
+fn no_limits(e: &str, dir: &Path) -> String {
+    format!(
+        "{e}. Launched participants run with limits (CPU, memory, processes) in a cgroup of their own; \
+         run as root or in a delegated cgroup v2 group, or to launch them without limits (see \
+         docs/tournaments.md), set `limits: none` in the tournament file (or `--set limits=none`; to resume \
+         this run so, in {})",
+        dir.join(super::log::CONFIG_FILE).display()
+    )
+}
+
+/// A launched participant: its process, watched by a thread of its own until it ends.
 struct Launched {
-    name: String,
-    child: Child,
-    tail: Arc<Mutex<VecDeque<u8>>>,
-    reader: Option<std::thread::JoinHandle<()>>,
+    watch: Arc<Watch>,
+    watcher: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Launched {
     /// The error to fail with if it exited without having connected (its name not held).
     fn exited_unconnected(&mut self, hub: &server::Hub, url: &str) -> Option<String> {
-        let status = self.child.try_wait().ok().flatten()?;
-        if hub.session(&self.name).is_some() {
+        let ended = self.watch.poll()?;
+        if hub.session(&self.watch.name).is_some() {
             return None;
         }
-        // Its stderr ends with it (unless something it started holds it: then not for long).
-        if let Some(r) = self.reader.take() {
+        let said = match ended.stderr.is_empty() {
+            true => "it wrote nothing on stderr".to_string(),
+            false => format!("the end of its stderr:\n{}", ended.stderr),
+        };
+        let why = match &ended.ending {
+            Ending::Exited(_) => String::new(),
+            limit => format!(", it {}", limit.describe()),
+        };
+        Some(format!(
+            "participant `{}` exited ({}){why} before it connected to {url}; {said}",
+            self.watch.name, ended.status
+        ))
+    }
+}
+
+/// A launched participant's process as the tournament watches it: its group, the end of its
+/// stderr, and once it has ended, how.
+struct Watch {
+    name: String,
+    child: Mutex<Child>,
+    /// Its cgroup (none with `limits: none`); removed when the tournament stops.
+    group: Mutex<Option<Cgroup>>,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+    reader: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// Where the end of its stderr is kept once it has ended (`DIR/stderr/NAME.log`).
+    log: PathBuf,
+    ended: OnceLock<Ended>,
+    /// Until when seats whose client is gone wait for its process to end (set by the first).
+    wait_until: OnceLock<std::time::Instant>,
+}
+
+/// How a launched participant's process ended.
+struct Ended {
+    status: ExitStatus,
+    ending: Ending,
+    /// The CPU time its group used, where the host tells it.
+    cpu: Option<Duration>,
+    /// The end of its stderr, as text.
+    stderr: String,
+}
+
+impl Watch {
+    /// How it ended, if it has: the first time it is seen ended, what is left in its group is
+    /// killed, why it ended is read from the group, and the end of its stderr is kept in the
+    /// log file.
+    fn poll(&self) -> Option<&Ended> {
+        if let Some(e) = self.ended.get() {
+            return Some(e);
+        }
+        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+        let status = child.try_wait().ok().flatten()?;
+        if let Some(e) = self.ended.get() {
+            return Some(e);
+        }
+        let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
+        let ending = group.as_ref().map_or_else(|| Ending::Exited(status.to_string()), |g| g.ending(status));
+        let cpu = group.as_ref().and_then(Cgroup::cpu_used);
+        if let Some(g) = group.as_ref() {
+            g.kill_all();
+        }
+        drop(group);
+        // Its stderr ends with it (unless something it started outside a group holds it: then
+        // not for long).
+        if let Some(r) = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take() {
             for _ in 0..50 {
                 if r.is_finished() {
                     let _ = r.join();
@@ -201,15 +299,98 @@ impl Launched {
                 std::thread::sleep(Duration::from_millis(10));
             }
         }
-        let tail = self.tail.lock().unwrap_or_else(|p| p.into_inner());
-        let text = String::from_utf8_lossy(&tail.iter().copied().collect::<Vec<u8>>()).trim().to_string();
-        let said = match text.is_empty() {
-            true => "it wrote nothing on stderr".to_string(),
-            false => format!("the end of its stderr:\n{text}"),
-        };
-        Some(format!("participant `{}` exited ({status}) before it connected to {url}; {said}", self.name))
+        let tail: Vec<u8> = self.tail.lock().unwrap_or_else(|p| p.into_inner()).iter().copied().collect();
+        let kept =
+            self.log.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&self.log, &tail));
+        if let Err(e) = kept {
+            tracing::warn!("cannot keep the end of `{}`'s stderr in {}: {e}", self.name, self.log.display());
+        }
+        let stderr = String::from_utf8_lossy(&tail).trim().to_string();
+        drop(child);
+        Some(self.ended.get_or_init(|| Ended { status, ending, cpu, stderr }))
+    }
+
+    /// The error for a seat of it whose client is gone: the limit its process broke, or
+    /// its exit status, with where its stderr is kept. None while it runs: a killed process's
+    /// connection may close before its end is seen, so seats wait for it up to two seconds
+    /// after the first one asked (and no longer once those have passed).
+    fn gone(&self) -> Option<AgentError> {
+        let until = *self.wait_until.get_or_init(|| std::time::Instant::now() + Duration::from_secs(2));
+        let mut ended = self.poll();
+        while ended.is_none() && std::time::Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+            ended = self.poll();
+        }
+        let e = ended?;
+        let mut detail = format!("{}: {}", self.name, e.ending.describe());
+        if let Some(cpu) = e.cpu {
+            detail += &format!(" after {:.1} s of CPU time", cpu.as_secs_f64());
+        }
+        if e.stderr.is_empty() {
+            detail += "; it wrote nothing on stderr";
+        } else {
+            detail += &format!("; the end of its stderr is kept in {}", self.log.display());
+        }
+        Some(match e.ending {
+            Ending::Memory { .. } => AgentError::MemoryLimit(detail),
+            Ending::Processes { .. } => AgentError::ProcessCount(detail),
+            Ending::Exited(_) => AgentError::Disconnected(detail),
+        })
+    }
+
+    /// The tournament is over: a process whose client's stream ended should exit; one that
+    /// does not within a second is stopped. Its group is then removed.
+    fn stop(&self) {
+        for _ in 0..50 {
+            if self.poll().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        if self.poll().is_none() {
+            tracing::warn!("participant `{}` did not exit with the tournament: stopping it", self.name);
+            let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = child.kill();
+            let _ = child.wait();
+            drop(child);
+            self.poll();
+        }
+        drop(self.group.lock().unwrap_or_else(|p| p.into_inner()).take());
     }
 }
+
+/// A launched participant's seat: its remote agent, whose disconnection is told as why its
+/// process ended, once it has.
+struct Seated {
+    agent: Box<dyn Agent>,
+    watch: Arc<Watch>,
+}
+
+impl Agent for Seated {
+    fn name(&self) -> &str {
+        self.agent.name()
+    }
+
+    fn act(&mut self, view: &SeatView) -> Result<ActionId, AgentError> {
+        match self.agent.act(view) {
+            Err(AgentError::Disconnected(m)) => Err(self.watch.gone().unwrap_or(AgentError::Disconnected(m))),
+            answer => answer,
+        }
+    }
+
+    fn game_over(&mut self, seat: Seat, outcome: &Outcome) {
+        self.agent.game_over(seat, outcome)
+    }
+
+    fn ended(&mut self, seat: Seat, outcome: &Outcome, account: &dyn std::any::Any) {
+        self.agent.ended(seat, outcome, account)
+    }
+
+    fn answers_in_time(&self) -> bool {
+        self.agent.answers_in_time()
+    }
+}
+
 /// A participant's command, ready to launch: its words (`sh -c COMMAND`, in its sandbox, after
 /// the operator's `sandbox` words if it has some).
 struct Launch {
@@ -253,9 +434,17 @@ impl Launch {
         Ok(Launch { name: part.name.clone(), command: command.to_string(), prefix, sandbox })
     }
 
-    /// Start it, its environment the arena's without a secret, plus where to connect and its
-    /// name; its stderr passed on to the arena's, the end of it kept.
-    fn spawn(&self, url: &str) -> Result<Launched, String> {
+    /// Start it in its cgroup `group` (if it has one), its environment the arena's without a
+    /// secret, plus where to connect and its name; its stderr passed on to the arena's, the end
+    /// of it kept (in `dir`'s `stderr/NAME.log` once it has ended); watched by a thread until
+    /// it ends or `stopping` is set.
+    fn spawn(
+        self,
+        url: &str,
+        group: Option<Cgroup>,
+        dir: &Path,
+        stopping: Arc<AtomicBool>,
+    ) -> Result<Launched, String> {
         let words = ["sh".to_string(), "-c".to_string(), self.command.clone()];
         let mut cmd = match &self.sandbox {
             Some(sandbox) => {
@@ -272,6 +461,9 @@ impl Launch {
             if var.to_str().is_none_or(sandbox::is_secret) {
                 cmd.env_remove(&var);
             }
+        }
+        if let Some(g) = &group {
+            g.join_on_spawn(&mut cmd);
         }
         let mut child = cmd
             .env("ARENA_SERVER", url)
@@ -296,7 +488,23 @@ impl Launch {
                 }
             })
         });
-        Ok(Launched { name: self.name.clone(), child, tail, reader })
+        let watch = Arc::new(Watch {
+            log: dir.join("stderr").join(format!("{}.log", self.name)),
+            name: self.name,
+            child: Mutex::new(child),
+            group: Mutex::new(group),
+            tail,
+            reader: Mutex::new(reader),
+            ended: OnceLock::new(),
+            wait_until: OnceLock::new(),
+        });
+        let watched = watch.clone();
+        let watcher = std::thread::spawn(move || {
+            while !stopping.load(Ordering::Relaxed) && watched.poll().is_none() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        });
+        Ok(Launched { watch, watcher: Some(watcher) })
     }
 }
 

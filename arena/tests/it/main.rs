@@ -9,6 +9,7 @@ mod file_errors;
 mod hostile;
 mod inert;
 mod ladder;
+mod limits;
 mod python;
 mod referee;
 mod server;

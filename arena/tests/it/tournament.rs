@@ -364,7 +364,7 @@ fn external_participants_play_over_the_play_stream() {
     let text = format!(
         // (Unconfined, so that a plain `cargo test` needs no bubblewrap: the sandbox's own tests
         // are the ignored ones below, which .ci/run runs.)
-        "name: external\nseed: 3\ngames_per_pairing: 4\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 10000\nisolation: none\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: launched, command: \"{bin} bot rules --server $ARENA_SERVER --name $ARENA_NAME\" }}\n  - {{ name: visitor, connect: true }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: classic }}\n"
+        "name: external\nseed: 3\ngames_per_pairing: 4\nconcurrency: 2\nbootstrap: 100\nmove_time_ms: 10000\nisolation: none\nlimits: none\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: launched, command: \"{bin} bot rules --server $ARENA_SERVER --name $ARENA_NAME\" }}\n  - {{ name: visitor, connect: true }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n  - {{ game: journey, preset: classic }}\n"
     );
     let file = temp_dir("external.yaml");
     std::fs::write(&file, text).unwrap();
@@ -602,7 +602,7 @@ fn a_launched_participant_cannot_learn_the_deal_secret() {
 fn deals_with_an_external_participant_follow_a_secret_of_the_run() {
     let bin = env!("CARGO_BIN_EXE_arena");
     let text = format!(
-        "name: secret\nseed: 5\ngames_per_pairing: 3\nconcurrency: 1\nbootstrap: 50\nmove_time_ms: 10000\nisolation: none\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: visitor, command: \"{bin} bot random --server $ARENA_SERVER --name $ARENA_NAME\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n"
+        "name: secret\nseed: 5\ngames_per_pairing: 3\nconcurrency: 1\nbootstrap: 50\nmove_time_ms: 10000\nisolation: none\nlimits: none\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: visitor, command: \"{bin} bot random --server $ARENA_SERVER --name $ARENA_NAME\" }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n"
     );
     let file = temp_dir("secret.yaml");
     std::fs::write(&file, text).unwrap();
@@ -740,7 +740,7 @@ fn a_launched_participant_that_exits_before_it_connects_fails_the_start_at_once_
     // The start must not wait out the connect timeout (before, it did, and said only that).
     std::fs::write(
         &file,
-        "games_per_pairing: 1\nisolation: none\nconnect_timeout_s: 60\nparticipants:\n  - { name: a, bot: random }\n  - \
+        "games_per_pairing: 1\nisolation: none\nlimits: none\nconnect_timeout_s: 60\nparticipants:\n  - { name: a, bot: random }\n  - \
          { name: quitter, command: \"echo no model file here >&2; exit 7\" }\ngames: [{game: expedition, preset: \
          no-dice}]\n",
     )
