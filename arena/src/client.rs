@@ -127,7 +127,10 @@ impl Bots {
             }
             (_, None) => return Err("a decision request without an observation".into()),
         };
-        let budget = Budget { per_move: crate::referee::limit_ms(r.time_left_ms.into()) };
+        let budget = Budget {
+            per_move: crate::referee::limit_ms(r.time_left_ms.into()),
+            bank: crate::referee::limit_ms(r.bank_left_ms.into()),
+        };
         let view = SeatView::wire(&wire, Seat(r.seat as u8), &ids, budget);
         let mut agent = agent.lock().expect("agent");
         agent.act(&view).map_err(|e| e.to_string())

@@ -135,6 +135,8 @@ pub enum Limit {
     PerMove(Duration),
     /// What was left on the seat's game clock (less than any per-move limit).
     Clock(Duration),
+    /// The seat's per-move limit and what was left in its overage bank: a move may take both.
+    Bank { per_move: Duration, left: Duration },
     /// No seat acted for this long.
     Idle(Duration),
 }
@@ -144,6 +146,12 @@ impl std::fmt::Display for Limit {
         match self {
             Limit::PerMove(d) => write!(f, "the {} ms per-move limit", d.as_millis()),
             Limit::Clock(d) => write!(f, "the {} ms left on its clock", d.as_millis()),
+            Limit::Bank { per_move, left } => write!(
+                f,
+                "the {} ms per-move limit and the {} ms left in its bank",
+                per_move.as_millis(),
+                left.as_millis()
+            ),
             Limit::Idle(d) => write!(f, "the {} ms idle limit", d.as_millis()),
         }
     }
@@ -153,6 +161,7 @@ impl Limit {
     pub fn duration(self) -> Duration {
         match self {
             Limit::PerMove(d) | Limit::Clock(d) | Limit::Idle(d) => d,
+            Limit::Bank { per_move, left } => per_move + left,
         }
     }
 
@@ -283,16 +292,21 @@ pub struct Clock {
     pub increment: Duration,
 }
 
-/// How long a seat may think: per move, and on a game clock.
+/// How long a seat may think: per move, on a game clock, and with an overage bank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeControl {
     pub per_move: Option<Duration>,
     pub clock: Option<Clock>,
+    /// An overage bank (Kaggle's `remainingOverageTime`), with a per-move limit: a move may
+    /// take its per-move limit and what is left in the bank; the time past the limit is drawn
+    /// from the bank, and `increment` is added to it after each of the seat's moves. `base` is
+    /// what it holds at the start.
+    pub bank: Option<Clock>,
 }
 
 impl TimeControl {
     pub fn per_move(limit: Option<Duration>) -> TimeControl {
-        TimeControl { per_move: limit, clock: None }
+        TimeControl { per_move: limit, clock: None, bank: None }
     }
 
     /// Is there any limit at all?
@@ -308,6 +322,8 @@ pub struct Referee {
     controls: Vec<TimeControl>,
     /// Time left on each seat's clock.
     clocks: Vec<Option<Duration>>,
+    /// Time left in each seat's overage bank.
+    banks: Vec<Option<Duration>>,
     pub policy: Policy,
     /// Random moves are drawn from this and the move number (replayable).
     seed: u64,
@@ -329,7 +345,8 @@ impl Referee {
     /// A time control per seat.
     pub fn with_controls(controls: Vec<TimeControl>, policy: Policy, seed: u64) -> Referee {
         let clocks = controls.iter().map(|c| c.clock.map(|c| c.base)).collect();
-        Referee { controls, clocks, policy, seed, verdicts: Vec::new() }
+        let banks = controls.iter().map(|c| c.bank.map(|b| b.base)).collect();
+        Referee { controls, clocks, banks, policy, seed, verdicts: Vec::new() }
     }
 
     fn control(&self, seat: usize) -> TimeControl {
@@ -343,19 +360,42 @@ impl Referee {
         }
     }
 
-    /// How long `seat` may think on its next move: its per-move limit, or what is left on its
-    /// clock, whichever is less.
+    /// What is left in `seat`'s overage bank, if it has one.
+    pub fn bank_left(&self, seat: usize) -> Option<Duration> {
+        match self.banks.get(seat) {
+            Some(left) => *left,
+            None => self.control(seat).bank.map(|b| b.base),
+        }
+    }
+
+    /// How long `seat` may think on its next move: its per-move limit (and what is left in its
+    /// bank), or what is left on its clock, whichever is less.
     pub fn allowed(&self, seat: usize) -> Option<Duration> {
         self.limit(seat).map(Limit::duration)
     }
 
-    /// The limit of `seat`'s next move, and which one it is: its per-move limit, or what is
-    /// left on its clock when that is less (or the same).
+    /// What an agent is told of `seat`'s next move: the time it may take in all, and how much
+    /// of that is its bank's (to be drawn on only when needed).
+    pub fn budget(&self, seat: usize) -> Budget {
+        let bank = match self.limit(seat) {
+            Some(Limit::Bank { left, .. }) => Some(left),
+            _ => None,
+        };
+        Budget { per_move: self.allowed(seat), bank }
+    }
+
+    /// The limit of `seat`'s next move, and which one it is: its per-move limit (with what is
+    /// left in its bank, if it has one), or what is left on its clock when that is less (or
+    /// the same).
     pub fn limit(&self, seat: usize) -> Option<Limit> {
-        match (self.control(seat).per_move, self.clock_left(seat)) {
-            (Some(a), Some(b)) if a < b => Some(Limit::PerMove(a)),
+        let per_move = self.control(seat).per_move.map(|p| match self.bank_left(seat) {
+            Some(left) => Limit::Bank { per_move: p, left },
+            None => Limit::PerMove(p),
+        });
+        match (per_move, self.clock_left(seat)) {
+            (Some(a), Some(b)) if a.duration() < b => Some(a),
             (_, Some(b)) => Some(Limit::Clock(b)),
-            (a, None) => a.map(Limit::PerMove),
+            (a, None) => a,
         }
     }
 
@@ -395,12 +435,21 @@ impl Referee {
             Ok(a) => {
                 let legal = legal_of(game);
                 if legal.contains(&a) {
-                    if let Some(clock) = self.control(seat).clock {
+                    let control = self.control(seat);
+                    if let Some(clock) = control.clock {
                         if self.clocks.len() <= seat {
                             self.clocks.resize_with(seat + 1, || Some(clock.base));
                         }
                         let left = self.clocks[seat].unwrap_or(clock.base);
                         self.clocks[seat] = Some(left.saturating_sub(took) + clock.increment);
+                    }
+                    if let (Some(bank), Some(per_move)) = (control.bank, control.per_move) {
+                        if self.banks.len() <= seat {
+                            self.banks.resize_with(seat + 1, || Some(bank.base));
+                        }
+                        // The time past the per-move limit is the bank's.
+                        let left = self.banks[seat].unwrap_or(bank.base);
+                        self.banks[seat] = Some(left.saturating_sub(took.saturating_sub(per_move)) + bank.increment);
                     }
                     return Ruling::Play(a);
                 }
@@ -630,7 +679,7 @@ pub fn play_game(
     let (mut actions, mut move_ms) = (Vec::new(), Vec::new());
     let mut forfeited_by = None;
     while let Some(seat) = game.to_move() {
-        let budget = Budget { per_move: referee.allowed(seat.index()) };
+        let budget = referee.budget(seat.index());
         let t = Instant::now();
         let answer = agents[seat.index()].act(game.as_ref(), seat, budget);
         let took = t.elapsed();
@@ -690,8 +739,10 @@ mod tests {
         let mut legal = Vec::new();
         g.legal_actions(&mut legal);
         let clock = Clock { base: Duration::from_millis(100), increment: Duration::from_millis(10) };
-        let controls =
-            vec![TimeControl { per_move: Some(Duration::from_millis(80)), clock: Some(clock) }, TimeControl::default()];
+        let controls = vec![
+            TimeControl { per_move: Some(Duration::from_millis(80)), clock: Some(clock), bank: None },
+            TimeControl::default(),
+        ];
         let mut r = Referee::with_controls(controls, Policy::Forfeit, 1);
         assert_eq!(r.allowed(0), Some(Duration::from_millis(80)), "the per-move limit is the smaller");
         assert_eq!(r.allowed(1), None);
@@ -705,6 +756,42 @@ mod tests {
         r.judge(g.as_ref(), 1, 0, Err((Fault::Timeout, String::new())), Duration::ZERO);
         assert_eq!(r.verdicts()[0].detail, "no action within the 500 ms per-move limit");
         assert_eq!(Limit::Idle(Duration::from_secs(300)).missed(), "no seat acted within the 300000 ms idle limit");
+    }
+
+    #[test]
+    fn an_overage_bank_pays_for_time_past_the_per_move_limit_and_gains_its_increment() {
+        let g = game();
+        let mut legal = Vec::new();
+        g.legal_actions(&mut legal);
+        let ms = Duration::from_millis;
+        let bank = Clock { base: ms(100), increment: ms(5) };
+        let controls = vec![TimeControl { per_move: Some(ms(50)), clock: None, bank: Some(bank) }];
+        let mut r = Referee::with_controls(controls, Policy::Forfeit, 1);
+        // The move may take its 50 ms and the bank's 100; the agent is told which is which.
+        assert_eq!(r.limit(0), Some(Limit::Bank { per_move: ms(50), left: ms(100) }));
+        assert_eq!(r.budget(0), Budget { per_move: Some(ms(150)), bank: Some(ms(100)) });
+        // Within the per-move limit: the bank only gains its increment.
+        assert_eq!(r.judge(g.as_ref(), 0, 0, Ok(legal[0]), ms(30)), Ruling::Play(legal[0]));
+        assert_eq!(r.bank_left(0), Some(ms(105)));
+        // 80 ms: 30 past the limit, drawn from the bank (105 - 30 + 5).
+        assert_eq!(r.judge(g.as_ref(), 0, 1, Ok(legal[0]), ms(80)), Ruling::Play(legal[0]));
+        assert_eq!(r.bank_left(0), Some(ms(80)));
+        assert_eq!(r.allowed(0), Some(ms(130)));
+        // Past the limit and the bank: a timeout, worded with both.
+        assert_eq!(r.judge(g.as_ref(), 0, 2, Ok(legal[0]), ms(131)), Ruling::Forfeit(0));
+        assert_eq!(
+            r.verdicts()[0].detail,
+            "answered after 131 ms, past the 50 ms per-move limit and the 80 ms left in its bank"
+        );
+        // A game clock with less left than the limit and the bank decides instead.
+        let clock = Clock { base: ms(120), increment: Duration::ZERO };
+        let r = Referee::with_controls(
+            vec![TimeControl { per_move: Some(ms(50)), clock: Some(clock), bank: Some(bank) }],
+            Policy::Forfeit,
+            1,
+        );
+        assert_eq!(r.limit(0), Some(Limit::Clock(ms(120))));
+        assert_eq!(r.budget(0), Budget { per_move: Some(ms(120)), bank: None });
     }
 
     #[test]

@@ -309,7 +309,8 @@ pub fn choose(stats: &RootStats, legal: &[ActionId]) -> ActionId {
 /// margin for the answer). Counting from the question, not from the search's own start, keeps
 /// what comes before the search (the sampler, the kept tree's copy) within the limit too.
 pub fn deadline(start: Instant, time: Option<Duration>, budget: Budget) -> Option<Instant> {
-    let allowed = budget.per_move.map(|limit| limit.mul_f64(0.8).saturating_sub(Duration::from_millis(2)));
+    // The decision's own share: a bank is kept for the seat's clock, not spent every move.
+    let allowed = budget.share().map(|limit| limit.mul_f64(0.8).saturating_sub(Duration::from_millis(2)));
     let time = match (time, allowed) {
         (Some(t), Some(a)) => Some(t.min(a)),
         (t, a) => t.or(a),
@@ -569,7 +570,7 @@ mod tests {
         let asked = Instant::now() - Duration::from_millis(30);
         let ms = Duration::from_millis;
         assert_eq!(deadline(asked, Some(ms(100)), Budget::default()), Some(asked + ms(100)));
-        let limit = Budget { per_move: Some(ms(50)) };
+        let limit = Budget::per_move(Some(ms(50)));
         assert_eq!(deadline(asked, Some(ms(100)), limit), Some(asked + ms(38)), "80% of 50 ms less 2 ms");
         assert_eq!(deadline(asked, Some(ms(10)), limit), Some(asked + ms(10)));
         assert_eq!(deadline(asked, None, limit), Some(asked + ms(38)));

@@ -14,8 +14,25 @@ use std::time::Duration;
 /// How long an agent may think.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Budget {
-    /// Time allowed for this decision (a per-move limit), if any.
+    /// Time allowed for this decision in all (its per-move limit, and what is left in an
+    /// overage bank), if any.
     pub per_move: Option<Duration>,
+    /// How much of `per_move` is the seat's overage bank: a reserve for the moves that need
+    /// more than their share, drawn on by the time past the per-move limit, and not given back.
+    pub bank: Option<Duration>,
+}
+
+impl Budget {
+    /// A per-move limit alone (or none).
+    pub fn per_move(limit: Option<Duration>) -> Budget {
+        Budget { per_move: limit, bank: None }
+    }
+
+    /// This decision's own share: the time allowed, less the bank (what an agent that keeps
+    /// its bank for the moves that need it plans to spend).
+    pub fn share(&self) -> Option<Duration> {
+        self.per_move.map(|p| p.saturating_sub(self.bank.unwrap_or_default()))
+    }
 }
 
 /// What the server sent for one decision: the observation (JSON), its text, and the labels of

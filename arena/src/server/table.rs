@@ -549,7 +549,7 @@ impl Table {
             // The slot is held while the agent thinks, even if the match ends meanwhile.
             let _slot = slot;
             let SeatBinding::Bot(agent) = &table.setup.seats[seat] else { unreachable!("a bot seat") };
-            let budget = Budget { per_move: table.setup.limits.move_time };
+            let budget = Budget::per_move(table.setup.limits.move_time);
             let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
             match agent.as_mut() {
                 Some(agent) => ask(agent.as_mut(), snapshot.as_ref(), Seat(seat as u8), budget),
@@ -578,12 +578,8 @@ impl Table {
     ) -> Result<ActionId, NoAnswer> {
         let mut ids = Vec::new();
         snapshot.legal_actions(&mut ids);
-        let view = SeatView::local(
-            snapshot.as_ref(),
-            Seat(seat as u8),
-            &ids,
-            Budget { per_move: self.setup.limits.move_time },
-        );
+        let view =
+            SeatView::local(snapshot.as_ref(), Seat(seat as u8), &ids, Budget::per_move(self.setup.limits.move_time));
         let asking = wire::Asking {
             request_id: self.setup.next_request.fetch_add(1, Ordering::Relaxed),
             match_id: &self.setup.id,

@@ -107,6 +107,7 @@ pub fn decision_request(view: &SeatView, asking: Asking) -> Result<v1::DecisionR
         },
         legal: legal(view),
         time_left_ms: as_ms(view.budget().per_move) as u32,
+        bank_left_ms: as_ms(view.budget().bank) as u32,
         version: asking.version,
         tensor,
         legal_mask,

@@ -12,6 +12,7 @@
 //! gauntlet: strong          # optional: only the pairings of this participant (or a list)
 //! seats: rotations          # 3-4 player tables: `rotations` of each set, or `all` orders
 //! clock: { base_ms: 60000, increment_ms: 500 }   # optional: a game clock per seat
+//! bank: { base_ms: 10000, increment_ms: 100 }    # optional: an overage bank beside move_time_ms
 //! sprt: "elo0=0,elo1=10"    # with a gauntlet: each pairing stops once this test decides
 //! until_error_elo: 20       # optional: games to the widest intervals, until all are ±20 Elo
 //! listen: 127.0.0.1:50051  # where external participants connect (default: any free port)
@@ -80,6 +81,9 @@ pub struct Participant {
     /// Its own game clock, instead of the tournament's.
     #[serde(default)]
     pub clock: Option<ClockSpec>,
+    /// Its own overage bank, instead of the tournament's.
+    #[serde(default)]
+    pub bank: Option<ClockSpec>,
 }
 
 /// A game clock: each seat has `base_ms` for the whole game, and gains `increment_ms` after
@@ -245,6 +249,11 @@ pub struct TournamentConfig {
     /// A game clock for every seat (besides any per-move limit).
     #[serde(default)]
     pub clock: Option<ClockSpec>,
+    /// An overage bank for every seat, with the per-move limit (Kaggle's
+    /// `remainingOverageTime`): a move may take its limit and what is left in the bank, the
+    /// time past the limit drawn from the bank, `increment_ms` added after each move.
+    #[serde(default)]
+    pub bank: Option<ClockSpec>,
     /// With a gauntlet: each of its pairings stops once this sequential test decides
     /// (`elo0=0,elo1=10,alpha=0.05,beta=0.05`).
     #[serde(default)]
@@ -376,6 +385,13 @@ impl TournamentConfig {
             if p.clock.is_some_and(|c| c.base_ms == 0) {
                 return Err(mistake(at(".clock.base_ms"), "must be above 0"));
             }
+            if p.bank.or(self.bank).is_some() && p.move_time_ms.unwrap_or(self.move_time_ms) == 0 {
+                let field = if p.bank.is_some() { at(".bank") } else { "bank".to_string() };
+                return Err(mistake(
+                    field,
+                    format!("is drawn on past a per-move limit, and `{}` has none: set `move_time_ms`", p.name),
+                ));
+            }
         }
         let names = || self.participants.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(", ");
         if let Some(a) = &self.anchor
@@ -475,7 +491,7 @@ impl TournamentConfig {
         Ok(out)
     }
 
-    /// Each participant's time control: its own limit and clock, else the tournament's.
+    /// Each participant's time control: its own limit, clock and bank, else the tournament's.
     pub fn time_controls(&self) -> Vec<crate::referee::TimeControl> {
         let clock = |c: &ClockSpec| crate::referee::Clock {
             base: std::time::Duration::from_millis(c.base_ms),
@@ -486,6 +502,7 @@ impl TournamentConfig {
             .map(|p| crate::referee::TimeControl {
                 per_move: crate::referee::limit_ms(p.move_time_ms.unwrap_or(self.move_time_ms)),
                 clock: p.clock.as_ref().or(self.clock.as_ref()).map(clock),
+                bank: p.bank.as_ref().or(self.bank.as_ref()).map(clock),
             })
             .collect()
     }
@@ -973,6 +990,28 @@ mod tests {
         let c = TournamentConfig::parse("default", DEFAULT).unwrap();
         assert_eq!(c.participants.len(), 3);
         assert_eq!(c.games.len(), 3);
+    }
+
+    #[test]
+    fn an_overage_bank_is_the_tournament_s_or_a_participant_s_own_and_needs_a_per_move_limit() {
+        use std::time::Duration;
+        let ms = Duration::from_millis;
+        let text = "games_per_pairing: 2\nmove_time_ms: 100\nbank: { base_ms: 1000, increment_ms: 10 }\n\
+                    participants:\n  - { name: a, bot: random }\n  - { name: b, bot: random, bank: { base_ms: 50 } }\n\
+                    games: [{game: journey}]\n";
+        let c = TournamentConfig::parse("t.yaml", text).unwrap();
+        let banks: Vec<_> = c.time_controls().into_iter().map(|t| (t.per_move, t.bank)).collect();
+        let bank = |base, increment| Some(crate::referee::Clock { base: ms(base), increment: ms(increment) });
+        assert_eq!(banks, [(Some(ms(100)), bank(1000, 10)), (Some(ms(100)), bank(50, 0))]);
+        // A bank is drawn on past a per-move limit: none, and the file is refused naming it.
+        let text = "games_per_pairing: 2\nbank: { base_ms: 1000 }\n\
+                    participants:\n  - { name: a, bot: random }\n  - { name: b, bot: random }\ngames: [{game: journey}]\n";
+        let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
+        assert!(e.contains("field `bank`") && e.contains("`a` has none: set `move_time_ms`"), "{e}");
+        let text = "games_per_pairing: 2\nparticipants:\n  - { name: a, bot: random }\n  - { name: b, bot: random, \
+                    bank: { base_ms: 5 } }\ngames: [{game: journey}]\n";
+        let e = TournamentConfig::parse("t.yaml", text).unwrap_err();
+        assert!(e.contains("participants[1].bank"), "{e}");
     }
 
     #[test]

@@ -375,7 +375,7 @@ async fn a_remote_bot_chooses_as_the_same_bot_in_process() {
             let seat = g.to_move().unwrap();
             legal.clear();
             g.legal_actions(&mut legal);
-            let view = SeatView::local(g.as_ref(), seat, &legal, Budget { per_move: Some(Duration::from_secs(60)) });
+            let view = SeatView::local(g.as_ref(), seat, &legal, Budget::per_move(Some(Duration::from_secs(60))));
             let local = agents[seat.index()].act(&view).unwrap();
             assert_eq!(local, remote, "{game}: decision {i} differs");
             g.apply(local).unwrap();

@@ -419,3 +419,48 @@ fn one_spelling_per_policy_and_old_records_still_load() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("random-move"), "the error names the spellings");
 }
+
+// ----- An overage bank, told in each request ------------------------------------------------------
+
+/// A tournament with a per-move limit and an overage bank: each request tells the Play client
+/// the time it may take in all and how much of it is its bank; a move past the per-move limit
+/// draws on the bank (the next request tells less), and nobody is judged late for it.
+#[test]
+fn a_client_is_told_its_bank_and_a_slow_move_draws_on_it() {
+    let text = "name: t\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nmove_time_ms: 200\nbank: { base_ms: 5000 }\nbootstrap: 10\nparticipants:\n  - { name: good, bot: random }\n  - { name: banker, connect: true }\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n".to_string();
+    let (url, thread) = tournament_on_a_thread(text, "banker");
+    let rt = runtime();
+    // Per match: each request's (time_left_ms, bank_left_ms).
+    let told = rt.block_on(async {
+        let mut banker = Bot::connect(&url, "banker").await;
+        let mut told: std::collections::HashMap<String, Vec<(u32, u32)>> = Default::default();
+        while let Some(m) = banker.next().await {
+            if let Heard::Request(r) = m {
+                let seen = told.entry(r.match_id.clone()).or_default();
+                seen.push((r.time_left_ms, r.bank_left_ms));
+                // The first decision of each match takes 400 ms: 200 past the limit.
+                if seen.len() == 1 {
+                    tokio::time::sleep(Duration::from_millis(400)).await;
+                }
+                banker.send(Send::Decision(v1::Decision { request_id: r.request_id, action: r.legal[0].id })).await;
+            }
+        }
+        told
+    });
+    let records = thread.join().unwrap();
+    assert_eq!(records.len(), 2);
+    for r in &records {
+        assert!(r.verdicts.is_empty() && r.outcome.forfeited_by.is_none(), "no one was late: {:?}", r.verdicts);
+    }
+    assert_eq!(told.len(), 2, "{told:?}");
+    for seen in told.values() {
+        assert!(seen.len() >= 2, "{seen:?}");
+        // At first: the 200 ms limit and the whole bank.
+        assert_eq!(seen[0], (5200, 5000));
+        // After 400 ms: at least 200 of the bank spent; the limit's 200 told beside it.
+        let (time, bank) = seen[1];
+        assert!(bank <= 4800 && time == bank + 200, "{seen:?}");
+        // No move after it was slow: the bank stays as it was.
+        assert!(seen[2..].iter().all(|&(_, b)| b == bank), "{seen:?}");
+    }
+}

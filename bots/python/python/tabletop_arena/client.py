@@ -86,7 +86,9 @@ class Request:
     """One decision of one seat, as the server sent it.
 
     - `game`: the game with the match's parameters (a `tabletop_arena.Game`: a forward model);
-    - `seat`, `match_id`, `version`, `time_left_ms` (0: no limit);
+    - `seat`, `match_id`, `version`, `time_left_ms` (the time this decision may take in all;
+      0: no limit) and `bank_left_ms` (how much of it is the seat's overage bank: a reserve for
+      the whole game, drawn on by the time past the per-move limit; 0: none);
     - `observation`: the seat's observation as a dict, the engine's own form of it, so that
       `game.from_observation(request.observation, request.seat, seed)` rebuilds a full state;
     - `text`: the observation as text; `legal`: the legal ids; `labels`: their labels;
@@ -101,6 +103,8 @@ class Request:
         self.match_id = message.match_id
         self.version = message.version
         self.time_left_ms = message.time_left_ms
+        # (A SeatState, a token seat's, has no bank.)
+        self.bank_left_ms = getattr(message, "bank_left_ms", 0)
         self.legal = [a.id for a in message.legal]
         self.labels = [a.label for a in message.legal]
         self.text = message.observation.text
