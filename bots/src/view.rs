@@ -96,6 +96,15 @@ impl<'a> SeatView<'a> {
         }
     }
 
+    /// The section of the game's rules that says what `action` does (its heading's id in
+    /// `docs/rules/GAME.md`), in process; across a wire, what the server sent.
+    pub fn section(&self, action: ActionId) -> Option<&'static str> {
+        match self.source {
+            Source::Local(g) => g.action_section(action),
+            Source::Wire(_) => None,
+        }
+    }
+
     /// The seat's observation as JSON.
     pub fn observation_json(&self) -> serde_json::Value {
         match self.source {

@@ -31,7 +31,12 @@ fn typed_observation(game: &str, view: &SeatView) -> Result<v1::Observation, Str
 
 /// The view's legal actions with their labels.
 pub fn legal(view: &SeatView) -> Vec<v1::LegalAction> {
-    view.legal().iter().map(|&id| v1::LegalAction { id, label: view.label(id) }).collect()
+    let action = |id| v1::LegalAction {
+        id,
+        label: view.label(id),
+        rules_section: view.section(id).unwrap_or_default().to_string(),
+    };
+    view.legal().iter().map(|&id| action(id)).collect()
 }
 
 /// The legal actions as a bit mask over the action-id range `0..action_count`: bit `id % 8`

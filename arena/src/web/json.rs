@@ -28,7 +28,7 @@ pub fn seat_state(s: &v1::SeatState) -> Value {
         "version": s.version,
         "to_move": s.to_move,
         "text": s.observation.as_ref().map(|o| o.text.as_str()).unwrap_or_default(),
-        "legal": s.legal.iter().map(|l| json!({"id": l.id, "label": l.label})).collect::<Vec<_>>(),
+        "legal": s.legal.iter().map(|l| json!({"id": l.id, "label": l.label, "section": l.rules_section})).collect::<Vec<_>>(),
         "time_left_ms": s.time_left_ms,
         "outcome": s.outcome.as_ref().map(outcome),
     })

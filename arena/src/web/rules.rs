@@ -130,6 +130,49 @@ mod tests {
         assert!(find("chess").is_none() && find("../journey").is_none());
     }
 
+    /// Every action met in random games of every preset names a section of its game's rules
+    /// that the page has (the table links each action's button to it).
+    #[test]
+    fn every_action_names_a_section_of_its_rules() {
+        use rand::{RngExt, SeedableRng};
+        let no_files = |name: &str| -> Result<String, String> { Err(format!("{name}: no files here")) };
+        for entry in engine::games() {
+            let page = find(entry.name).unwrap();
+            let mut named = std::collections::BTreeSet::new();
+            for preset in entry.presets {
+                let spec = (entry.spec)(Some(preset), &[], &no_files).unwrap();
+                for seed in 0..30 {
+                    let mut game = spec.new_game(seed);
+                    let mut rng = engine::core::SmallRng::seed_from_u64(seed);
+                    let mut legal = Vec::new();
+                    while !game.is_terminal() {
+                        legal.clear();
+                        game.legal_actions(&mut legal);
+                        for &a in &legal {
+                            let section =
+                                game.action_section(a).unwrap_or_else(|| panic!("{}: action {a}", entry.name));
+                            named.insert(section);
+                        }
+                        game.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+                    }
+                }
+            }
+            // And every id the game names, whether random games met it or not (modules off).
+            let spec = (entry.spec)(None, &[], &no_files).unwrap();
+            let game = spec.new_game(0);
+            for id in 0..spec.action_count() {
+                if spec.action_name(id).is_some() {
+                    let section = game.action_section(id).unwrap_or_else(|| panic!("{}: action {id}", entry.name));
+                    named.insert(section);
+                }
+            }
+            for section in &named {
+                assert!(page.contains(&format!(" id=\"{section}\"")), "{}: no section `{section}`", entry.name);
+            }
+            assert!(named.len() >= 5, "{}: {named:?}", entry.name);
+        }
+    }
+
     #[test]
     fn headings_are_named_and_markup_in_the_text_is_text() {
         let html = render(

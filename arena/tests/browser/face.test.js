@@ -255,6 +255,10 @@ for (const [game, preset, others, seed] of [
       await lister.waitForSelector(`#matches a[href="/match?id=${id}"]`, { timeout: 5000 });
       await lister.close();
 
+      // Each action's button links to the rule it applies, a section of the rules page.
+      await player.waitForSelector('#legal button', { timeout: 10000 });
+      const ruleLinks = await player.$$eval('#legal a.rule', links => links.map(a => a.getAttribute('href')));
+      assert.ok(ruleLinks.length > 0 && ruleLinks.every(h => h.startsWith('/rules/' + game + '#')), ruleLinks.join(' '));
       const clicks = await playToTheEnd(player, seed);
       assert.ok(clicks > 0, 'the person moved');
       const result = await player.textContent('#result');

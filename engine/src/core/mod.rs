@@ -169,6 +169,10 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     fn outcome(&self) -> Option<Outcome>;
     /// A readable label for an action id, e.g. `strike 7♦`.
     fn action_label(&self, action: ActionId) -> String;
+    /// The section of the game's rules as implemented (`docs/rules/GAME.md`: its heading's
+    /// id, as the web face's rules page names it) that says what the action does; `None` for
+    /// an id that names no action.
+    fn action_section(&self, action: ActionId) -> Option<&'static str>;
     /// Exactly what `seat` may know now.
     fn observation(&self, seat: Seat) -> Self::Observation;
     /// A seat's tensor ([`Game::observation_tensor`] of its observation) written into `out`:

@@ -60,6 +60,19 @@ const COMPLETE: u32 = RETURN_TILE + MAX_TILES as u32; // 5 ids per tile
 pub const NUM_ACTIONS: u32 = COMPLETE + 5 * MAX_TILES as u32;
 
 impl Action {
+    /// The section of `docs/rules/expedition.md` (its heading's id) that says what this does.
+    pub fn section(self) -> &'static str {
+        use Action::*;
+        match self {
+            Roll | SkipRoll | KeepRoll | SetFace(_) => "the-turn-first-phase-the-die",
+            TakeColumn(_) | ReturnTool(_) | ReturnTile(_) => "prepare-an-expedition",
+            TakeFaceUp(_) | TakeTop | GoWithoutCard => "go-on-an-expedition",
+            EndTurn => "the-turn-second-phase-one-action-of-two",
+            DiceDraw | DiceRelight | DiceCoin => "the-no-dice-variant-dice-false",
+            Complete { .. } => "completing-a-tile-and-scoring",
+        }
+    }
+
     pub const fn id(self) -> ActionId {
         match self {
             Action::Roll => ROLL,

@@ -350,6 +350,10 @@ impl Game for Expedition {
         }
     }
 
+    fn action_section(&self, action: ActionId) -> Option<&'static str> {
+        self.decode(action).map(Action::section)
+    }
+
     fn observation(&self, seat: Seat) -> Observation {
         self.observe(seat)
     }

@@ -54,6 +54,26 @@ const KINDS: usize = 21;
 pub const ACTION_COUNT: u32 = (KINDS as u32) << 8;
 
 impl Action {
+    /// The section of `docs/rules/journey.md` (its heading's id) that says what this does.
+    pub fn section(self) -> &'static str {
+        use Action::*;
+        match self {
+            Forage | Recover(_) | Cache(_) | EndRefuge => "4-the-refuge",
+            Strike(_) => "strike",
+            StrikeAs(..) => "9-allies-optional-allies-off-by-default",
+            Regroup(_) | Take(_) => "regroup",
+            Flee(_) => "flee",
+            Hide | HideWith(_) => "7-hide",
+            Reckoning => "a-the-reckoning-and-a-the-revelation-aces-powers-classic-and-martian",
+            Deliverance | RidBurden => "riddance-being-rid-of-the-burden",
+            Pass => "pass",
+            Spend(_) | SpendWreckage(_) => "covering-and-falling",
+            SpendCompanion => "spending-a-qk-companion",
+            Strip => "12-the-return-journey",
+            ShedForJoker(_) | ShedCompanionForJoker => "a-stop",
+        }
+    }
+
     fn kind(self) -> u32 {
         use Action::*;
         match self {

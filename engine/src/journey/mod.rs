@@ -755,6 +755,10 @@ impl Game for Journey {
         }
     }
 
+    fn action_section(&self, id: ActionId) -> Option<&'static str> {
+        Action::from_id(id).map(Action::section)
+    }
+
     fn observation(&self, seat: Seat) -> JourneyObservation {
         observation::observe(self, seat.0, Detail::Full)
     }

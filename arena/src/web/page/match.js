@@ -10,6 +10,7 @@ let players = [];
 let shownVersion = -1;
 let current = null;
 let deadline = 0;
+let gameName = '';
 
 function problem(message) {
   const p = document.getElementById('problem');
@@ -83,7 +84,20 @@ function showState(seat, s) {
       b.type = 'button';
       b.dataset.action = a.id;
       b.addEventListener('click', () => choose(seat, a.id));
-      legal.append(b);
+      const choice = arena.el('span', '', 'choice');
+      choice.append(b);
+      if (a.section) {
+        // The rule the action applies: its section of the game's rules, a click away.
+        const rule = arena.el('a', '§', 'rule');
+        rule.href = '/rules/' + encodeURIComponent(gameName) + '#' + encodeURIComponent(a.section);
+        rule.target = '_blank';
+        rule.rel = 'noopener';
+        rule.title = 'The rule: ' + a.section.replace(/-/g, ' ');
+        rule.setAttribute('aria-label', 'the rule for ' + a.label);
+        b.title = 'The rule: ' + a.section.replace(/-/g, ' ');
+        choice.append(rule);
+      }
+      legal.append(choice);
     }
     deadline = s.time_left_ms ? Date.now() + s.time_left_ms : 0;
   } else if (!s.outcome) {
@@ -122,6 +136,7 @@ async function start() {
     // A token seat (the record names it `token`) is a person's: this one's if held here.
     players = m.players.map((p, i) => (held.some(h => h.seat === i) ? 'you' : arena.player(p)));
     document.getElementById('title').textContent = m.game + ' — match ' + m.id;
+    gameName = m.game;
     const rules = document.getElementById('rules');
     rules.href = '/rules/' + encodeURIComponent(m.game);
     rules.textContent = 'The rules of ' + m.game + ', as the arena plays them';
