@@ -10,7 +10,7 @@
 // 30 s: selectors and not script, which the pages' content security policy keeps from running).
 // Out: per page, in order: { "name", "done" (every step was met), "failed_step", "problem",
 // "console" (every message), "errors" (uncaught), "responses" (4xx and 5xx, and requests that
-// failed), "dialogs", "title", "text" (the body's innerText), "scripts" (each script element's
+// failed, but an event stream the page closed itself), "dialogs", "title", "text" (the body's innerText), "scripts" (each script element's
 // `src`, or `inline TYPE`), "suspects" (the markup of any img, iframe, object, embed, element
 // with an inline `on…` handler, or #injected), "pwned" (body's data-pwned, if set), "links"
 // (every link's href) }.
@@ -30,7 +30,12 @@ async function look(browser, { name, url, steps = [] }) {
   page.on('response', r => {
     if (r.status() >= 400) found.responses.push(`${r.status()} ${r.request().method()} ${r.url()}`);
   });
-  page.on('requestfailed', r => found.responses.push(`failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`));
+  page.on('requestfailed', r => {
+    // An event stream the page closed itself (a match's, at its end: an EventSource would
+    // otherwise reconnect) is aborted by design, whether or not the server had closed it first.
+    const closedByThePage = r.failure()?.errorText === 'net::ERR_ABORTED' && new URL(r.url()).pathname.endsWith('/events');
+    if (!closedByThePage) found.responses.push(`failed ${r.method()} ${r.url()}: ${r.failure()?.errorText}`);
+  });
   page.on('dialog', d => {
     found.dialogs.push(`${d.type()}: ${d.message()}`);
     d.dismiss().catch(() => {});
