@@ -292,6 +292,27 @@ pub struct Clock {
     pub increment: Duration,
 }
 
+impl Clock {
+    /// What is left of `seat`'s time on `clock` (a game clock, or an overage bank), kept by
+    /// seat in `left`: its `base` before the seat's first move.
+    fn left(left: &[Option<Duration>], seat: usize, clock: Option<Clock>) -> Option<Duration> {
+        match left.get(seat) {
+            Some(left) => *left,
+            None => clock.map(|c| c.base),
+        }
+    }
+
+    /// `spent` taken from `seat`'s time on this clock (kept by seat in `left`), then the
+    /// increment added.
+    fn spend(self, left: &mut Vec<Option<Duration>>, seat: usize, spent: Duration) {
+        if left.len() <= seat {
+            left.resize_with(seat + 1, || Some(self.base));
+        }
+        let now = left[seat].unwrap_or(self.base);
+        left[seat] = Some(now.saturating_sub(spent) + self.increment);
+    }
+}
+
 /// How long a seat may think: per move, on a game clock, and with an overage bank.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeControl {
@@ -354,18 +375,12 @@ impl Referee {
     }
 
     fn clock_left(&self, seat: usize) -> Option<Duration> {
-        match self.clocks.get(seat) {
-            Some(left) => *left,
-            None => self.control(seat).clock.map(|c| c.base),
-        }
+        Clock::left(&self.clocks, seat, self.control(seat).clock)
     }
 
     /// What is left in `seat`'s overage bank, if it has one.
     pub fn bank_left(&self, seat: usize) -> Option<Duration> {
-        match self.banks.get(seat) {
-            Some(left) => *left,
-            None => self.control(seat).bank.map(|b| b.base),
-        }
+        Clock::left(&self.banks, seat, self.control(seat).bank)
     }
 
     /// How long `seat` may think on its next move: its per-move limit (and what is left in its
@@ -437,19 +452,11 @@ impl Referee {
                 if legal.contains(&a) {
                     let control = self.control(seat);
                     if let Some(clock) = control.clock {
-                        if self.clocks.len() <= seat {
-                            self.clocks.resize_with(seat + 1, || Some(clock.base));
-                        }
-                        let left = self.clocks[seat].unwrap_or(clock.base);
-                        self.clocks[seat] = Some(left.saturating_sub(took) + clock.increment);
+                        clock.spend(&mut self.clocks, seat, took);
                     }
                     if let (Some(bank), Some(per_move)) = (control.bank, control.per_move) {
-                        if self.banks.len() <= seat {
-                            self.banks.resize_with(seat + 1, || Some(bank.base));
-                        }
                         // The time past the per-move limit is the bank's.
-                        let left = self.banks[seat].unwrap_or(bank.base);
-                        self.banks[seat] = Some(left.saturating_sub(took.saturating_sub(per_move)) + bank.increment);
+                        bank.spend(&mut self.banks, seat, took.saturating_sub(per_move));
                     }
                     return Ruling::Play(a);
                 }

@@ -292,7 +292,7 @@ impl Games {
         &self,
         f: impl Fn(&Setup, usize, &mut Slot) -> Result<T, String> + Sync,
     ) -> Result<(Vec<T>, Observed), String> {
-        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slots = self.slots();
         let slots = &mut *slots;
         let n = slots.len();
         let (size, masks) = (self.size, if self.legal == Legal::Mask { self.actions } else { 0 });
@@ -307,11 +307,7 @@ impl Games {
         let run = |i: usize, row: &mut Row<'_, T>| {
             row.out = Some(f(&self.setup, i, row.slot).inspect(|_| {
                 row.slot.game.write_observation_tensor(row.slot.seat(), row.obs);
-                for &a in &row.slot.legal {
-                    if let Some(m) = row.mask.get_mut(a as usize) {
-                        *m = true;
-                    }
-                }
+                mark(row.mask, &row.slot.legal);
             }));
         };
         match &self.crew {
@@ -332,6 +328,18 @@ impl Games {
         let seats = slots.iter().map(|s| i64::from(s.seat().0)).collect();
         let deals = slots.iter().map(|s| s.deal).collect();
         Ok((out, Observed { obs, mask, ids, ends, seats, deals }))
+    }
+
+    /// Game `i` dealt again from `seeds[i]` (a seed per game), as its `episode`-th deal: every
+    /// game, or those `mask` marks (the others go on where they are).
+    fn deal(&self, seeds: &[u64], episode: u64, mask: Option<&[bool]>) -> Result<Observed, String> {
+        let (_, seen) = self.pass(|setup, i, slot| {
+            if mask.is_none_or(|m| m[i]) {
+                *slot = setup.deal(seeds[i], i as u64, episode)?;
+            }
+            Ok(())
+        })?;
+        Ok(seen)
     }
 
     /// One action per game (`ActionId::MAX`: an action that is none) stepped.
@@ -551,6 +559,15 @@ impl Batch {
     }
 }
 
+/// A mask's row: true at each legal id (in a row of zeros; an id past it is none).
+fn mark(row: &mut [bool], legal: &[ActionId]) {
+    for &a in legal {
+        if let Some(m) = row.get_mut(a as usize) {
+            *m = true;
+        }
+    }
+}
+
 /// A deal's seed as numpy's `uint64` (a Python int past 2**63 would not go into the int64
 /// arrays Gymnasium's vector wrappers gather single environments' infos in).
 fn deal_scalar(py: Python<'_>, deal: u64) -> PyResult<Bound<'_, PyAny>> {
@@ -666,16 +683,7 @@ impl Batch {
             return Err(value_error(format!("reset_mask: {} values for {n} games", m.len())));
         }
         let games = &self.games;
-        let (_, seen) = py
-            .detach(|| {
-                games.pass(|setup, i, slot| {
-                    if mask.as_ref().is_none_or(|m| m[i]) {
-                        *slot = setup.deal(seeds[i], i as u64, episode)?;
-                    }
-                    Ok(())
-                })
-            })
-            .map_err(PyRuntimeError::new_err)?;
+        let seen = py.detach(|| games.deal(&seeds, episode, mask.as_deref())).map_err(PyRuntimeError::new_err)?;
         self.observed(py, seen)
     }
 
@@ -695,11 +703,7 @@ impl Batch {
         let actions = self.games.actions;
         let mut mask = vec![false; slots.len() * actions];
         for (row, slot) in mask.chunks_mut(actions).zip(slots.iter()) {
-            for &a in &slot.legal {
-                if let Some(m) = row.get_mut(a as usize) {
-                    *m = true;
-                }
-            }
+            mark(row, &slot.legal);
         }
         Ok(mask.into_pyarray(py).reshape([slots.len(), actions])?.into_any())
     }
@@ -775,14 +779,8 @@ impl Batch {
     ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyDict>)> {
         self.idle("reset")?;
         let games = &self.games;
-        let (_, seen) = py
-            .detach(|| {
-                games.pass(|setup, i, slot| {
-                    *slot = setup.deal(seed, i as u64, episode)?;
-                    Ok(())
-                })
-            })
-            .map_err(PyRuntimeError::new_err)?;
+        let seeds = vec![seed; self.n()];
+        let seen = py.detach(|| games.deal(&seeds, episode, None)).map_err(PyRuntimeError::new_err)?;
         self.one(py, seen)
     }
 

@@ -127,17 +127,23 @@ impl Crew {
         // member the system has paused, on a busy machine, needs one to finish on).
         let mut spins = 0u32;
         while shared.active.load(SeqCst) != 0 {
-            if spins < SPINS {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                thread::yield_now();
-            }
+            back_off(&mut spins);
         }
         if let Err(panic) = mine {
             std::panic::resume_unwind(panic);
         }
         assert!(!pass.panicked.load(SeqCst), "a batch thread panicked stepping a game");
+    }
+}
+
+/// One round of a wait: a spin while `spins` is below [`SPINS`] (counting it), then a yield of
+/// the core to anyone else who wants it.
+fn back_off(spins: &mut u32) {
+    if *spins < SPINS {
+        *spins += 1;
+        std::hint::spin_loop();
+    } else {
+        thread::yield_now();
     }
 }
 
@@ -156,11 +162,8 @@ fn member(shared: &Shared) {
                 seen = opened;
                 break;
             }
-            if spins < SPINS {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if since.elapsed() < LINGER {
-                thread::yield_now();
+            if since.elapsed() < LINGER {
+                back_off(&mut spins);
             } else {
                 // Woken by the next pass (`unpark` after `opened` changes), or by the crew's
                 // end; the timeout is a guard only.
