@@ -12,8 +12,23 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tonic::transport::{Channel, Endpoint};
 
-/// A connection to a server (`http://HOST:PORT`), with TCP nodelay.
+/// A connection to a server: `http://HOST:PORT`, with TCP nodelay, or `unix:PATH`, its Unix
+/// socket (as gRPC names one: how an agent in a sandbox without a network reaches the arena).
 pub async fn connect(url: &str) -> Result<Channel, String> {
+    if let Some(path) = url.strip_prefix("unix:") {
+        let path = std::path::PathBuf::from(path.strip_prefix("//").unwrap_or(path));
+        // The URI is not used for a connector's connection but as the requests' authority.
+        return Endpoint::from_static("http://localhost")
+            .connect_timeout(Duration::from_secs(10))
+            .connect_with_connector(tower::service_fn(move |_| {
+                let path = path.clone();
+                async move {
+                    Ok::<_, std::io::Error>(hyper_util::rt::TokioIo::new(tokio::net::UnixStream::connect(path).await?))
+                }
+            }))
+            .await
+            .map_err(|e| format!("cannot connect to {url}: {e}"));
+    }
     Endpoint::from_shared(url.to_string())
         .map_err(|e| format!("bad server address `{url}`: {e}"))?
         .tcp_nodelay(true)

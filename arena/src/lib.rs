@@ -10,6 +10,7 @@ pub mod limits;
 pub mod pool;
 pub mod record;
 pub mod referee;
+pub mod relay;
 pub mod sandbox;
 pub mod server;
 pub mod standings;

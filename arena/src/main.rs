@@ -74,6 +74,10 @@ enum Command {
     BenchLadder(ladderbench::BenchLadderArgs),
     /// Benchmark the web face: a move's delay from the referee to pages watching its match.
     BenchWeb(webbench::BenchWebArgs),
+    /// (Run by the arena in an agent's sandbox: the agent's command, with the arena's server
+    /// relayed from the sandbox's own loopback to its Unix socket.)
+    #[command(hide = true)]
+    SandboxRelay(arena::relay::RelayArgs),
 }
 
 fn write_out(args: std::fmt::Arguments) {
@@ -95,6 +99,7 @@ fn main() -> ExitCode {
         arena::tournament::take_deal_secret_env();
     }
     let cli = Cli::parse();
+
     // A server logs what it does by default; the other commands only what goes wrong.
     let base = u8::from(matches!(
         cli.command,
@@ -123,6 +128,11 @@ fn main() -> ExitCode {
         Command::Ladder(a) => ladder_cmd::run(a),
         Command::BenchLadder(a) => ladderbench::run(a),
         Command::BenchWeb(a) => webbench::run(a),
+        // The agent's command: its exit code passed on.
+        Command::SandboxRelay(a) => match arena::relay::run(&a) {
+            Ok(code) => return ExitCode::from(u8::try_from(code).unwrap_or(1)),
+            Err(e) => Err(format!("sandbox-relay: {e}")),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

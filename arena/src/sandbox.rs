@@ -5,15 +5,18 @@
 //!   `/proc/PID/environ` shows ([`scrub_environment`]), and once it holds one no other process
 //!   of its user may read its memory, environment or open files ([`hold_secret`]);
 //! - the launched program ([`Sandbox`]): under bubblewrap (`bwrap`), in a read-only view of the
-//!   system with the folders that hold secrets hidden, its own PID namespace (the arena is not
-//!   among the processes it sees, nor its parent), no capability, a private writable temporary
-//!   folder, the folders it is given to write, and the network (it plays over the arena's
-//!   server on 127.0.0.1).
+//!   system with the folders that hold secrets hidden (the run's folder, every file and folder
+//!   of `/etc` that only its owner or group may read, such as `/etc/shadow`, and the host's
+//!   services' sockets in `/run`), its own PID namespace (the arena is not among the processes
+//!   it sees, nor its parent), no capability, a fresh minimal environment, a private writable
+//!   temporary folder, the folders it is given to write, and no network: a namespace of its own
+//!   with only a loopback of its own, on which `arena sandbox-relay` (`crate::relay`, the
+//!   sandbox's first process, the program's parent) carries connections to the arena's Unix
+//!   socket, bound into the sandbox: the program connects to `http://127.0.0.1:50051`, its
+//!   own, and reaches the arena's server and nothing else.
 //!
 //! What it may use (CPU, memory, processes) is limited apart, by a cgroup of its own
-//! (`crate::limits`), with or without this sandbox. A later step adds what a stranger's
-//! program needs besides (no network but the arena's connection); each is one more argument of
-//! the builder.
+//! (`crate::limits`), with or without this sandbox.
 
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
@@ -83,11 +86,60 @@ pub const BWRAP: &str = "bwrap";
 pub struct Sandbox {
     hidden: Vec<PathBuf>,
     writable: Vec<PathBuf>,
+    /// The arena's Unix socket, the one way out of its network namespace, and the relay
+    /// program (the arena's binary) that carries connections to it.
+    arena_socket: Option<(PathBuf, PathBuf)>,
+    /// Its environment, besides the few variables every sandbox has ([`Sandbox::arguments`]).
+    env: Vec<(String, String)>,
 }
 
-/// The temporary folder inside a sandbox (`TMPDIR`): bubblewrap's fresh `/dev` is a private,
-/// writable tmpfs, and so is its `shm` folder. The host's `/tmp` stays visible, read-only.
+/// The temporary folder inside a sandbox (`TMPDIR`, and its `HOME`): bubblewrap's fresh `/dev`
+/// is a private, writable tmpfs, and so is its `shm` folder. The host's `/tmp` stays visible,
+/// read-only.
 pub const SANDBOX_TMPDIR: &str = "/dev/shm";
+
+/// Where a sandbox finds the arena's Unix socket's folder (in a `/run` of its own).
+pub const SANDBOX_ARENA_DIR: &str = "/run/arena";
+
+/// Where a sandbox without a network reaches the arena's server: its relay's address, on its
+/// own loopback.
+pub const SANDBOX_ARENA_LISTEN: &str = "127.0.0.1:50051";
+
+/// The variables of the arena's environment a sandbox keeps (all others are dropped; `HOME`
+/// and `TMPDIR` are its own).
+pub const KEPT_VARIABLES: [&str; 5] = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ"];
+
+/// The files and folders of `/etc` only their owner or group may read (`/etc/shadow`, private
+/// keys, `/etc/munge/munge.key`…): a program running as the arena's user (root, perhaps) could
+/// read them, so a sandbox hides them. At most a few thousand entries are looked at.
+fn unreadable_in_etc() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    use std::os::unix::fs::PermissionsExt;
+    let (mut files, mut folders) = (Vec::new(), Vec::new());
+    let mut todo = vec![PathBuf::from("/etc")];
+    let mut seen = 0;
+    while let Some(dir) = todo.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > 20_000 {
+                return (files, folders);
+            }
+            // Not following links: a link's target is looked at where it is, if in /etc.
+            let Ok(meta) = entry.path().symlink_metadata() else { continue };
+            let others_read = meta.permissions().mode() & 0o004 != 0;
+            if meta.is_dir() {
+                if others_read {
+                    todo.push(entry.path());
+                } else {
+                    folders.push(entry.path());
+                }
+            } else if meta.is_file() && !others_read {
+                files.push(entry.path());
+            }
+        }
+    }
+    (files, folders)
+}
 
 impl Sandbox {
     pub fn new() -> Sandbox {
@@ -103,6 +155,48 @@ impl Sandbox {
     /// Let the program write in this folder (the rest of the system is read-only for it).
     pub fn writable(mut self, dir: impl Into<PathBuf>) -> Sandbox {
         self.writable.push(dir.into());
+        self
+    }
+
+    /// No network: it reaches only the arena's server, by its Unix socket `socket` (bound,
+    /// read-only, in [`SANDBOX_ARENA_DIR`]; its folder should hold nothing else), through the
+    /// relay `arena` (the arena's binary: `arena sandbox-relay`). The address to give the
+    /// program is [`Sandbox::arena_url`].
+    pub fn arena_only(mut self, socket: impl Into<PathBuf>, arena: impl Into<PathBuf>) -> Sandbox {
+        self.arena_socket = Some((socket.into(), arena.into()));
+        self
+    }
+
+    /// The address of the arena's server inside the sandbox (its relay's), if it has no
+    /// network.
+    pub fn arena_url(&self) -> Option<String> {
+        self.arena_socket.as_ref().map(|_| format!("http://{SANDBOX_ARENA_LISTEN}"))
+    }
+
+    /// The program's words, after the relay's if it has no network.
+    fn program(&self, words: &[String]) -> Result<Vec<OsString>, String> {
+        let Some((socket, arena)) = &self.arena_socket else {
+            return Ok(words.iter().map(OsString::from).collect());
+        };
+        let name = socket.file_name().ok_or_else(|| format!("the arena's socket {} has no name", socket.display()))?;
+        let mut inside = PathBuf::from(SANDBOX_ARENA_DIR);
+        inside.push(name);
+        let mut all: Vec<OsString> = vec![
+            arena.clone().into_os_string(),
+            "sandbox-relay".into(),
+            "--socket".into(),
+            inside.into_os_string(),
+            "--listen".into(),
+            SANDBOX_ARENA_LISTEN.into(),
+            "--".into(),
+        ];
+        all.extend(words.iter().map(OsString::from));
+        Ok(all)
+    }
+
+    /// Set this variable in its environment.
+    pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Sandbox {
+        self.env.push((name.into(), value.into()));
         self
     }
 
@@ -143,7 +237,10 @@ impl Sandbox {
     }
 
     /// bubblewrap's arguments, before the program's words. The mounts in order: the system
-    /// read-only, a fresh `/dev` and `/proc`, the writable folders, then the hidden ones.
+    /// read-only, a fresh `/dev` and `/proc`, the writable folders, then the hidden ones (and
+    /// `/etc`'s unreadable entries, a `/run` of its own with the arena's socket in it); its
+    /// environment: only the [`KEPT_VARIABLES`] of the arena's, its own `HOME` and `TMPDIR`,
+    /// and those it was given.
     fn arguments(&self) -> Result<Vec<OsString>, String> {
         let (hidden, writable) = self.folders()?;
         let mut args: Vec<OsString> =
@@ -151,19 +248,54 @@ impl Sandbox {
         for dir in &writable {
             args.extend([OsStr::new("--bind"), dir.as_os_str(), dir.as_os_str()].map(OsString::from));
         }
-        for dir in &hidden {
+        let hide = |args: &mut Vec<OsString>, dir: &Path| {
             args.extend(
                 [OsStr::new("--tmpfs"), dir.as_os_str(), OsStr::new("--remount-ro"), dir.as_os_str()]
                     .map(OsString::from),
             );
+        };
+        for dir in &hidden {
+            hide(&mut args, dir);
+        }
+        let (files, folders) = unreadable_in_etc();
+        for folder in &folders {
+            hide(&mut args, folder);
+        }
+        for file in &files {
+            args.extend([OsStr::new("--ro-bind"), OsStr::new("/dev/null"), file.as_os_str()].map(OsString::from));
+        }
+        if let Some((socket, _)) = &self.arena_socket {
+            let folder = socket.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            let folder = std::fs::canonicalize(folder)
+                .map_err(|e| format!("the folder of the arena's socket {}: {e}", socket.display()))?;
+            // The host's services listen in /run (D-Bus, Docker, databases): none of them is
+            // reachable, and the arena's socket is (read-only: it cannot be moved or replaced).
+            args.extend(
+                [
+                    OsStr::new("--unshare-net"),
+                    OsStr::new("--tmpfs"),
+                    OsStr::new("/run"),
+                    OsStr::new("--ro-bind"),
+                    folder.as_os_str(),
+                    OsStr::new(SANDBOX_ARENA_DIR),
+                    OsStr::new("--remount-ro"),
+                    OsStr::new("/run"),
+                ]
+                .map(OsString::from),
+            );
+        }
+        args.push("--clearenv".into());
+        let kept = KEPT_VARIABLES.iter().filter_map(|v| std::env::var_os(v).map(|value| (OsString::from(v), value)));
+        let own =
+            [("HOME", SANDBOX_TMPDIR), ("TMPDIR", SANDBOX_TMPDIR)].map(|(n, v)| (OsString::from(n), OsString::from(v)));
+        let given = self.env.iter().map(|(n, v)| (OsString::from(n), OsString::from(v)));
+        for (name, value) in kept.chain(own).chain(given) {
+            args.extend([OsString::from("--setenv"), name, value]);
         }
         args.extend(
             [
-                "--setenv",
-                "TMPDIR",
-                SANDBOX_TMPDIR,
                 // Its own processes only (the arena is none of them), no System V IPC or
-                // hostname shared; the network is.
+                // hostname shared.
                 "--unshare-pid",
                 "--unshare-ipc",
                 "--unshare-uts",
@@ -191,7 +323,7 @@ impl Sandbox {
         let mut all: Vec<OsString> = prefix.iter().map(OsString::from).collect();
         all.push(bwrap.into_os_string());
         all.extend(self.arguments()?);
-        all.extend(words.iter().map(OsString::from));
+        all.extend(self.program(words)?);
         let mut command = Command::new(&all[0]);
         command.args(&all[1..]);
         Ok(command)
@@ -294,5 +426,79 @@ mod tests {
         assert!(e.contains("holds") && e.contains(&*real_root.join("run").to_string_lossy()), "{e}");
         let e = Sandbox::new().writable(root.join("nowhere")).arguments().unwrap_err();
         assert!(e.contains("the folder to write in") && e.contains("nowhere"), "{e}");
+    }
+
+    #[test]
+    fn without_a_network_the_program_runs_under_the_relay_with_the_arena_s_socket_alone() {
+        let temp = tempfile::tempdir().unwrap();
+        let socket = temp.path().join("play.sock");
+        let s = Sandbox::new().arena_only(&socket, "/opt/arena/arena").env("OMP_NUM_THREADS", "1");
+        let w = words(&s);
+        let real = std::fs::canonicalize(temp.path()).unwrap().to_string_lossy().into_owned();
+        let at = |seq: &[&str]| w.windows(seq.len()).position(|p| p.iter().zip(seq).all(|(a, b)| a == b));
+        assert!(at(&["--unshare-net"]).is_some(), "{w:?}");
+        // A /run of its own, the arena's socket's folder bound in it read-only, then /run made
+        // read-only too.
+        let run = at(&["--tmpfs", "/run"]).expect("a /run of its own");
+        let bound = at(&["--ro-bind", &real, SANDBOX_ARENA_DIR]).expect("the socket's folder");
+        assert!(run < bound && bound < at(&["--remount-ro", "/run"]).unwrap(), "{w:?}");
+        // A fresh environment: the arena's own variables are not passed on (but PATH), its own
+        // HOME and TMPDIR, and what it was given.
+        let clear = at(&["--clearenv"]).expect("a fresh environment");
+        assert!(clear < at(&["--setenv", "OMP_NUM_THREADS", "1"]).unwrap());
+        assert!(
+            at(&["--setenv", "HOME", SANDBOX_TMPDIR]).is_some()
+                && at(&["--setenv", "TMPDIR", SANDBOX_TMPDIR]).is_some()
+        );
+        if std::env::var_os("PATH").is_some() {
+            assert!(w.windows(2).any(|p| p[0] == "--setenv" && p[1] == "PATH"), "{w:?}");
+        }
+        assert_eq!(s.arena_url().as_deref(), Some("http://127.0.0.1:50051"));
+        // The program's words come after the relay's.
+        let mut command = s.wrap(&[], &["python3".into(), "agent.py".into()]).unwrap();
+        let all: Vec<String> = command.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        let end = all.iter().position(|a| a == "--").unwrap();
+        let socket_inside = format!("{SANDBOX_ARENA_DIR}/play.sock");
+        assert_eq!(
+            &all[end + 1..],
+            [
+                "/opt/arena/arena",
+                "sandbox-relay",
+                "--socket",
+                &socket_inside,
+                "--listen",
+                SANDBOX_ARENA_LISTEN,
+                "--",
+                "python3",
+                "agent.py"
+            ]
+        );
+        let _ = command.stdin(Stdio::null());
+        // Without it, no relay and the host's network.
+        let plain = Sandbox::new();
+        assert_eq!(plain.program(&["x".into()]).unwrap(), [OsString::from("x")]);
+        assert!(plain.arena_url().is_none());
+    }
+
+    #[test]
+    fn what_only_its_owner_may_read_in_etc_is_hidden() {
+        use std::os::unix::fs::PermissionsExt;
+        let w = words(&Sandbox::new());
+        let (files, folders) = unreadable_in_etc();
+        for f in &files {
+            let meta = std::fs::symlink_metadata(f).unwrap();
+            assert_eq!(meta.permissions().mode() & 0o004, 0, "{}", f.display());
+            let f = f.to_string_lossy();
+            assert!(w.windows(3).any(|p| p[0] == "--ro-bind" && p[1] == "/dev/null" && p[2] == f), "{f}: {w:?}");
+        }
+        for d in &folders {
+            let d = d.to_string_lossy();
+            assert!(w.windows(2).any(|p| p[0] == "--tmpfs" && p[1] == d), "{d}: {w:?}");
+        }
+        // Debian's and most systems' shadow file is one of them.
+        if let Ok(meta) = std::fs::metadata("/etc/shadow") {
+            let hidden = files.iter().any(|f| f == Path::new("/etc/shadow"));
+            assert_eq!(hidden, meta.permissions().mode() & 0o004 == 0);
+        }
     }
 }

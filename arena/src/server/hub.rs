@@ -119,6 +119,9 @@ pub struct ServerConfig {
     /// A Play client is seated in a match someone else creates only if its Hello accepts
     /// challenges (a ladder's clients play its pairings).
     pub challenges_need_consent: bool,
+    /// Listen on this Unix socket too (its folder the caller's; the socket made, and removed
+    /// when the server stops): for agents in sandboxes without a network.
+    pub unix_socket: Option<PathBuf>,
 }
 
 impl Default for ServerConfig {
@@ -151,6 +154,7 @@ impl Default for ServerConfig {
             agents: None,
             ipv6_prefix: super::shares::DEFAULT_V6_PREFIX,
             challenges_need_consent: false,
+            unix_socket: None,
         }
     }
 }

@@ -5,6 +5,10 @@
 //! them all (a key is told only in a call, after the connection is made: a key's holder behind
 //! a shared address shares that address's connections, each of which carries any number of
 //! calls).
+//!
+//! A server may listen on a Unix socket besides (a tournament's, for the agents it launches in
+//! sandboxes without a network): those connections have no address, and share the pool as
+//! the clients without one.
 
 use super::shares::{ClientKeys, Held, Pool};
 use futures_util::{Stream, StreamExt};
@@ -13,70 +17,95 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use tokio::net::{TcpStream, UnixListener, UnixStream};
 use tonic::transport::server::{Connected, TcpConnectInfo, TcpIncoming};
 
 /// A connection let in, with its place.
 pub struct Admitted {
-    stream: TcpStream,
+    stream: Conn,
     _place: Held,
+}
+
+/// A TCP connection, or one over the server's Unix socket.
+enum Conn {
+    Tcp(TcpStream),
+    Unix(UnixStream),
 }
 
 impl Connected for Admitted {
     type ConnectInfo = TcpConnectInfo;
     fn connect_info(&self) -> TcpConnectInfo {
-        self.stream.connect_info()
+        match &self.stream {
+            Conn::Tcp(s) => s.connect_info(),
+            Conn::Unix(_) => TcpConnectInfo { local_addr: None, remote_addr: None },
+        }
     }
+}
+
+/// The stream's own method, whichever kind it is.
+macro_rules! either {
+    ($self:expr, $s:ident => $e:expr) => {
+        match &mut $self.stream {
+            Conn::Tcp($s) => $e,
+            Conn::Unix($s) => $e,
+        }
+    };
 }
 
 impl AsyncRead for Admitted {
     fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
+        either!(self, s => Pin::new(s).poll_read(cx, buf))
     }
 }
 
 impl AsyncWrite for Admitted {
     fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
+        either!(self, s => Pin::new(s).poll_write(cx, buf))
     }
     fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
+        either!(self, s => Pin::new(s).poll_flush(cx))
     }
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+        either!(self, s => Pin::new(s).poll_shutdown(cx))
     }
     fn poll_write_vectored(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write_vectored(cx, bufs)
+        either!(self, s => Pin::new(s).poll_write_vectored(cx, bufs))
     }
     fn is_write_vectored(&self) -> bool {
-        self.stream.is_write_vectored()
+        match &self.stream {
+            Conn::Tcp(s) => s.is_write_vectored(),
+            Conn::Unix(s) => s.is_write_vectored(),
+        }
     }
 }
 
-/// The connections `incoming` accepts, each let in if its address has a place in `pool`
-/// (closed at once otherwise, and the refusal logged at debug level: a flood of them is not a
-/// flood of log lines).
+/// The connections `incoming` accepts (and `unix`, if the server listens on a Unix socket
+/// too), each let in if its client has a place in `pool` (closed at once otherwise, and the
+/// refusal logged at debug level: a flood of them is not a flood of log lines).
 pub fn admitted(
     incoming: TcpIncoming,
+    unix: Option<UnixListener>,
     pool: Arc<Pool>,
     clients: ClientKeys,
 ) -> impl Stream<Item = Result<Admitted, io::Error>> + Send + 'static {
-    incoming.filter_map(move |accepted| {
+    let tcp = incoming.map(|accepted| accepted.map(|s| (s.peer_addr().ok(), Conn::Tcp(s))));
+    let unix = futures_util::stream::unfold(unix, |listener| async move {
+        let accepted = listener.as_ref()?.accept().await.map(|(s, _)| (None, Conn::Unix(s)));
+        Some((accepted, listener))
+    });
+    futures_util::stream::select(tcp, unix).filter_map(move |accepted| {
         let admitted = match accepted {
-            Ok(stream) => {
-                let client = clients.of_addr(stream.peer_addr().ok());
-                match pool.take(&client) {
-                    Ok(place) => Some(Ok(Admitted { stream, _place: place })),
-                    Err(refused) => {
-                        tracing::debug!("a connection closed as it came: {}", refused.message());
-                        None
-                    }
+            Ok((addr, stream)) => match pool.take(&clients.of_addr(addr)) {
+                Ok(place) => Some(Ok(Admitted { stream, _place: place })),
+                Err(refused) => {
+                    tracing::debug!("a connection closed as it came: {}", refused.message());
+                    None
                 }
-            }
+            },
             Err(e) => Some(Err(e)),
         };
         std::future::ready(admitted)

@@ -44,6 +44,8 @@ pub const KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_sec
 /// A server running on the current tokio runtime.
 pub struct Running {
     pub addr: SocketAddr,
+    /// The Unix socket it listens on besides, if it was asked to (removed when it stops).
+    pub unix: Option<std::path::PathBuf>,
     pub hub: Arc<Hub>,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<Result<(), String>>,
@@ -55,6 +57,11 @@ impl Running {
         format!("http://{}", self.addr)
     }
 
+    /// `unix:PATH`, for clients that reach it by its Unix socket (gRPC's name for one).
+    pub fn unix_url(&self) -> Option<String> {
+        self.unix.as_ref().map(|p| format!("unix:{}", p.display()))
+    }
+
     /// Stop accepting, end the long-lived streams, let calls in flight finish, flush the
     /// records.
     pub async fn stop(mut self) -> Result<(), String> {
@@ -64,6 +71,9 @@ impl Running {
         }
         let r = self.task.await.map_err(|e| e.to_string())?;
         self.hub.flush();
+        if let Some(path) = &self.unix {
+            let _ = std::fs::remove_file(path);
+        }
         r
     }
 }
@@ -98,6 +108,14 @@ where
     let incoming =
         TcpIncoming::bind(addr).map_err(|e| format!("cannot listen on {addr}: {e}"))?.with_nodelay(Some(true));
     let addr = incoming.local_addr().map_err(|e| e.to_string())?;
+    let unix_path = hub.config.unix_socket.clone();
+    let unix = match &unix_path {
+        Some(path) => Some(
+            tokio::net::UnixListener::bind(path)
+                .map_err(|e| format!("cannot listen on the Unix socket {}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let routes = tonic::service::Routes::new(health)
         .add_service(reflection_v1)
@@ -129,14 +147,14 @@ where
         .add_routes(routes);
     let task = tokio::spawn(async move {
         router
-            .serve_with_incoming_shutdown(incoming::admitted(incoming, hub_connections, clients), async {
+            .serve_with_incoming_shutdown(incoming::admitted(incoming, unix, hub_connections, clients), async {
                 let _ = stopped.await;
             })
             .await
             .map_err(|e| format!("the server failed: {e}"))
     });
-    tracing::info!(%addr, "serving tabletop.arena.v1");
-    Ok(Running { addr, hub, stop: Some(stop), task })
+    tracing::info!(%addr, unix = ?unix_path, "serving tabletop.arena.v1");
+    Ok(Running { addr, unix: unix_path, hub, stop: Some(stop), task })
 }
 
 /// Ctrl-C or SIGTERM. The handlers are installed when this is called, not when it is first

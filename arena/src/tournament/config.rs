@@ -24,6 +24,7 @@
 //!   - { name: mine, connect: true }        # a Play client that says Hello as `mine`
 //!   - { name: py, command: "python3 examples/python/random_bot.py" }  # launched by the arena
 //!   - { name: logs, command: "./my_bot --log logs/", writable: [logs] }  # may write in logs/
+//!   - { name: np, command: "python3 np_bot.py", env: { OMP_NUM_THREADS: "1" } }  # its variables
 //! games:
 //!   - { game: journey, preset: classic, params: { travellers: 1 } }
 //!   - { game: expedition, preset: no-dice, params: { players: 2 } }
@@ -61,9 +62,11 @@ pub struct Participant {
     #[serde(default)]
     pub connect: bool,
     /// An external agent the arena launches (`sh -c COMMAND`), with `ARENA_SERVER` (the
-    /// server's `http://` address) and `ARENA_NAME` (the name to say Hello with) set, and no
+    /// server's address: `unix:/run/arena/play.sock` in its sandbox, which has no network;
+    /// `http://HOST:PORT` unconfined) and `ARENA_NAME` (the name to say Hello with) set, and no
     /// secret of the arena's in its environment; under the tournament's `isolation` (by
-    /// default a sandbox that cannot see the run's directory, nor the arena's process).
+    /// default a sandbox that cannot see the run's directory, nor the arena's process, with a
+    /// fresh environment: `PATH`, the locale, its `env`).
     #[serde(default)]
     pub command: Option<String>,
     /// A command the `command` runs under, words split as a shell would: `sudo -u agent`,
@@ -75,6 +78,10 @@ pub struct Participant {
     /// as the command's own paths): in its sandbox everything else is read-only.
     #[serde(default)]
     pub writable: Vec<String>,
+    /// Variables set in the launched `command`'s environment (in its sandbox, its environment
+    /// is only `PATH`, the locale's, `HOME`, `TMPDIR`, `ARENA_SERVER`, `ARENA_NAME` and these).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub env: std::collections::BTreeMap<String, String>,
     /// Its own per-move limit in milliseconds, instead of the tournament's.
     #[serde(default)]
     pub move_time_ms: Option<u64>,
@@ -377,6 +384,26 @@ impl TournamentConfig {
             }
             if let Some(k) = p.writable.iter().position(|w| w.trim().is_empty()) {
                 return Err(mistake(at(&format!(".writable[{k}]")), "is empty: name a folder"));
+            }
+            if !p.env.is_empty() && p.command.is_none() {
+                return Err(mistake(at(".env"), "only a `command` is launched: the others have their own environment"));
+            }
+            for (name, value) in &p.env {
+                let word = !name.is_empty()
+                    && !name.starts_with(|c: char| c.is_ascii_digit())
+                    && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+                if !word {
+                    return Err(mistake(
+                        at(&format!(".env.{name}")),
+                        "is not a variable's name (letters, digits, `_`)",
+                    ));
+                }
+                if name == "ARENA_SERVER" || name == "ARENA_NAME" {
+                    return Err(mistake(at(&format!(".env.{name}")), "is set by the arena"));
+                }
+                if value.contains('\0') {
+                    return Err(mistake(at(&format!(".env.{name}")), "holds a NUL byte"));
+                }
             }
             if p.command.is_some() || p.connect {
                 crate::server::names::check(&p.name)

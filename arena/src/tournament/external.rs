@@ -1,8 +1,9 @@
 //! External participants: agents in any language that play over the Play stream. When a
 //! tournament has any, it runs its own gRPC server for them, launches those it has a command
 //! for (with `ARENA_SERVER` and `ARENA_NAME` in their environment, and none of the arena's
-//! secrets; in a [`Sandbox`] that hides the run's directory unless the file says `isolation:
-//! none`; under their `sandbox` command if they have one), waits until every one has said
+//! secrets; in a [`Sandbox`] that hides the run's directory and has no network, reaching the
+//! server by its Unix socket, unless the file says `isolation: none`; under their `sandbox`
+//! command if they have one), waits until every one has said
 //! Hello, and seats them through [`RemoteAgent`]s — for the runner they are agents like any
 //! other: a timeout, a disconnection, an illegal answer or a resignation is that game's
 //! verdict, and so is silence past the tournament's idle limit (`idle_ms`) on a decision no
@@ -39,6 +40,9 @@ use std::time::Duration;
 pub struct Externals {
     runtime: tokio::runtime::Runtime,
     server: Option<Running>,
+    /// The private folder of the server's Unix socket, for the sandboxed commands (removed
+    /// after the server has stopped).
+    socket_dir: Option<tempfile::TempDir>,
     children: Vec<Launched>,
     sessions: HashMap<usize, Arc<Session>>,
     /// The launched participants' processes, by participant.
@@ -66,11 +70,23 @@ impl Externals {
             Some(limits) if launched_any => Some((limits::Host::find().map_err(|e| no_limits(&e, dir))?, limits)),
             _ => None,
         };
+        // Sandboxed commands have no network: they reach the server by a Unix socket, in a
+        // folder of its own that only the arena's user may enter.
+        let socket_dir = match launched_any && t.config.isolation == Isolation::Bwrap {
+            true => Some(
+                tempfile::Builder::new()
+                    .prefix("arena-socket-")
+                    .tempdir()
+                    .map_err(|e| format!("cannot make a folder for the server's Unix socket: {e}"))?,
+            ),
+            false => None,
+        };
+        let socket = socket_dir.as_ref().map(|d| d.path().join("play.sock"));
         let mut launches = Vec::new();
         for &p in &external {
             let part = &t.config.participants[p];
             if let Some(command) = &part.command {
-                let launch = Launch::new(part, command, t.config.isolation, dir)
+                let launch = Launch::new(part, command, t.config.isolation, dir, socket.as_deref())
                     .map_err(|e| format!("participant `{}`: {e}", part.name))?;
                 let group = match &host {
                     Some((host, limits)) => Some(
@@ -89,7 +105,12 @@ impl Externals {
             .map_err(|e| format!("cannot start tokio: {e}"))?;
         let addr = t.config.listen.parse().map_err(|e| format!("listen: {e}"))?;
         // Only the operator's own programs connect (from this host, as one client).
-        let config = ServerConfig { move_time: None, shares: server::Shares::WHOLE, ..ServerConfig::default() };
+        let config = ServerConfig {
+            move_time: None,
+            shares: server::Shares::WHOLE,
+            unix_socket: socket,
+            ..ServerConfig::default()
+        };
         let running = runtime.block_on(server::start(addr, config))?;
         // A participant's Welcome tells the tournament: its name, its games as Hello.games names
         // them (`expedition:no-dice`), its per-move limit.
@@ -103,6 +124,7 @@ impl Externals {
         let mut ext = Externals {
             runtime,
             server: Some(running),
+            socket_dir,
             children: Vec::new(),
             sessions: HashMap::new(),
             watches: HashMap::new(),
@@ -181,6 +203,7 @@ impl Externals {
         if let Some(s) = self.server.take() {
             let _ = self.runtime.block_on(s.stop());
         }
+        drop(self.socket_dir.take());
         self.stopping.store(true, Ordering::Relaxed);
         for launched in &mut self.children {
             if let Some(w) = launched.watcher.take() {
@@ -398,13 +421,20 @@ struct Launch {
     command: String,
     prefix: Vec<String>,
     sandbox: Option<Sandbox>,
+    env: Vec<(String, String)>,
 }
 
 impl Launch {
-    /// Its sandbox (with `isolation: bwrap`) hides the run's directory `dir` (made now) and
-    /// lets it write in its `writable` folders; checked here, so that a host that cannot make it
-    /// says so before anything starts.
-    fn new(part: &Participant, command: &str, isolation: Isolation, dir: &Path) -> Result<Launch, String> {
+    /// Its sandbox (with `isolation: bwrap`) hides the run's directory `dir` (made now), lets
+    /// it write in its `writable` folders and reach the server by `socket` alone; checked
+    /// here, so that a host that cannot make it says so before anything starts.
+    fn new(
+        part: &Participant,
+        command: &str,
+        isolation: Isolation,
+        dir: &Path,
+        socket: Option<&Path>,
+    ) -> Result<Launch, String> {
         let prefix = match &part.sandbox {
             Some(s) => {
                 shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| format!("sandbox `{s}` is not a command"))?
@@ -414,7 +444,12 @@ impl Launch {
         let sandbox = match isolation {
             Isolation::Unconfined => None,
             Isolation::Bwrap => {
-                let sandbox = part.writable.iter().fold(Sandbox::new(), |s, w| s.writable(w));
+                let mut sandbox = part.writable.iter().fold(Sandbox::new(), |s, w| s.writable(w));
+                if let Some(socket) = socket {
+                    let arena = std::env::current_exe()
+                        .map_err(|e| format!("cannot find the arena's binary, the sandbox's relay: {e}"))?;
+                    sandbox = sandbox.arena_only(socket, arena);
+                }
                 sandbox.check_folders()?;
                 sandbox.check(&prefix).map_err(|e| {
                     format!(
@@ -431,11 +466,14 @@ impl Launch {
                 Some(sandbox)
             }
         };
-        Ok(Launch { name: part.name.clone(), command: command.to_string(), prefix, sandbox })
+        let env = part.env.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
+        Ok(Launch { name: part.name.clone(), command: command.to_string(), prefix, sandbox, env })
     }
 
-    /// Start it in its cgroup `group` (if it has one), its environment the arena's without a
-    /// secret, plus where to connect and its name; its stderr passed on to the arena's, the end
+    /// Start it in its cgroup `group` (if it has one), its environment its sandbox's (or,
+    /// unconfined, the arena's without a secret), plus where to connect (`url` unconfined, the
+    /// server's Unix socket in its sandbox), its name and its own variables; its stderr passed
+    /// on to the arena's, the end
     /// of it kept (in `dir`'s `stderr/NAME.log` once it has ended); watched by a thread until
     /// it ends or `stopping` is set.
     fn spawn(
@@ -448,12 +486,18 @@ impl Launch {
         let words = ["sh".to_string(), "-c".to_string(), self.command.clone()];
         let mut cmd = match &self.sandbox {
             Some(sandbox) => {
+                let inside = sandbox.arena_url().unwrap_or_else(|| url.to_string());
+                let sandbox = [("ARENA_SERVER", inside.as_str()), ("ARENA_NAME", self.name.as_str())]
+                    .into_iter()
+                    .chain(self.env.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+                    .fold(sandbox.clone(), |s, (n, v)| s.env(n, v));
                 sandbox.wrap(&self.prefix, &words).map_err(|e| format!("participant `{}`: {e}", self.name))?
             }
             None => {
                 let all: Vec<&String> = self.prefix.iter().chain(&words).collect();
                 let mut cmd = Command::new(all[0]);
                 cmd.args(&all[1..]);
+                cmd.envs(self.env.iter().map(|(n, v)| (n, v)));
                 cmd
             }
         };

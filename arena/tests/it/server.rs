@@ -20,6 +20,33 @@ async fn start(config: ServerConfig) -> (Running, MatchesClient<Channel>) {
     (running, MatchesClient::new(channel))
 }
 
+/// A server asked to listen on a Unix socket serves there too (a tournament's, for its
+/// sandboxed agents' relays): the same calls, the socket removed when it stops; a socket path
+/// that cannot be bound is named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_serves_on_its_unix_socket_too() {
+    let dir = temp_dir("unix");
+    let socket = dir.join("play.sock");
+    let config = ServerConfig { unix_socket: Some(socket.clone()), ..ServerConfig::default() };
+    let running = server::start("127.0.0.1:0".parse().unwrap(), config).await.unwrap();
+    assert_eq!(running.unix_url(), Some(format!("unix:{}", socket.display())));
+    let channel = arena::client::connect(&running.unix_url().unwrap()).await.unwrap();
+    let mut m = MatchesClient::new(channel);
+    let created = m.create_match(create("journey", 5)).await.unwrap().into_inner();
+    let end = play_by_tokens(&mut m, &created, 2).await;
+    assert!(end.outcome.is_some());
+    // The same match, seen over TCP.
+    let mut tcp = MatchesClient::new(arena::client::connect(&running.url()).await.unwrap());
+    let record = tcp.get_record(v1::GetRecordRequest { match_id: created.match_id }).await.unwrap().into_inner();
+    assert_eq!(record.actions.len() as u64, end.version);
+    // One at a path already taken is refused, by its path.
+    let again = ServerConfig { unix_socket: Some(socket.clone()), ..ServerConfig::default() };
+    let e = server::start("127.0.0.1:0".parse().unwrap(), again).await.err().unwrap();
+    assert!(e.contains("cannot listen on the Unix socket") && e.contains("play.sock"), "{e}");
+    running.stop().await.unwrap();
+    assert!(!socket.exists(), "the socket is removed when the server stops");
+}
+
 /// A seat's state without the time left (the clock runs between two calls).
 fn untimed(mut s: v1::SeatState) -> v1::SeatState {
     s.time_left_ms = 0;

@@ -408,9 +408,11 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
     let command = |name: &str| {
         format!("env > {}/{name}.env; exec {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME", dumps.display())
     };
-    // Both write in `dumps`, the rest of the system read-only in their sandboxes.
+    // Both write in `dumps`, the rest of the system read-only in their sandboxes; `boxed` runs
+    // under an operator's command (which notes that it ran), and is given a variable.
+    let prefix = format!("sh -c 'echo ran > {}/boxed.prefix; exec \\\"$@\\\"' prefix", dumps.display());
     let text = format!(
-        "name: env\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: plain, command: \"{}\", writable: [{dumps}] }}\n  - {{ name: boxed, command: \"{}\", sandbox: \"env SANDBOXED='under its sandbox'\", writable: [{dumps}] }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        "name: env\nseed: 5\ngames_per_pairing: 1\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: plain, command: \"{}\", writable: [{dumps}] }}\n  - {{ name: boxed, command: \"{}\", sandbox: \"{prefix}\", writable: [{dumps}], env: {{ GIVEN: 'its own', OMP_NUM_THREADS: '1' }} }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
         command("plain"),
         command("boxed"),
         dumps = dumps.display()
@@ -424,18 +426,24 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
             .env("ARENA_DEAL_SECRET", secret)
             .env("ARENA_KEY", "the-name-key")
             .env("LAB_API_TOKEN", "the-lab-token")
-            .env("KEEP_ME", "kept"),
+            .env("NOT_PASSED_ON", "the arena's"),
     );
     for name in ["plain", "boxed"] {
         let env = std::fs::read_to_string(dumps.join(format!("{name}.env"))).unwrap();
-        for leaked in [secret, "the-name-key", "the-lab-token"] {
+        for leaked in [secret, "the-name-key", "the-lab-token", "NOT_PASSED_ON"] {
             assert!(!env.contains(leaked), "{name} inherited {leaked}: {env}");
         }
-        assert!(env.contains("KEEP_ME=kept") && env.contains("ARENA_NAME=") && env.contains("ARENA_SERVER=http://"));
-        assert_eq!(env.contains("SANDBOXED=under its sandbox"), name == "boxed", "{name}: {env}");
-        // Its temporary folder is its own.
-        assert!(env.contains("TMPDIR=/dev/shm"), "{name}: {env}");
+        // A fresh environment: where to connect (its relay, on its own loopback), its name,
+        // PATH, its own HOME and temporary folder, and what the file gives it.
+        assert!(env.contains("ARENA_NAME=") && env.contains("ARENA_SERVER=http://127.0.0.1:50051\n"), "{env}");
+        assert!(env.contains("\nPATH=") && env.contains("HOME=/dev/shm") && env.contains("TMPDIR=/dev/shm"), "{env}");
+        assert_eq!(
+            env.contains("GIVEN=its own\n") && env.contains("OMP_NUM_THREADS=1"),
+            name == "boxed",
+            "{name}: {env}"
+        );
     }
+    assert!(dumps.join("boxed.prefix").exists() && !dumps.join("plain.prefix").exists());
     // A sandbox or a writable folder without a command, or a sandbox that is not a command, is
     // refused by name.
     for (participant, field, why) in [
@@ -443,6 +451,10 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
         ("{ name: b, command: x, sandbox: \"'unclosed\" }", "sandbox", "not a command"),
         ("{ name: b, bot: random, writable: [logs] }", "writable", "only a `command`"),
         ("{ name: b, command: x, writable: [\"\"] }", "writable[0]", "is empty"),
+        ("{ name: b, bot: random, env: { A: b } }", "env", "only a `command`"),
+        ("{ name: b, command: x, env: { 'A-B': c } }", "env.A-B", "not a variable's name"),
+        ("{ name: b, command: x, env: { 9A: c } }", "env.9A", "not a variable's name"),
+        ("{ name: b, command: x, env: { ARENA_SERVER: c } }", "env.ARENA_SERVER", "set by the arena"),
     ] {
         let text = format!(
             "games_per_pairing: 1\nparticipants:\n  - {{ name: a, bot: random }}\n  - {participant}\ngames: [{{game: journey}}]\n"
@@ -450,6 +462,65 @@ fn a_launched_participant_inherits_no_secret_and_runs_under_its_sandbox() {
         let e = arena::tournament::Tournament::load("t.yaml", &text, &no_files).err().unwrap();
         assert!(e.contains(&format!("participants[1].{field}")) && e.contains(why), "{e}");
     }
+}
+
+/// What a sandboxed participant tries before it plays (`python3 - REPORT PORT < PROBE`): a
+/// connection to a port of the host's loopback, to the world, to the host's services' sockets;
+/// reading what only root may; writing outside its folders. One line per try in REPORT.
+const REACH: &str = r#"
+import os, socket, sys
+report, port = sys.argv[1], int(sys.argv[2])
+lines = []
+def tried(what, f):
+    try:
+        lines.append("%s: done %r" % (what, f()))
+    except Exception as e:
+        lines.append("%s: refused %s" % (what, type(e).__name__))
+tried("host port", lambda: socket.create_connection(("127.0.0.1", port), timeout=2).close())
+tried("world", lambda: socket.create_connection(("1.1.1.1", 53), timeout=2).close())
+tried("run", lambda: sorted(os.listdir("/run")))
+tried("shadow", lambda: open("/etc/shadow").read()[:40])
+tried("write tmp", lambda: open("/tmp/arena-sandbox-escape", "w").write("x"))
+tried("write scratch", lambda: open(os.environ["TMPDIR"] + "/mine", "w").write("x"))
+open(report + "/reach.txt", "w").write("\n".join(lines) + "\n")
+"#;
+
+#[test]
+#[ignore = "needs bubblewrap: .ci/run installs it and runs it"]
+fn a_sandboxed_participant_reaches_the_arena_and_nothing_else() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let scratch = temp_dir("reach");
+    let report = scratch.join("report");
+    std::fs::create_dir_all(&report).unwrap();
+    std::fs::write(scratch.join("reach.py"), REACH).unwrap();
+    // A port of the host's loopback the probe is told of (it must not reach it).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let command = format!(
+        "python3 - {report} {port} < {probe} && exec {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME",
+        report = report.display(),
+        probe = scratch.join("reach.py").display()
+    );
+    let file = scratch.join("reach.yaml");
+    std::fs::write(&file, format!(
+        "name: reach\nseed: 4\ngames_per_pairing: 2\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 10000\nparticipants:\n  - {{ name: random, bot: random }}\n  - {{ name: probe, command: \"{command}\", writable: [{}] }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        report.display()
+    ))
+    .unwrap();
+    let run = scratch.join("run");
+    run_ok(arena().args(["tournament", file.to_str().unwrap(), "--out", run.to_str().unwrap(), "--quiet"]));
+    let reach = std::fs::read_to_string(report.join("reach.txt")).unwrap();
+    for refused in ["host port", "world", "shadow", "write tmp"] {
+        assert!(reach.contains(&format!("{refused}: refused")), "{refused}: {reach}");
+    }
+    // Its /run holds the arena's socket's folder alone; its scratch folder is its own.
+    assert!(reach.contains("run: done ['arena']") && reach.contains("write scratch: done 1"), "{reach}");
+    assert!(matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock));
+    assert!(!Path::new("/tmp/arena-sandbox-escape").exists());
+    // And it played every game, through its relay to the arena's socket.
+    let log = std::fs::read_to_string(run.join("games.jsonl")).unwrap();
+    assert_eq!(log.lines().filter(|l| l.contains("\"verdict\":null") || !l.contains("verdict")).count(), 4, "{log}");
 }
 
 /// A participant that looks for the deal secret wherever a process of the operator's user
