@@ -6,6 +6,7 @@ pub mod client;
 pub mod compare;
 pub mod files;
 pub mod ladder;
+pub mod launch;
 pub mod limits;
 pub mod pool;
 pub mod record;

@@ -22,18 +22,17 @@
 use super::Tournament;
 use super::config::{Isolation, Participant};
 use super::run::AgentFactory;
-use crate::limits::{self, Cgroup, Ending};
-use crate::sandbox::{self, Sandbox};
+use crate::launch::{Launch, Launched, STDERR_TAIL, Watch};
+use crate::limits;
+use crate::sandbox::Sandbox;
 use crate::server::session::{RemoteAgent, Session};
 use crate::server::{self, Running, ServerConfig};
 use bots::{Agent, AgentError, SeatView};
 use engine::core::{ActionId, AnySpec, Outcome, Seat};
-use std::collections::{HashMap, VecDeque};
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 /// The server and processes of a tournament's external participants.
@@ -86,7 +85,7 @@ impl Externals {
         for &p in &external {
             let part = &t.config.participants[p];
             if let Some(command) = &part.command {
-                let launch = Launch::new(part, command, t.config.isolation, dir, socket.as_deref())
+                let launch = launch_of(part, command, t.config.isolation, dir, socket.as_deref())
                     .map_err(|e| format!("participant `{}`: {e}", part.name))?;
                 let group = match &host {
                     Some((host, limits)) => Some(
@@ -133,7 +132,9 @@ impl Externals {
             idle: crate::referee::limit_ms(t.config.idle_ms),
         };
         for (p, launch, group) in launches {
-            let launched = launch.spawn(&url, group, dir, ext.stopping.clone())?;
+            let log = dir.join("stderr").join(format!("{}.log", launch.name));
+            let launched =
+                launch.spawn(&url, group, &log, ext.stopping.clone()).map_err(|e| format!("participant {e}"))?;
             ext.watches.insert(p, launched.watch.clone());
             ext.children.push(launched);
         }
@@ -156,7 +157,7 @@ impl Externals {
                     break Ok(s);
                 }
                 if let Some(e) = ext.children.iter_mut().find_map(|c| c.exited_unconnected(&hub, &url)) {
-                    break Err(e);
+                    break Err(format!("participant {e}"));
                 }
                 if left.is_zero() {
                     break Err(format!("participant `{name}` did not connect to {url} within {} s", timeout.as_secs()));
@@ -206,10 +207,8 @@ impl Externals {
         drop(self.socket_dir.take());
         self.stopping.store(true, Ordering::Relaxed);
         for launched in &mut self.children {
-            if let Some(w) = launched.watcher.take() {
-                let _ = w.join();
-            }
-            launched.watch.stop();
+            launched.join();
+            launched.watch.stop(Duration::from_secs(1));
         }
         self.children.clear();
         self.watches.clear();
@@ -222,9 +221,6 @@ impl Drop for Externals {
     }
 }
 
-/// How much of a launched command's stderr is kept, to tell why it ended (the last 4 KiB).
-const STDERR_TAIL: usize = 4096;
-
 /// The error for a host where the launched participants' cgroups cannot be made: what is
 /// missing, and how to opt out.
 fn no_limits(e: &str, dir: &Path) -> String {
@@ -235,151 +231,6 @@ fn no_limits(e: &str, dir: &Path) -> String {
          this run so, in {})",
         dir.join(super::log::CONFIG_FILE).display()
     )
-}
-
-/// A launched participant: its process, watched by a thread of its own until it ends.
-struct Launched {
-    watch: Arc<Watch>,
-    watcher: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Launched {
-    /// The error to fail with if it exited without having connected (its name not held).
-    fn exited_unconnected(&mut self, hub: &server::Hub, url: &str) -> Option<String> {
-        let ended = self.watch.poll()?;
-        if hub.session(&self.watch.name).is_some() {
-            return None;
-        }
-        let said = match ended.stderr.is_empty() {
-            true => "it wrote nothing on stderr".to_string(),
-            false => format!("the end of its stderr:\n{}", ended.stderr),
-        };
-        let why = match &ended.ending {
-            Ending::Exited(_) => String::new(),
-            limit => format!(", it {}", limit.describe()),
-        };
-        Some(format!(
-            "participant `{}` exited ({}){why} before it connected to {url}; {said}",
-            self.watch.name, ended.status
-        ))
-    }
-}
-
-/// A launched participant's process as the tournament watches it: its group, the end of its
-/// stderr, and once it has ended, how.
-struct Watch {
-    name: String,
-    child: Mutex<Child>,
-    /// Its cgroup (none with `limits: none`); removed when the tournament stops.
-    group: Mutex<Option<Cgroup>>,
-    tail: Arc<Mutex<VecDeque<u8>>>,
-    reader: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// Where the end of its stderr is kept once it has ended (`DIR/stderr/NAME.log`).
-    log: PathBuf,
-    ended: OnceLock<Ended>,
-    /// Until when seats whose client is gone wait for its process to end (set by the first).
-    wait_until: OnceLock<std::time::Instant>,
-}
-
-/// How a launched participant's process ended.
-struct Ended {
-    status: ExitStatus,
-    ending: Ending,
-    /// The CPU time its group used, where the host tells it.
-    cpu: Option<Duration>,
-    /// The end of its stderr, as text.
-    stderr: String,
-}
-
-impl Watch {
-    /// How it ended, if it has: the first time it is seen ended, what is left in its group is
-    /// killed, why it ended is read from the group, and the end of its stderr is kept in the
-    /// log file.
-    fn poll(&self) -> Option<&Ended> {
-        if let Some(e) = self.ended.get() {
-            return Some(e);
-        }
-        let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
-        let status = child.try_wait().ok().flatten()?;
-        if let Some(e) = self.ended.get() {
-            return Some(e);
-        }
-        let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
-        let ending = group.as_ref().map_or_else(|| Ending::Exited(status.to_string()), |g| g.ending(status));
-        let cpu = group.as_ref().and_then(Cgroup::cpu_used);
-        if let Some(g) = group.as_ref() {
-            g.kill_all();
-        }
-        drop(group);
-        // Its stderr ends with it (unless something it started outside a group holds it: then
-        // not for long).
-        if let Some(r) = self.reader.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            for _ in 0..50 {
-                if r.is_finished() {
-                    let _ = r.join();
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(10));
-            }
-        }
-        let tail: Vec<u8> = self.tail.lock().unwrap_or_else(|p| p.into_inner()).iter().copied().collect();
-        let kept =
-            self.log.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(&self.log, &tail));
-        if let Err(e) = kept {
-            tracing::warn!("cannot keep the end of `{}`'s stderr in {}: {e}", self.name, self.log.display());
-        }
-        let stderr = String::from_utf8_lossy(&tail).trim().to_string();
-        drop(child);
-        Some(self.ended.get_or_init(|| Ended { status, ending, cpu, stderr }))
-    }
-
-    /// The error for a seat of it whose client is gone: the limit its process broke, or
-    /// its exit status, with where its stderr is kept. None while it runs: a killed process's
-    /// connection may close before its end is seen, so seats wait for it up to two seconds
-    /// after the first one asked (and no longer once those have passed).
-    fn gone(&self) -> Option<AgentError> {
-        let until = *self.wait_until.get_or_init(|| std::time::Instant::now() + Duration::from_secs(2));
-        let mut ended = self.poll();
-        while ended.is_none() && std::time::Instant::now() < until {
-            std::thread::sleep(Duration::from_millis(20));
-            ended = self.poll();
-        }
-        let e = ended?;
-        let mut detail = format!("{}: {}", self.name, e.ending.describe());
-        if let Some(cpu) = e.cpu {
-            detail += &format!(" after {:.1} s of CPU time", cpu.as_secs_f64());
-        }
-        if e.stderr.is_empty() {
-            detail += "; it wrote nothing on stderr";
-        } else {
-            detail += &format!("; the end of its stderr is kept in {}", self.log.display());
-        }
-        Some(match e.ending {
-            Ending::Memory { .. } => AgentError::MemoryLimit(detail),
-            Ending::Processes { .. } => AgentError::ProcessCount(detail),
-            Ending::Exited(_) => AgentError::Disconnected(detail),
-        })
-    }
-
-    /// The tournament is over: a process whose client's stream ended should exit; one that
-    /// does not within a second is stopped. Its group is then removed.
-    fn stop(&self) {
-        for _ in 0..50 {
-            if self.poll().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        if self.poll().is_none() {
-            tracing::warn!("participant `{}` did not exit with the tournament: stopping it", self.name);
-            let mut child = self.child.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = child.kill();
-            let _ = child.wait();
-            drop(child);
-            self.poll();
-        }
-        drop(self.group.lock().unwrap_or_else(|p| p.into_inner()).take());
-    }
 }
 
 /// A launched participant's seat: its remote agent, whose disconnection is told as why its
@@ -414,142 +265,58 @@ impl Agent for Seated {
     }
 }
 
-/// A participant's command, ready to launch: its words (`sh -c COMMAND`, in its sandbox, after
-/// the operator's `sandbox` words if it has some).
-struct Launch {
-    name: String,
-    command: String,
-    prefix: Vec<String>,
-    sandbox: Option<Sandbox>,
-    env: Vec<(String, String)>,
-}
-
-impl Launch {
-    /// Its sandbox (with `isolation: bwrap`) hides the run's directory `dir` (made now), lets
-    /// it write in its `writable` folders and reach the server by `socket` alone; checked
-    /// here, so that a host that cannot make it says so before anything starts.
-    fn new(
-        part: &Participant,
-        command: &str,
-        isolation: Isolation,
-        dir: &Path,
-        socket: Option<&Path>,
-    ) -> Result<Launch, String> {
-        let prefix = match &part.sandbox {
-            Some(s) => {
-                shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| format!("sandbox `{s}` is not a command"))?
-            }
-            None => Vec::new(),
-        };
-        let sandbox = match isolation {
-            Isolation::Unconfined => None,
-            Isolation::Bwrap => {
-                let mut sandbox = part.writable.iter().fold(Sandbox::new(), |s, w| s.writable(w));
-                if let Some(socket) = socket {
-                    let arena = std::env::current_exe()
-                        .map_err(|e| format!("cannot find the arena's binary, the sandbox's relay: {e}"))?;
-                    sandbox = sandbox.arena_only(socket, arena);
-                }
-                sandbox.check_folders()?;
-                sandbox.check(&prefix).map_err(|e| {
-                    format!(
-                        "{e}. Launched participants run in a sandbox so that they cannot read the deal secret; \
-                         to launch them unconfined instead (they can then read it: see docs/tournaments.md), \
-                         set `isolation: none` in the tournament file (or `--set isolation=none`; to resume \
-                         this run so, in {})",
-                        dir.join(super::log::CONFIG_FILE).display()
-                    )
-                })?;
-                std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-                let sandbox = sandbox.hide(dir);
-                sandbox.check_folders()?;
-                Some(sandbox)
-            }
-        };
-        let env = part.env.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
-        Ok(Launch { name: part.name.clone(), command: command.to_string(), prefix, sandbox, env })
-    }
-
-    /// Start it in its cgroup `group` (if it has one), its environment its sandbox's (or,
-    /// unconfined, the arena's without a secret), plus where to connect (`url` unconfined, the
-    /// server's Unix socket in its sandbox), its name and its own variables; its stderr passed
-    /// on to the arena's, the end
-    /// of it kept (in `dir`'s `stderr/NAME.log` once it has ended); watched by a thread until
-    /// it ends or `stopping` is set.
-    fn spawn(
-        self,
-        url: &str,
-        group: Option<Cgroup>,
-        dir: &Path,
-        stopping: Arc<AtomicBool>,
-    ) -> Result<Launched, String> {
-        let words = ["sh".to_string(), "-c".to_string(), self.command.clone()];
-        let mut cmd = match &self.sandbox {
-            Some(sandbox) => {
-                let inside = sandbox.arena_url().unwrap_or_else(|| url.to_string());
-                let sandbox = [("ARENA_SERVER", inside.as_str()), ("ARENA_NAME", self.name.as_str())]
-                    .into_iter()
-                    .chain(self.env.iter().map(|(n, v)| (n.as_str(), v.as_str())))
-                    .fold(sandbox.clone(), |s, (n, v)| s.env(n, v));
-                sandbox.wrap(&self.prefix, &words).map_err(|e| format!("participant `{}`: {e}", self.name))?
-            }
-            None => {
-                let all: Vec<&String> = self.prefix.iter().chain(&words).collect();
-                let mut cmd = Command::new(all[0]);
-                cmd.args(&all[1..]);
-                cmd.envs(self.env.iter().map(|(n, v)| (n, v)));
-                cmd
-            }
-        };
-        for (var, _) in std::env::vars_os() {
-            if var.to_str().is_none_or(sandbox::is_secret) {
-                cmd.env_remove(&var);
-            }
+/// Its sandbox (with `isolation: bwrap`) hides the run's directory `dir` (made now), lets
+/// it write in its `writable` folders and reach the server by `socket` alone; checked
+/// here, so that a host that cannot make it says so before anything starts.
+fn launch_of(
+    part: &Participant,
+    command: &str,
+    isolation: Isolation,
+    dir: &Path,
+    socket: Option<&Path>,
+) -> Result<Launch, String> {
+    let prefix = match &part.sandbox {
+        Some(s) => {
+            shlex::split(s).filter(|w| !w.is_empty()).ok_or_else(|| format!("sandbox `{s}` is not a command"))?
         }
-        if let Some(g) = &group {
-            g.join_on_spawn(&mut cmd);
-        }
-        let mut child = cmd
-            .env("ARENA_SERVER", url)
-            .env("ARENA_NAME", &self.name)
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("participant `{}`: cannot run `{}`: {e}", self.name, self.command))?;
-        let tail = Arc::new(Mutex::new(VecDeque::new()));
-        let reader = child.stderr.take().map(|mut stderr| {
-            let tail = tail.clone();
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = stderr.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    let _ = std::io::stderr().write_all(&buf[..n]);
-                    let mut t = tail.lock().unwrap_or_else(|p| p.into_inner());
-                    t.extend(&buf[..n]);
-                    let extra = t.len().saturating_sub(STDERR_TAIL);
-                    t.drain(..extra);
-                }
-            })
-        });
-        let watch = Arc::new(Watch {
-            log: dir.join("stderr").join(format!("{}.log", self.name)),
-            name: self.name,
-            child: Mutex::new(child),
-            group: Mutex::new(group),
-            tail,
-            reader: Mutex::new(reader),
-            ended: OnceLock::new(),
-            wait_until: OnceLock::new(),
-        });
-        let watched = watch.clone();
-        let watcher = std::thread::spawn(move || {
-            while !stopping.load(Ordering::Relaxed) && watched.poll().is_none() {
-                std::thread::sleep(Duration::from_millis(50));
+        None => Vec::new(),
+    };
+    let sandbox = match isolation {
+        Isolation::Unconfined => None,
+        Isolation::Bwrap => {
+            let mut sandbox = part.writable.iter().fold(Sandbox::new(), |s, w| s.writable(w));
+            if let Some(socket) = socket {
+                let arena = std::env::current_exe()
+                    .map_err(|e| format!("cannot find the arena's binary, the sandbox's relay: {e}"))?;
+                sandbox = sandbox.arena_only(socket, arena);
             }
-        });
-        Ok(Launched { watch, watcher: Some(watcher) })
-    }
+            sandbox.check_folders()?;
+            sandbox.check(&prefix).map_err(|e| {
+                format!(
+                    "{e}. Launched participants run in a sandbox so that they cannot read the deal secret; \
+                     to launch them unconfined instead (they can then read it: see docs/tournaments.md), \
+                     set `isolation: none` in the tournament file (or `--set isolation=none`; to resume \
+                     this run so, in {})",
+                    dir.join(super::log::CONFIG_FILE).display()
+                )
+            })?;
+            std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            let sandbox = sandbox.hide(dir);
+            sandbox.check_folders()?;
+            Some(sandbox)
+        }
+    };
+    let env = part.env.iter().map(|(n, v)| (n.clone(), v.clone())).collect();
+    Ok(Launch {
+        name: part.name.clone(),
+        command: command.to_string(),
+        prefix,
+        sandbox,
+        env,
+        cwd: None,
+        echo_stderr: true,
+        kept: STDERR_TAIL,
+    })
 }
 
 /// Run `work` with the tournament's agents: a server for its external participants if it has
