@@ -1,4 +1,5 @@
-//! `arena ladder`: run a standing ladder, or read one's standings.
+//! `arena ladder`: run a standing ladder, read one's standings, or submit an agent to one and
+//! follow its versions.
 
 use crate::net_cmd::{ServerFlags, key_lines};
 use arena::ladder::Ladder;
@@ -32,6 +33,62 @@ pub enum LadderCommand {
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=500))]
         rows: u32,
     },
+    /// Upload an agent: its folder (with `agent.yaml`, `command: python3 agent.py`) packed
+    /// and sent; the ladder plays a validation game with it, then rates it as NAME@VERSION.
+    Submit {
+        /// The ladder, e.g. `http://127.0.0.1:50051`.
+        url: String,
+        /// The agent's folder.
+        dir: PathBuf,
+        #[command(flatten)]
+        who: Author,
+        /// The version (1 to 32 of `A-Z a-z 0-9 . _ -`), new for each upload.
+        #[arg(long)]
+        version: String,
+    },
+    /// List a name's submitted versions: their state, verdicts and logged games.
+    Submissions {
+        url: String,
+        #[command(flatten)]
+        who: Author,
+    },
+    /// Retire a version: it takes no new game, its results stay.
+    Retire {
+        url: String,
+        #[command(flatten)]
+        who: Author,
+        #[arg(long)]
+        version: String,
+    },
+    /// Print the end of a version's stderr in one of its games (by default its validation's).
+    Log {
+        url: String,
+        #[command(flatten)]
+        who: Author,
+        #[arg(long)]
+        version: String,
+        /// A game it played (its id on the ladder).
+        #[arg(long, value_name = "ID", default_value_t = 0)]
+        game: u64,
+    },
+}
+
+/// Who submits: a name and its key.
+#[derive(Args)]
+pub struct Author {
+    /// The agent's name (the ladder's operator gave it a key).
+    #[arg(long)]
+    name: String,
+    /// The name's key (default: the environment's ARENA_KEY, which other users of this
+    /// machine cannot read).
+    #[arg(long)]
+    key: Option<String>,
+}
+
+impl Author {
+    fn key(&self) -> String {
+        self.key.clone().or_else(|| std::env::var("ARENA_KEY").ok()).unwrap_or_default()
+    }
 }
 
 #[derive(Args)]
@@ -56,6 +113,45 @@ pub struct RunArgs {
 pub fn run(args: LadderArgs) -> Result<(), String> {
     match args.command {
         Some(LadderCommand::Standings { url, from, rows }) => standings(&url, from - 1, rows),
+        Some(LadderCommand::Submit { url, dir, who, version }) => {
+            let archive = arena::ladder::submissions::pack(&dir)?;
+            let size = archive.len();
+            let req = v1::SubmitRequest { name: who.name.clone(), version, key: who.key(), archive };
+            let s = call(&url, |mut c| async move { c.submit(req).await })?;
+            outln!("sent {} ({size} bytes packed)", dir.display());
+            show_submission(&s);
+            match s.state.as_str() {
+                "refused" => Err(format!("`{}@{}` is refused (above)", s.name, s.version)),
+                _ => Ok(()),
+            }
+        }
+        Some(LadderCommand::Submissions { url, who }) => {
+            let req = v1::SubmissionsRequest { name: who.name.clone(), key: who.key() };
+            let list = call(&url, |mut c| async move { c.list_submissions(req).await })?;
+            if list.submissions.is_empty() {
+                outln!("`{}` has no submission on this ladder", who.name);
+            }
+            for s in &list.submissions {
+                show_submission(s);
+            }
+            Ok(())
+        }
+        Some(LadderCommand::Retire { url, who, version }) => {
+            let req = v1::SubmissionRequest { name: who.name.clone(), version, key: who.key() };
+            let s = call(&url, |mut c| async move { c.retire_submission(req).await })?;
+            show_submission(&s);
+            Ok(())
+        }
+        Some(LadderCommand::Log { url, who, version, game }) => {
+            let req = v1::SubmissionLogRequest { name: who.name.clone(), version, key: who.key(), game_id: game };
+            let log = call(&url, |mut c| async move { c.submission_log(req).await })?;
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            let end = if log.stderr.ends_with(b"\n") || log.stderr.is_empty() { &b""[..] } else { &b"\n"[..] };
+            out.write_all(&log.stderr)
+                .and_then(|()| out.write_all(end))
+                .map_err(|e| format!("cannot write to stdout: {e}"))
+        }
         None => serve(args.run),
     }
 }
@@ -82,8 +178,21 @@ fn serve(args: RunArgs) -> Result<(), String> {
     for a in &config.anchors {
         bot_keys.insert(a.name.clone(), server::hub::secret().map_err(|e| e.message().to_string())?);
     }
+    // A ladder that takes submissions listens on a Unix socket too, in a private folder: the
+    // way in of their sandboxes (which have no network).
+    let socket_dir = match &config.submissions {
+        Some(_) => Some(
+            tempfile::Builder::new()
+                .prefix("arena-socket-")
+                .tempdir()
+                .map_err(|e| format!("cannot make a folder for the ladder's Unix socket: {e}"))?,
+        ),
+        None => None,
+    };
+    let archive_bytes = config.submissions.as_ref().map(|s| s.archive.archive_bytes);
     let server_config = ServerConfig {
         only_keyed_names: config.admission == Admission::Keyed,
+        unix_socket: socket_dir.as_ref().map(|d| d.path().join("play.sock")),
         bot_keys,
         // The ladder's clients play its pairings, unless they accept challenges.
         challenges_need_consent: true,
@@ -94,14 +203,18 @@ fn serve(args: RunArgs) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start tokio: {e}"))?;
     let grace = std::time::Duration::from_secs(args.grace);
+    let server_config_max = server_config.max_message_bytes;
     let served = rt.block_on(async {
         let stop = server::stop_signal();
         let mut opened: Option<Result<std::sync::Arc<Ladder>, String>> = None;
         let file = args.file.clone();
         let running = server::start_with(args.server.addr, server_config, |hub| {
             let made = Ladder::open(config, file.as_deref(), &text, hub, &data);
-            let service =
-                made.as_ref().ok().map(|l| v1::ladder_server::LadderServer::new(LadderService::new(l.clone())));
+            // An upload is one message: as large as an archive may be, and no larger.
+            let max = archive_bytes.map_or(server_config_max, |b| (b as usize + (64 << 10)).max(server_config_max));
+            let service = made.as_ref().ok().map(|l| {
+                v1::ladder_server::LadderServer::new(LadderService::new(l.clone())).max_decoding_message_size(max)
+            });
             opened = Some(made);
             move |routes: tonic::service::Routes| match service {
                 Some(s) => routes.add_service(s),
@@ -140,9 +253,45 @@ fn serve(args: RunArgs) -> Result<(), String> {
         outln!("stopped");
         Ok(())
     });
+    drop(socket_dir);
     // A refit or an agent still thinking on a blocking thread is not waited for long.
     rt.shutdown_timeout(std::time::Duration::from_secs(1));
     served
+}
+
+/// One call of the Ladder service at `url`, its answer or the server's words.
+fn call<T, F, Fut>(url: &str, f: F) -> Result<T, String>
+where
+    F: FnOnce(v1::ladder_client::LadderClient<tonic::transport::Channel>) -> Fut,
+    Fut: std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+{
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start tokio: {e}"))?;
+    rt.block_on(async {
+        let channel = arena::client::connect(url).await?;
+        // An archive is a large message: as large as a ladder takes.
+        let client = v1::ladder_client::LadderClient::new(channel).max_encoding_message_size(1 << 30);
+        f(client).await.map(|r| r.into_inner()).map_err(|e| format!("{url}: {}", e.message()))
+    })
+}
+
+fn show_submission(s: &v1::Submission) {
+    outln!("{}@{}: {}  (`{}`, {} bytes)", s.name, s.version, s.state, s.command, s.bytes);
+    if !s.verdict.is_empty() {
+        outln!("  verdict: {}", s.verdict);
+    }
+    if !s.logged_games.is_empty() {
+        let shown: Vec<String> = s.logged_games.iter().take(10).map(u64::to_string).collect();
+        outln!("  stderr kept for games {}{}", shown.join(", "), if s.logged_games.len() > 10 { ", …" } else { "" });
+    }
+    if s.state == "refused" && !s.stderr.is_empty() {
+        outln!("  the end of its stderr in its validation game:");
+        for line in String::from_utf8_lossy(&s.stderr).lines().rev().take(20).collect::<Vec<_>>().into_iter().rev() {
+            outln!("    {line}");
+        }
+    }
 }
 
 fn standings(url: &str, offset: u32, limit: u32) -> Result<(), String> {

@@ -91,6 +91,9 @@ pub struct Sandbox {
     arena_socket: Option<(PathBuf, PathBuf)>,
     /// Its environment, besides the few variables every sandbox has ([`Sandbox::arguments`]).
     env: Vec<(String, String)>,
+    /// The agent's own files (a submission's), shown read-only at [`SANDBOX_AGENT_DIR`], its
+    /// working directory.
+    agent_folder: Option<PathBuf>,
 }
 
 /// The temporary folder inside a sandbox (`TMPDIR`, and its `HOME`): bubblewrap's fresh `/dev`
@@ -100,6 +103,9 @@ pub const SANDBOX_TMPDIR: &str = "/dev/shm";
 
 /// Where a sandbox finds the arena's Unix socket's folder (in a `/run` of its own).
 pub const SANDBOX_ARENA_DIR: &str = "/run/arena";
+
+/// Where a sandbox shows the agent's own files ([`Sandbox::agent_folder`]), and runs it.
+pub const SANDBOX_AGENT_DIR: &str = "/run/agent";
 
 /// Where a sandbox without a network reaches the arena's server: its relay's address, on its
 /// own loopback.
@@ -194,6 +200,14 @@ impl Sandbox {
         Ok(all)
     }
 
+    /// Show the folder `dir` (the agent's own files, wherever the host keeps them: in a folder
+    /// the sandbox hides, perhaps) read-only at [`SANDBOX_AGENT_DIR`], and run the program
+    /// there.
+    pub fn agent_folder(mut self, dir: impl Into<PathBuf>) -> Sandbox {
+        self.agent_folder = Some(dir.into());
+        self
+    }
+
     /// Set this variable in its environment.
     pub fn env(mut self, name: impl Into<String>, value: impl Into<String>) -> Sandbox {
         self.env.push((name.into(), value.into()));
@@ -212,7 +226,12 @@ impl Sandbox {
         let real = |dir: &Path, what: &str| {
             std::fs::canonicalize(dir).map_err(|e| format!("the folder {what} {}: {e}", dir.display()))
         };
-        let hidden: Vec<PathBuf> = self.hidden.iter().map(|d| real(d, "to hide")).collect::<Result<_, _>>()?;
+        let mut hidden: Vec<PathBuf> = self.hidden.iter().map(|d| real(d, "to hide")).collect::<Result<_, _>>()?;
+        // A folder inside another hidden one is hidden with it (and could not be mounted on
+        // in the other's empty, read-only stand-in).
+        let all = hidden.clone();
+        hidden.retain(|h| !all.iter().any(|o| o != h && h.starts_with(o)));
+        hidden.dedup();
         let writable: Vec<PathBuf> = self.writable.iter().map(|d| real(d, "to write in")).collect::<Result<_, _>>()?;
         // A folder to write in inside a hidden one would be hidden; one around a hidden folder
         // would let the program move it away from where its launcher looks for it (and put
@@ -264,25 +283,42 @@ impl Sandbox {
         for file in &files {
             args.extend([OsStr::new("--ro-bind"), OsStr::new("/dev/null"), file.as_os_str()].map(OsString::from));
         }
+        // A /run of its own: the host's services listen in /run (D-Bus, Docker, databases),
+        // and none of them is reachable; the arena's socket and the agent's files are.
+        let own_run = self.arena_socket.is_some() || self.agent_folder.is_some();
+        if own_run {
+            args.extend(["--tmpfs", "/run"].map(OsString::from));
+        }
         if let Some((socket, _)) = &self.arena_socket {
             let folder = socket.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let folder = std::fs::canonicalize(folder)
                 .map_err(|e| format!("the folder of the arena's socket {}: {e}", socket.display()))?;
-            // The host's services listen in /run (D-Bus, Docker, databases): none of them is
-            // reachable, and the arena's socket is (read-only: it cannot be moved or replaced).
+            // Read-only: the socket cannot be moved or replaced.
             args.extend(
                 [
                     OsStr::new("--unshare-net"),
-                    OsStr::new("--tmpfs"),
-                    OsStr::new("/run"),
                     OsStr::new("--ro-bind"),
                     folder.as_os_str(),
                     OsStr::new(SANDBOX_ARENA_DIR),
-                    OsStr::new("--remount-ro"),
-                    OsStr::new("/run"),
                 ]
                 .map(OsString::from),
             );
+        }
+        if let Some(dir) = &self.agent_folder {
+            let dir = std::fs::canonicalize(dir).map_err(|e| format!("the agent's folder {}: {e}", dir.display()))?;
+            args.extend(
+                [
+                    OsStr::new("--ro-bind"),
+                    dir.as_os_str(),
+                    OsStr::new(SANDBOX_AGENT_DIR),
+                    OsStr::new("--chdir"),
+                    OsStr::new(SANDBOX_AGENT_DIR),
+                ]
+                .map(OsString::from),
+            );
+        }
+        if own_run {
+            args.extend(["--remount-ro", "/run"].map(OsString::from));
         }
         args.push("--clearenv".into());
         let kept = KEPT_VARIABLES.iter().filter_map(|v| std::env::var_os(v).map(|value| (OsString::from(v), value)));

@@ -25,6 +25,12 @@
 //! new_agents_per_hour: 10       # new agents one client may add in an hour
 //! rest_after_timeouts: 3        # games in a row timed out before an agent is rested
 //! refit_threads: 1              # threads a refit's bootstrap runs on (default: half the cores)
+//! submissions:                  # optional: agents uploaded by `arena ladder submit` (keyed names)
+//!   limits: { cpus: 1, memory: 1GiB, pids: 64 }   # each launched game's cgroup, or `none`
+//!   archive: { archive_bytes: 8388608, unpacked_bytes: 67108864, entries: 2000, depth: 16 }
+//!   versions_per_name: 5        # versions of one name validating or playing at once
+//!   games: 1                    # pairings in flight per submission
+//!   connect_timeout_ms: 20000   # a launched submission's time to say Hello
 //! ```
 //!
 //! A mistake names the file, the line and the field, as a tournament file's do.
@@ -141,6 +147,44 @@ pub struct LadderConfig {
     /// rest is the games').
     #[serde(default)]
     pub refit_threads: usize,
+    /// Agents uploaded as archives and launched by the ladder, each game in its sandbox (none:
+    /// the ladder takes no submissions).
+    #[serde(default)]
+    pub submissions: Option<SubmissionsConfig>,
+}
+
+fn one() -> u32 {
+    1
+}
+fn five() -> u32 {
+    5
+}
+fn twenty_s() -> u64 {
+    20_000
+}
+fn default_limits() -> Option<crate::limits::Limits> {
+    Some(crate::limits::Limits::default())
+}
+
+/// How a ladder takes submissions.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubmissionsConfig {
+    /// Each launched game's cgroup (`none`: unlimited, for hosts without cgroups).
+    #[serde(default = "default_limits", with = "crate::limits::setting")]
+    pub limits: Option<crate::limits::Limits>,
+    /// What one archive may hold.
+    #[serde(default)]
+    pub archive: super::submissions::ArchiveLimits,
+    /// Versions of one name validating or playing at once (retire one to submit another).
+    #[serde(default = "five")]
+    pub versions_per_name: u32,
+    /// Pairings in flight per submission.
+    #[serde(default = "one")]
+    pub games: u32,
+    /// How long a launched submission has to say Hello.
+    #[serde(default = "twenty_s")]
+    pub connect_timeout_ms: u64,
 }
 
 impl LadderConfig {
@@ -153,6 +197,22 @@ impl LadderConfig {
         let m = |field: &str, what: String| Err((field.to_string(), what));
         if self.games.is_empty() {
             return m("games", "names no game".into());
+        }
+        if let Some(sub) = &self.submissions {
+            if let Some(limits) = &sub.limits {
+                limits.check().map_err(|(field, what)| (format!("submissions.limits.{field}"), what))?;
+            }
+            if sub.games == 0 || sub.versions_per_name == 0 {
+                let field = if sub.games == 0 { "games" } else { "versions_per_name" };
+                return m(&format!("submissions.{field}"), "must be at least 1".into());
+            }
+            let a = &sub.archive;
+            if a.archive_bytes == 0 || a.unpacked_bytes == 0 || a.entries == 0 || a.depth == 0 {
+                return m("submissions.archive", "every bound is at least 1".into());
+            }
+            if a.archive_bytes > 1 << 30 {
+                return m("submissions.archive.archive_bytes", "at most 1 GiB (the archive is one message)".into());
+            }
         }
         for (i, a) in self.anchors.iter().enumerate() {
             if let Err(e) = crate::server::names::check(&a.name) {

@@ -22,9 +22,11 @@
 //! Hello is admitted holding it), never after: nothing here calls the hub holding either.
 
 pub mod config;
+pub mod launches;
 pub mod matchmaking;
 pub mod service;
 pub mod store;
+pub mod submissions;
 pub mod synthetic;
 
 use crate::record::{MatchRecord, TournamentGame};
@@ -97,6 +99,8 @@ struct State {
     rest_told: Vec<Option<String>>,
     /// Results against established agents a provisional one needs (0: none is provisional).
     needed: u32,
+    /// The submissions, by the agent each plays as.
+    submission: HashMap<usize, launches::Sub>,
 }
 
 impl State {
@@ -233,6 +237,8 @@ pub struct Ladder {
     draining: std::sync::atomic::AtomicBool,
     /// Set when a refit in progress is to give up (the ladder stops).
     cancel_fit: std::sync::atomic::AtomicBool,
+    /// What it needs to launch submissions, if it takes them.
+    subs: Option<launches::Subs>,
 }
 
 /// A game entry's identity in the store: its game and every parameter. Written by serde_yaml
@@ -305,6 +311,10 @@ impl Ladder {
             }
         }
         state.pairings = store.pairings_played()?;
+        let subs = match &config.submissions {
+            Some(c) => Some(launches::Subs::new(c.clone(), data, hub.config.unix_socket.clone())?),
+            None => None,
+        };
         let ladder = Arc::new(Ladder {
             config,
             hub,
@@ -317,7 +327,9 @@ impl Ladder {
             standings: tokio::sync::watch::channel(Arc::new(Standings::default())).0,
             draining: std::sync::atomic::AtomicBool::new(false),
             cancel_fit: std::sync::atomic::AtomicBool::new(false),
+            subs,
         });
+        ladder.load_submissions()?;
         // Who may hold a name is the ladder's to say from now on.
         let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
         ladder.hub.set_gate(gate);
@@ -423,13 +435,14 @@ impl Ladder {
         &self.labels
     }
 
-    /// Is the agent `name` an anchor or connected now?
+    /// Is the agent `name` an anchor, a submission that plays, or connected now?
     pub fn present(&self, agent: usize) -> bool {
-        let (name, anchor) = {
+        let (name, here) = {
             let s = self.state();
-            (s.names[agent].clone(), s.anchors[agent].is_some())
+            let active = s.submission.get(&agent).is_some_and(|sub| sub.state == launches::State::Active);
+            (s.names[agent].clone(), s.anchors[agent].is_some() || active)
         };
-        anchor || self.hub.session(&name).is_some()
+        here || self.hub.session(&name).is_some()
     }
 
     /// The index of a name the ladder has seen (names that look alike are one).
@@ -511,12 +524,22 @@ impl Ladder {
                 candidates.push(candidate(&s, agent, self.config.anchor_games, vec![true; self.entries.len()]));
             }
         }
+        // The submissions that play (each launched for its games), but rested ones.
+        let games = self.config.submissions.as_ref().map_or(0, |c| c.games);
+        let mut active: Vec<usize> =
+            s.submission.iter().filter(|(_, sub)| sub.state == launches::State::Active).map(|(a, _)| *a).collect();
+        active.sort_unstable();
+        for agent in active {
+            if !s.is_rested(agent, now) {
+                candidates.push(candidate(&s, agent, games, vec![true; self.entries.len()]));
+            }
+        }
         let mut tell = Vec::new();
         for session in &sessions {
             // Every name was admitted (and stored) at its Hello; a rested agent waits, and a
             // stream of it that has not heard why is told.
             let Some(&agent) = s.index.get(&names::fold(&session.name)) else { continue };
-            if s.anchors[agent].is_some() {
+            if s.anchors[agent].is_some() || s.submission.contains_key(&agent) {
                 continue;
             }
             if let Some(note) = s.rest_note(agent, now) {
@@ -562,7 +585,11 @@ impl Ladder {
         // leaves ends after the pairing, not between two of its games.
         let names: Vec<String> = {
             let s = self.state();
-            pick.agents.iter().filter(|&&a| s.anchors[a].is_none()).map(|&a| s.names[a].clone()).collect()
+            pick.agents
+                .iter()
+                .filter(|&&a| s.anchors[a].is_none() && !s.submission.contains_key(&a))
+                .map(|&a| s.names[a].clone())
+                .collect()
         };
         let _held: Vec<SeatHeld> =
             names.iter().filter_map(|n| self.hub.session(n)).map(|s| SeatHeld::new(&s)).collect();
@@ -587,7 +614,7 @@ impl Ladder {
         self.wake.notify_one();
     }
 
-    async fn play_pairing(&self, pick: &Pick, pairing: u64) -> Result<(), String> {
+    async fn play_pairing(self: &Arc<Self>, pick: &Pick, pairing: u64) -> Result<(), String> {
         let entry = &self.entries[pick.entry];
         let k = pick.agents.len();
         // Seat orders: every rotation of the agents; a cooperative deal, each agent at every seat.
@@ -619,15 +646,41 @@ impl Ladder {
                     Deals::Shared => deal,
                     Deals::Fresh => secret_seed().map_err(|e| e.message().to_string())?,
                 };
-                // An anchor plays as its bot spec, under the name the standings give it.
+                // Each submission of the game launched for it (once, for all its seats).
+                let mut launched: Vec<(usize, launches::Launching)> = Vec::new();
+                let mut agents: Vec<usize> = order.clone();
+                agents.sort_unstable();
+                agents.dedup();
+                agents.retain(|&a| self.active_submission(a));
+                for &a in &agents {
+                    match self.launch(a).await {
+                        Ok(l) => {
+                            if let Some(sub) = self.state().submission.get_mut(&a) {
+                                sub.failed_starts = 0;
+                            }
+                            launched.push((a, l));
+                        }
+                        Err(e) => {
+                            let name = self.name(a).unwrap_or_default();
+                            self.failed_start(a, &e);
+                            for (_, l) in &mut launched {
+                                self.finish(l).await;
+                            }
+                            return Err(format!("`{name}` did not start: {e}"));
+                        }
+                    }
+                }
+                // An anchor plays as its bot spec, a submission as its launch, under the name
+                // the standings give them.
                 let (seats, names): (Vec<v1::SeatSpec>, Vec<String>) = {
                     let s = self.state();
                     order
                         .iter()
                         .map(|&a| {
-                            let player = match &s.anchors[a] {
-                                Some(bot) => v1::seat_spec::Player::Bot(bot.clone()),
-                                None => v1::seat_spec::Player::Play(s.names[a].clone()),
+                            let player = match (&s.anchors[a], launched.iter().find(|(b, _)| *b == a)) {
+                                (Some(bot), _) => v1::seat_spec::Player::Bot(bot.clone()),
+                                (None, Some((_, l))) => v1::seat_spec::Player::Play(l.play_name.clone()),
+                                (None, None) => v1::seat_spec::Player::Play(s.names[a].clone()),
                             };
                             (v1::SeatSpec { player: Some(player) }, s.names[a].clone())
                         })
@@ -646,19 +699,43 @@ impl Ladder {
                         move_time,
                         shared.clone(),
                     )
-                    .map_err(|e| e.message().to_string())?;
+                    .map_err(|e| e.message().to_string());
+                let table = match table {
+                    Ok(t) => t,
+                    Err(e) => {
+                        for (_, l) in &mut launched {
+                            self.finish(l).await;
+                        }
+                        return Err(e);
+                    }
+                };
                 {
                     let mut s = self.state();
                     s.in_play += 1;
                     s.playing.insert(table.setup.id.clone(), table.clone());
                 }
                 over(&table).await;
+                let mut finished = Vec::new();
+                for (a, l) in &mut launched {
+                    finished.push((*a, self.finish(l).await));
+                }
                 {
                     let mut s = self.state();
                     s.in_play -= 1;
                     s.playing.remove(&table.setup.id);
                 }
                 let mut record = table.record().map_err(|e| e.message().to_string())?;
+                // A submission whose process broke a limit lost its connection for that: its
+                // seats' verdict says so.
+                for (a, f) in &finished {
+                    let (Some(fault), Some(limit)) = (f.fault, &f.limit) else { continue };
+                    for v in record.verdicts.iter_mut().filter(|v| order.get(v.seat) == Some(a)) {
+                        if v.kind == crate::referee::Fault::Disconnected {
+                            v.kind = fault;
+                            v.detail = format!("its process {limit}");
+                        }
+                    }
+                }
                 self.note_timeouts(order, &record.verdicts);
                 let (names, label) = {
                     let s = self.state();
@@ -677,6 +754,16 @@ impl Ladder {
                 plays.push(record);
                 let last = plays.len() == orders.len();
                 self.commit(&mut plays, entry, last).await?;
+                // Each submission's stderr in this game, kept under the game's id.
+                let game = plays.last().and_then(|p| p.tournament.as_ref()).map(|t| t.job);
+                for (a, f) in finished {
+                    let id = self.state().submission.get(&a).map(|sub| sub.id);
+                    if let (Some(id), Some(game)) = (id, game)
+                        && let Err(e) = self.store().keep_log(id, Some(game), f.stderr.as_bytes())
+                    {
+                        tracing::error!("ladder: {e}");
+                    }
+                }
                 if aborted {
                     return Err("the ladder stopped before the game ended: stored as aborted, rated for nobody".into());
                 }
@@ -737,8 +824,13 @@ impl Ladder {
     pub fn marks(&self) -> LadderMarks {
         let sessions = self.hub.sessions();
         let mut s = self.state();
-        let connected: HashSet<usize> =
-            sessions.iter().filter_map(|session| s.index.get(&names::fold(&session.name)).copied()).collect();
+        // Connected: a Play client holds its name, or it is a submission that plays (launched
+        // for each of its games).
+        let connected: HashSet<usize> = sessions
+            .iter()
+            .filter_map(|session| s.index.get(&names::fold(&session.name)).copied())
+            .chain(s.submission.iter().filter(|(_, sub)| sub.state == launches::State::Active).map(|(a, _)| *a))
+            .collect();
         let now = Instant::now();
         let rested = (0..s.names.len()).map(|a| s.rest_note(a, now)).collect();
         LadderMarks {

@@ -222,4 +222,30 @@ impl v1::ladder_server::Ladder for LadderService {
         let cooperative = engine::find_game(&game.game.game).is_ok_and(|e| e.cooperative);
         crate::server::wire::record(&game, cooperative).map(Response::new).map_err(Status::internal)
     }
+
+    async fn submit(&self, req: Request<v1::SubmitRequest>) -> Result<Response<v1::Submission>, Status> {
+        self.services.client(&req, false)?;
+        self.ladder.submit(req.into_inner()).await.map(Response::new)
+    }
+
+    async fn list_submissions(
+        &self,
+        req: Request<v1::SubmissionsRequest>,
+    ) -> Result<Response<v1::SubmissionsResponse>, Status> {
+        self.services.client(&req, false)?;
+        self.ladder.list_submissions(req.get_ref()).map(Response::new)
+    }
+
+    async fn retire_submission(&self, req: Request<v1::SubmissionRequest>) -> Result<Response<v1::Submission>, Status> {
+        self.services.client(&req, false)?;
+        self.ladder.retire(req.get_ref()).map(Response::new)
+    }
+
+    async fn submission_log(
+        &self,
+        req: Request<v1::SubmissionLogRequest>,
+    ) -> Result<Response<v1::SubmissionLogResponse>, Status> {
+        self.services.client(&req, false)?;
+        self.ladder.submission_log(req.get_ref()).map(Response::new)
+    }
 }

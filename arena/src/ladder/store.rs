@@ -71,7 +71,29 @@ const MIGRATIONS: &[&str] = &[
         made_ms INTEGER NOT NULL,
         standings TEXT NOT NULL
     );",
+    // 4: submissions: agents uploaded as archives (their files in `DATA/submissions/ID/`),
+    //    each the agent `NAME@VERSION` it plays as, its state and the verdict that set it; the
+    //    end of its stderr in each game it played (`game` NULL: its validation game).
+    "CREATE TABLE submissions (
+        id INTEGER PRIMARY KEY,
+        agent INTEGER NOT NULL UNIQUE REFERENCES agents(id),
+        command TEXT NOT NULL,
+        bytes INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        submitted_ms INTEGER NOT NULL
+    );
+    CREATE TABLE submission_logs (
+        id INTEGER PRIMARY KEY,
+        submission INTEGER NOT NULL REFERENCES submissions(id),
+        game INTEGER,
+        stderr BLOB NOT NULL
+    );
+    CREATE INDEX submission_logs_by_game ON submission_logs(submission, game);",
 ];
+
+/// The games whose stderr is kept for each submission (its validation's aside): the newest.
+pub const LOGS_KEPT: usize = 500;
 
 /// The database's file in a ladder's data directory.
 pub const FILE: &str = "ladder.db";
@@ -87,6 +109,22 @@ pub struct StoredGame {
     pub entry: usize,
     pub finished_ms: u64,
     pub record: MatchRecord,
+}
+
+/// One stored submission.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSubmission {
+    pub id: u64,
+    /// The agent it plays as (by index).
+    pub agent: usize,
+    pub command: String,
+    /// Its archive's size, as sent.
+    pub bytes: u64,
+    /// `validating`, `active`, `refused` or `retired`.
+    pub state: String,
+    /// Why it is in that state (a refusal's verdict; who retired it).
+    pub verdict: String,
+    pub submitted_ms: u64,
 }
 
 /// One stored agent.
@@ -242,6 +280,92 @@ impl Store {
             .execute("UPDATE agents SET owner = ?1 WHERE id = ?2", params![owner, agent as i64 + 1])
             .map(|_| ())
             .map_err(err("agents"))
+    }
+
+    /// A new submission, playing as agent `agent` (validating).
+    pub fn add_submission(&mut self, agent: usize, command: &str, bytes: u64) -> Result<u64, String> {
+        self.conn
+            .execute(
+                "INSERT INTO submissions (agent, command, bytes, state, verdict, submitted_ms)
+                 VALUES (?1, ?2, ?3, 'validating', '', ?4)",
+                params![agent as i64 + 1, command, bytes as i64, now_ms() as i64],
+            )
+            .map_err(err("submissions"))?;
+        Ok(self.conn.last_insert_rowid() as u64)
+    }
+
+    /// Submission `id` is now in `state`, for `verdict`.
+    pub fn set_submission(&mut self, id: u64, state: &str, verdict: &str) -> Result<(), String> {
+        self.conn
+            .execute(
+                "UPDATE submissions SET state = ?1, verdict = ?2 WHERE id = ?3",
+                params![state, verdict, id as i64],
+            )
+            .map(|_| ())
+            .map_err(err("submissions"))
+    }
+
+    /// Every submission, oldest first.
+    pub fn submissions(&self) -> Result<Vec<StoredSubmission>, String> {
+        let mut q = self
+            .conn
+            .prepare("SELECT id, agent, command, bytes, state, verdict, submitted_ms FROM submissions ORDER BY id")
+            .map_err(err("submissions"))?;
+        let rows = q
+            .query_map([], |r| {
+                Ok(StoredSubmission {
+                    id: r.get::<_, i64>(0)? as u64,
+                    agent: r.get::<_, i64>(1)? as usize - 1,
+                    command: r.get(2)?,
+                    bytes: r.get::<_, i64>(3)? as u64,
+                    state: r.get(4)?,
+                    verdict: r.get(5)?,
+                    submitted_ms: r.get::<_, i64>(6)? as u64,
+                })
+            })
+            .map_err(err("submissions"))?;
+        rows.collect::<Result<_, _>>().map_err(err("submissions"))
+    }
+
+    /// Keep the end of submission `id`'s stderr in game `game` (None: its validation game);
+    /// only its [`LOGS_KEPT`] newest games' are kept.
+    pub fn keep_log(&mut self, id: u64, game: Option<u64>, stderr: &[u8]) -> Result<(), String> {
+        let tx = self.conn.transaction().map_err(err("logs"))?;
+        tx.execute(
+            "INSERT INTO submission_logs (submission, game, stderr) VALUES (?1, ?2, ?3)",
+            params![id as i64, game.map(|g| g as i64), stderr],
+        )
+        .map_err(err("logs"))?;
+        tx.execute(
+            "DELETE FROM submission_logs WHERE submission = ?1 AND game IS NOT NULL AND id NOT IN
+             (SELECT id FROM submission_logs WHERE submission = ?1 AND game IS NOT NULL ORDER BY id DESC LIMIT ?2)",
+            params![id as i64, LOGS_KEPT as i64],
+        )
+        .map_err(err("logs"))?;
+        tx.commit().map_err(err("logs"))
+    }
+
+    /// The end of submission `id`'s stderr in game `game` (None: its validation game), if kept.
+    pub fn log(&self, id: u64, game: Option<u64>) -> Result<Option<Vec<u8>>, String> {
+        self.conn
+            .query_row(
+                "SELECT stderr FROM submission_logs WHERE submission = ?1 AND game IS ?2 ORDER BY id DESC LIMIT 1",
+                params![id as i64, game.map(|g| g as i64)],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(err("logs"))
+    }
+
+    /// The games whose stderr is kept for submission `id`, newest first (its validation's
+    /// aside).
+    pub fn logged_games(&self, id: u64) -> Result<Vec<u64>, String> {
+        let mut q = self
+            .conn
+            .prepare("SELECT game FROM submission_logs WHERE submission = ?1 AND game IS NOT NULL ORDER BY id DESC")
+            .map_err(err("logs"))?;
+        let rows = q.query_map([id as i64], |r| r.get::<_, i64>(0).map(|g| g as u64)).map_err(err("logs"))?;
+        rows.collect::<Result<_, _>>().map_err(err("logs"))
     }
 
     /// The index of the game entry `key` (its game and every parameter), added if new.

@@ -342,6 +342,9 @@ pub struct Hub {
     sessions: Mutex<HashMap<String, Arc<Session>>>,
     /// Keyed names, folded: (the name as the operator wrote it, its key).
     bot_keys: HashMap<String, (String, String)>,
+    /// Names reserved for agents the arena launches (a ladder's submissions), folded, and the
+    /// key each launch was given: only it may hold the name, past the name rules and the gate.
+    launches: Mutex<HashMap<String, String>>,
     /// The clients' keys, and who needs one.
     pub clients: ClientKeys,
     /// Woken when a Play client takes a name.
@@ -424,6 +427,7 @@ impl Hub {
             tokens: Mutex::new(HashMap::new()),
             sessions: Mutex::new(HashMap::new()),
             bot_keys,
+            launches: Mutex::new(HashMap::new()),
             clients,
             registered: tokio::sync::Notify::new(),
             roster: tokio::sync::watch::channel(0).0,
@@ -595,6 +599,29 @@ impl Hub {
     /// back at once, however its old stream died. A keyed name's stream is always let in.
     pub fn register(&self, session: Arc<Session>, key: &str, client: &ClientId) -> Result<(), Status> {
         let folded = names::fold(&session.name);
+        let launch = self.launches.lock().expect("launches").get(&folded).cloned();
+        if let Some(k) = launch {
+            // A launched agent's name: its key, once; no share, no gate (its launcher's).
+            if !same_secret(&k, key) {
+                return Err(Status::permission_denied(format!(
+                    "the name `{}` is reserved for an agent this server launches",
+                    session.name
+                )));
+            }
+            let mut sessions = self.sessions.lock().expect("sessions");
+            sessions.retain(|_, s| s.is_alive());
+            if sessions.contains_key(&folded) {
+                return Err(Status::already_exists(format!(
+                    "the launched agent `{}` is connected already",
+                    session.name
+                )));
+            }
+            sessions.insert(folded, session);
+            drop(sessions);
+            self.registered.notify_waiters();
+            self.roster.send_modify(|n| *n += 1);
+            return Ok(());
+        }
         // A name's key covers every version of it (`mine@2` is mine's).
         let keyed = self.bot_keys.get(&names::fold(names::base(&session.name)));
         if keyed.is_none() && self.config.only_keyed_names {
@@ -636,6 +663,16 @@ impl Hub {
         self.registered.notify_waiters();
         self.roster.send_modify(|n| *n += 1);
         Ok(())
+    }
+
+    /// Reserve `name` for an agent the server launches, which says Hello with `key`.
+    pub fn reserve_launch(&self, name: &str, key: &str) {
+        self.launches.lock().expect("launches").insert(names::fold(name), key.to_string());
+    }
+
+    /// The launch is over: its name is no longer reserved.
+    pub fn release_launch(&self, name: &str) {
+        self.launches.lock().expect("launches").remove(&names::fold(name));
     }
 
     /// The session `id` ended: its name is free again.

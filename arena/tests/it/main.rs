@@ -14,6 +14,7 @@ mod python;
 mod referee;
 mod server;
 mod shown;
+mod submissions;
 mod tournament;
 mod verdicts;
 mod web;

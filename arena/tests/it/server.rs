@@ -879,7 +879,12 @@ async fn a_seat_resigns_and_the_creator_cancels() {
     let v1::server_message::Message::Ended(e) = ended else { panic!() };
     assert!(e.outcome.unwrap().cancelled);
     drop(tx);
-    assert_eq!(running.hub.active(), 0);
+    // Its place is given back as its driver ends (just after the answer, on a busy machine).
+    let start = Instant::now();
+    while running.hub.active() != 0 {
+        assert!(start.elapsed() < Duration::from_secs(10), "the cancelled match's place is given back");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     running.stop().await.unwrap();
 }
 
