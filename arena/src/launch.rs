@@ -142,6 +142,7 @@ impl Watch {
         Some(match e.ending {
             Ending::Memory { .. } => AgentError::MemoryLimit(detail),
             Ending::Processes { .. } => AgentError::ProcessCount(detail),
+            Ending::CpuTime { .. } => AgentError::CpuTime(detail),
             Ending::Exited(_) => AgentError::Disconnected(detail),
         })
     }
@@ -265,6 +266,12 @@ impl Launch {
         let watched = watch.clone();
         let watcher = std::thread::spawn(move || {
             while !stopping.load(Ordering::Relaxed) && watched.poll().is_none() {
+                // Past its CPU time: stopped (its ending then says why).
+                let group = watched.group.lock().unwrap_or_else(|p| p.into_inner());
+                if group.as_ref().is_some_and(Cgroup::over_cpu_time) {
+                    group.as_ref().map(Cgroup::kill_all);
+                }
+                drop(group);
                 std::thread::sleep(Duration::from_millis(50));
             }
         });

@@ -35,12 +35,16 @@ pub struct Limits {
     pub memory: u64,
     /// Processes and threads at once.
     pub pids: u32,
+    /// CPU time in all, in seconds (none: no such limit): past it, the group is killed. A
+    /// tournament's launched participant has it for the whole run; a ladder's submission for
+    /// each game.
+    pub cpu_seconds: Option<f64>,
 }
 
 impl Default for Limits {
-    /// One core, 1 GiB, 64 processes.
+    /// One core, 1 GiB, 64 processes, no CPU-time limit.
     fn default() -> Limits {
-        Limits { cpus: 1.0, memory: 1 << 30, pids: 64 }
+        Limits { cpus: 1.0, memory: 1 << 30, pids: 64, cpu_seconds: None }
     }
 }
 
@@ -59,6 +63,11 @@ impl Limits {
         }
         if self.pids == 0 {
             return Err(("pids", "0: at least 1 process".to_string()));
+        }
+        if let Some(t) = self.cpu_seconds
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(("cpu_seconds", format!("`{t}`: a number of seconds above 0 (`60`, `0.5`)")));
         }
         Ok(())
     }
@@ -109,6 +118,8 @@ pub enum Ending {
     Memory { limit: u64 },
     /// It tried to have more processes than its limit (a `fork` failed).
     Processes { limit: u32 },
+    /// It used its whole CPU time (the group was killed for it).
+    CpuTime { millis: u64 },
     /// It exited (`exit status: 3`) or a signal ended it (`signal: 9 (SIGKILL)`), no limit
     /// broken.
     Exited(String),
@@ -121,6 +132,7 @@ impl Ending {
         match self {
             Ending::Memory { limit } => format!("used more than {} of memory (the limit)", show_size(*limit)),
             Ending::Processes { limit } => format!("reached its limit of {limit} processes"),
+            Ending::CpuTime { millis } => format!("used its {} s of CPU time (the limit)", *millis as f64 / 1000.0),
             Ending::Exited(status) => format!("its process ended ({status})"),
         }
     }
@@ -405,7 +417,17 @@ impl Cgroup {
     /// Why the group's process ended with `status`: a limit it broke, read from the group's
     /// files (see [`ending`]), or its exit status.
     pub fn ending(&self, status: ExitStatus) -> Ending {
+        if let Some(seconds) = self.limits.cpu_seconds
+            && self.over_cpu_time()
+        {
+            return Ending::CpuTime { millis: (seconds * 1000.0).round() as u64 };
+        }
         ending(&self.dirs, self.v2, &self.limits, status)
+    }
+
+    /// Has the group used its CPU time (`cpu_seconds`), if it has such a limit?
+    pub fn over_cpu_time(&self) -> bool {
+        self.limits.cpu_seconds.is_some_and(|t| self.cpu_used().is_some_and(|used| used.as_secs_f64() >= t))
     }
 
     /// Kill every process left in the group (v2 `cgroup.kill` where the kernel has it, else
@@ -505,8 +527,8 @@ pub fn ending(dirs: &[PathBuf], v2: bool, limits: &Limits, status: ExitStatus) -
 }
 
 /// The `limits:` field of a file, as serde reads and writes it: `none` (no limits), or a
-/// mapping of `cpus` (a number), `memory` (bytes, or a size: `512MiB`) and `pids`, each
-/// defaulting to [`Limits::default`]'s. (Use with `#[serde(with = "crate::limits::setting")]`
+/// mapping of `cpus` (a number), `memory` (bytes, or a size: `512MiB`), `pids` and
+/// `cpu_seconds`, each defaulting to [`Limits::default`]'s. (Use with `#[serde(with = "crate::limits::setting")]`
 /// on an `Option<Limits>`; check the values with [`Limits::check`].)
 pub mod setting {
     use super::{Limits, parse_size};
@@ -515,16 +537,19 @@ pub mod setting {
     use serde::{Deserializer, Serializer};
     use std::fmt;
 
-    const EXPECTED: &str = "`none`, or limits: `{cpus: 1, memory: 1GiB, pids: 64}`";
+    const EXPECTED: &str = "`none`, or limits: `{cpus: 1, memory: 1GiB, pids: 64, cpu_seconds: 60}`";
 
     pub fn serialize<S: Serializer>(limits: &Option<Limits>, s: S) -> Result<S::Ok, S::Error> {
         match limits {
             None => s.serialize_str("none"),
             Some(l) => {
-                let mut map = s.serialize_map(Some(3))?;
+                let mut map = s.serialize_map(None)?;
                 map.serialize_entry("cpus", &l.cpus)?;
                 map.serialize_entry("memory", &l.memory)?;
                 map.serialize_entry("pids", &l.pids)?;
+                if let Some(t) = l.cpu_seconds {
+                    map.serialize_entry("cpu_seconds", &t)?;
+                }
                 map.end()
             }
         }
@@ -554,7 +579,8 @@ pub mod setting {
                     "cpus" => limits.cpus = map.next_value()?,
                     "memory" => limits.memory = map.next_value::<Size>()?.0,
                     "pids" => limits.pids = map.next_value()?,
-                    _ => return Err(de::Error::unknown_field(&key, &["cpus", "memory", "pids"])),
+                    "cpu_seconds" => limits.cpu_seconds = Some(map.next_value()?),
+                    _ => return Err(de::Error::unknown_field(&key, &["cpus", "memory", "pids", "cpu_seconds"])),
                 }
             }
             Ok(Some(limits))
@@ -735,7 +761,7 @@ mod tests {
 
     #[test]
     fn limits_are_written_in_the_group_s_files() {
-        let limits = Limits { cpus: 0.5, memory: 256 << 20, pids: 20 };
+        let limits = Limits { cpus: 0.5, memory: 256 << 20, pids: 20, cpu_seconds: None };
         let root = tempfile::tempdir().unwrap();
         let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
         let v2 = Host::V2 { parent: root.path().into() }.group("a b", &limits).unwrap();

@@ -54,10 +54,13 @@ pub enum Fault {
     /// A launched participant tried to have more processes than its limit.
     #[serde(rename = "process count")]
     ProcessCount,
+    /// A launched participant used its whole CPU time (`cpu_seconds`), and was stopped.
+    #[serde(rename = "CPU time")]
+    CpuTime,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 8] = [
+    pub const ALL: [Fault; 9] = [
         Fault::Timeout,
         Fault::Illegal,
         Fault::Crash,
@@ -66,6 +69,7 @@ impl Fault {
         Fault::Idle,
         Fault::MemoryLimit,
         Fault::ProcessCount,
+        Fault::CpuTime,
     ];
 
     pub fn name(self) -> &'static str {
@@ -78,6 +82,7 @@ impl Fault {
             Fault::Idle => "idle",
             Fault::MemoryLimit => "memory limit",
             Fault::ProcessCount => "process count",
+            Fault::CpuTime => "CPU time",
         }
     }
 
@@ -474,7 +479,9 @@ impl Referee {
     /// limit (its process is gone) always forfeit.
     pub fn fault(&mut self, game: &dyn AnyGame, seat: usize, at_move: usize, kind: Fault, detail: String) -> Ruling {
         let policy = match kind {
-            Fault::Resigned | Fault::Idle | Fault::MemoryLimit | Fault::ProcessCount => Policy::Forfeit,
+            Fault::Resigned | Fault::Idle | Fault::MemoryLimit | Fault::ProcessCount | Fault::CpuTime => {
+                Policy::Forfeit
+            }
             _ => self.policy,
         };
         tracing::debug!(seat, kind = kind.name(), policy = policy.name(), "verdict: {detail}");
@@ -549,6 +556,7 @@ pub fn no_answer(e: AgentError) -> NoAnswer {
         AgentError::Resigned(m) => (Fault::Resigned, m),
         AgentError::MemoryLimit(m) => (Fault::MemoryLimit, m),
         AgentError::ProcessCount(m) => (Fault::ProcessCount, m),
+        AgentError::CpuTime(m) => (Fault::CpuTime, m),
     }
 }
 

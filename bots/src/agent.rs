@@ -25,6 +25,8 @@ pub enum AgentError {
     /// Its process (one the arena launched) tried to have more processes than its limit, and
     /// is gone.
     ProcessCount(String),
+    /// Its process (one the arena launched) used its whole CPU time, and was stopped.
+    CpuTime(String),
 }
 
 impl fmt::Display for AgentError {
@@ -36,7 +38,8 @@ impl fmt::Display for AgentError {
             | AgentError::Idle(m)
             | AgentError::Resigned(m)
             | AgentError::MemoryLimit(m)
-            | AgentError::ProcessCount(m) => f.write_str(m),
+            | AgentError::ProcessCount(m)
+            | AgentError::CpuTime(m) => f.write_str(m),
         }
     }
 }

@@ -227,6 +227,7 @@ impl Ladder {
                 fault: match e.ending {
                     limits::Ending::Memory { .. } => Some(crate::referee::Fault::MemoryLimit),
                     limits::Ending::Processes { .. } => Some(crate::referee::Fault::ProcessCount),
+                    limits::Ending::CpuTime { .. } => Some(crate::referee::Fault::CpuTime),
                     limits::Ending::Exited(_) => None,
                 },
                 stderr: e.stderr.clone(),

@@ -1,5 +1,6 @@
-//! The launched participants' limits with real processes: a 10 GB allocation and a fork bomb
-//! end their agent's games with the limit's verdict while the tournament goes on, and a busy
+//! The launched participants' limits with real processes: a 10 GB allocation, a fork bomb and
+//! a busy loop past its CPU time end their agent's games with the limit's verdict while the
+//! tournament goes on, and a busy
 //! agent gets its CPU quota's worth and no more. Those make cgroups, so they are ignored by a
 //! plain `cargo test`; `.ci/run` runs them as root (`cargo test -- --ignored`). An agent whose
 //! process just exits is told by its exit status, with no limits (so anywhere).
@@ -87,6 +88,20 @@ fn a_10_gb_allocation_ends_its_games_with_the_memory_verdict() {
     // Forfeits: the hog lost each.
     let ended: Vec<_> = records.iter().filter(|r| !r.verdicts.is_empty()).collect();
     assert!(ended.iter().all(|r| r.outcome.forfeited_by.is_some_and(|s| r.players[s] == "hog")));
+}
+
+#[test]
+#[ignore = "needs cgroups (root, or a delegated v2 group)"]
+fn a_participant_past_its_cpu_time_ends_its_games_with_that_verdict() {
+    let _serial = one_at_a_time();
+    let script = "echo hog: spinning >&2\nwhile :; do :; done\n";
+    let (_dir, records) = tournament_with(script, "{ cpus: 1, cpu_seconds: 3 }");
+    let (cpu, others) = verdicts(&records, Fault::CpuTime);
+    assert!(others.is_empty(), "{others:?}");
+    assert!(!cpu.is_empty(), "some of the hog's games end with the CPU-time verdict");
+    for d in &cpu {
+        assert!(d.starts_with("hog: used its 3 s of CPU time (the limit) after 3."), "{d}");
+    }
 }
 
 #[test]
@@ -227,4 +242,74 @@ fn an_ordinary_user_who_cannot_make_groups_is_told_what_is_missing_and_how_to_op
     }
     // Before anything started: the command (30 s of sleep) was never launched.
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// A victim that counts, at each decision, how far it gets in 20 ms of busy work (one number
+/// a line in `$REPORT`), then plays at random: the Python package's `play`.
+const VICTIM: &str = r#"
+import os, random, time
+from tabletop_arena import play
+out = open(os.environ["REPORT"], "a")
+def agent(request):
+    end = time.perf_counter() + 0.02
+    n = 0
+    while time.perf_counter() < end:
+        n += 1
+    out.write("%d\n" % n)
+    out.flush()
+    return random.choice(list(request.legal))
+play(agent, observation=False)
+"#;
+
+/// The victim's work per decision (the median) in a tournament against a hog that keeps 8
+/// processes busy beside its games, under `limits` (the file's field). Both unconfined: in
+/// their sandboxes, each is a session of its own, and where the kernel groups sessions for
+/// its scheduler (`sched_autogroup`) the hog's processes share one session's part already.
+fn victim_beside_a_hog(limits: &str) -> f64 {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let dir = scratch::scratch("limits", "hog");
+    std::fs::create_dir_all(&*dir).unwrap();
+    let (victim, report) = (dir.join("victim.py"), dir.join("report"));
+    std::fs::create_dir_all(&report).unwrap();
+    std::fs::write(&victim, VICTIM).unwrap();
+    // (Each busy process stops once the hog's shell is gone: run unconfined, nothing else
+    // would stop it.)
+    let hog = format!(
+        "for i in 1 2 3 4 5 6 7 8; do (while kill -0 $$ 2>/dev/null; do :; done) & done; {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME"
+    );
+    let text = format!(
+        "name: hog\nseed: 4\ngames_per_pairing: 2\nconcurrency: 1\nbootstrap: 10\nmove_time_ms: 20000\nlimits: {limits}\n\
+         isolation: none\n\
+         participants:\n  - {{ name: hog, command: \"{hog}\" }}\n  - {{ name: victim, command: \"python3 {}\", writable: [{}], \
+         env: {{ REPORT: {} }} }}\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\n",
+        victim.display(),
+        report.display(),
+        report.join("work").display()
+    );
+    let file = dir.join("hog.yaml");
+    std::fs::write(&file, text).unwrap();
+    let o = Command::new(bin)
+        .args(["tournament", file.to_str().unwrap(), "--out", dir.join("run").to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut work: Vec<f64> =
+        std::fs::read_to_string(report.join("work")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
+    assert!(work.len() >= 20, "the victim decided {} times", work.len());
+    work.sort_by(f64::total_cmp);
+    work[work.len() / 2]
+}
+
+#[test]
+#[ignore = "needs cgroups and the Python package: .ci/run runs it as root"]
+fn a_cpu_hog_beside_a_game_takes_nothing_from_its_opponent_under_limits() {
+    let _serial = one_at_a_time();
+    // The hog's 8 busy processes share its one core's quota; without limits they share the
+    // machine with the victim, who gets a fraction of a core for its 20 ms of work.
+    let unlimited = victim_beside_a_hog("none");
+    let limited = victim_beside_a_hog("{ cpus: 1, memory: 1GiB, pids: 64 }");
+    eprintln!("the victim's work per decision beside a hog: {limited:.0} with limits, {unlimited:.0} without");
+    // Not a speed: a share. Under limits the victim keeps a core of its own (on 2 cores, 2 of
+    // 9 busy processes' worth without them): at least half as much again.
+    assert!(limited > 1.5 * unlimited, "{limited:.0} with limits, {unlimited:.0} without");
 }

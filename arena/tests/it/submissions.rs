@@ -2,7 +2,8 @@
 //! `arena ladder submit` and over the Ladder service, each launched by the ladder for every
 //! game in its sandbox (bubblewrap) and cgroup. A well-behaved Python agent (the docs' own,
 //! unchanged) is validated, rated and logged; hostile ones get their verdicts while the ladder
-//! goes on answering; what a stranger's program tries (the host's network, another agent's
+//! goes on answering (memory, processes, CPU time, a silent or crashing start); what a
+//! stranger's program tries (the host's network, another agent's
 //! files, the ladder's store, secrets of the host, writing outside its scratch folder) fails.
 
 use proto::v1;
@@ -22,7 +23,7 @@ fn ladder_file(dir: &Path) -> PathBuf {
         &file,
         "name: submissions\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nanchors:\n  - { \
          name: random, bot: random }\nmove_time_ms: 5000\nkeys: keys.txt\nprovisional_games: 0\nrefit_ms: 200\n\
-         bootstrap: 50\nsubmissions:\n  limits: { cpus: 1, memory: 256MiB, pids: 32 }\n  connect_timeout_ms: 8000\n  \
+         bootstrap: 50\nsubmissions:\n  limits: { cpus: 1, memory: 256MiB, pids: 32, cpu_seconds: 6 }\n  connect_timeout_ms: 8000\n  \
          archive: { archive_bytes: 6000000, unpacked_bytes: 40000000, entries: 3000, depth: 16 }\n",
     )
     .unwrap();
@@ -190,6 +191,10 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         ("sleeper", "echo zzz >&2; exec sleep 1000", "did not say Hello within 8000 ms"),
         ("crash", "echo 'Traceback: it broke' >&2; exit 3", "ended before it said Hello"),
     ];
+    let busy = format!(
+        "(while :; do :; done) & exec {bin} bot mcts:iterations=100000000 --server $ARENA_SERVER --name $ARENA_NAME"
+    );
+    let hostile = hostile.into_iter().chain([("busy", busy.as_str(), "CPU time at move")]);
     for (version, command, verdict) in hostile {
         let dir = folder(root, version, command, &[]);
         let s = submit(&url, &dir, version, KEY).unwrap();
@@ -232,7 +237,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
     let versions: Vec<(String, String)> = listed(&url).submissions.into_iter().map(|s| (s.version, s.state)).collect();
     assert_eq!(
         versions.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
-        ["py1", "node1", "probe", "bomb", "fork", "sleeper", "crash", "crash2", "loud"]
+        ["py1", "node1", "probe", "bomb", "fork", "sleeper", "crash", "busy", "crash2", "loud"]
     );
     assert!(
         !std::fs::read_dir(data.join("submissions"))
