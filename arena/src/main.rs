@@ -19,6 +19,7 @@ mod ladderbench;
 mod net_cmd;
 mod netbench;
 mod play;
+mod sandboxbench;
 mod setup;
 mod tournament_cmd;
 mod webbench;
@@ -74,6 +75,9 @@ enum Command {
     BenchLadder(ladderbench::BenchLadderArgs),
     /// Benchmark the web face: a move's delay from the referee to pages watching its match.
     BenchWeb(webbench::BenchWebArgs),
+    /// Benchmark a launched agent's sandbox: a start, and a move through its relay, each
+    /// against the same unconfined.
+    BenchSandbox(sandboxbench::BenchSandboxArgs),
     /// (Run by the arena in an agent's sandbox: the agent's command, with the arena's server
     /// relayed from the sandbox's own loopback to its Unix socket.)
     #[command(hide = true)]
@@ -128,6 +132,7 @@ fn main() -> ExitCode {
         Command::Ladder(a) => ladder_cmd::run(a),
         Command::BenchLadder(a) => ladderbench::run(a),
         Command::BenchWeb(a) => webbench::run(a),
+        Command::BenchSandbox(a) => sandboxbench::run(a),
         // The agent's command: its exit code passed on.
         Command::SandboxRelay(a) => match arena::relay::run(&a) {
             Ok(code) => return ExitCode::from(u8::try_from(code).unwrap_or(1)),

@@ -11,6 +11,7 @@
 //!   - { name: random, bot: random }
 //!   - { name: greedy, bot: greedy }
 //! move_time_ms: 2000            # the per-move limit
+//! bank: { base_ms: 10000, increment_ms: 100 }  # optional: an overage bank beside it
 //! admission: open               # `open`: any name; `keyed`: only the names of `keys:`
 //! keys: keys.txt                # NAME=KEY lines (a name's key covers its versions, `name@2`)
 //! max_games: 4                  # pairings in flight per agent, unless its Hello asks fewer
@@ -147,6 +148,10 @@ pub struct LadderConfig {
     /// rest is the games').
     #[serde(default)]
     pub refit_threads: usize,
+    /// An overage bank beside the per-move limit, each seat's own in each game: a move may
+    /// take its limit and what is left in the bank; `increment_ms` is added after each move.
+    #[serde(default)]
+    pub bank: Option<crate::tournament::config::ClockSpec>,
     /// Agents uploaded as archives and launched by the ladder, each game in its sandbox (none:
     /// the ladder takes no submissions).
     #[serde(default)]
@@ -188,6 +193,14 @@ pub struct SubmissionsConfig {
 }
 
 impl LadderConfig {
+    /// The bank as the referee keeps it.
+    pub fn bank_clock(&self) -> Option<crate::referee::Clock> {
+        self.bank.map(|b| crate::referee::Clock {
+            base: std::time::Duration::from_millis(b.base_ms),
+            increment: std::time::Duration::from_millis(b.increment_ms),
+        })
+    }
+
     /// Read a ladder file; `source` names it in errors.
     pub fn parse(source: &str, text: &str) -> Result<LadderConfig, String> {
         read_fields(source, text, |c: &LadderConfig| c.check())
@@ -304,5 +317,36 @@ mod tests {
         assert!(e.contains("field `provisional_games`") && e.contains("has none"), "{e}");
         let c = LadderConfig::parse("l.yaml", "games:\n  - { game: journey }\nprovisional_games: 0\n").unwrap();
         assert_eq!((c.agents_per_client, c.new_agents_per_hour, c.rest_after_timeouts), (50, 10, 3));
+        assert_eq!((c.bank_clock(), c.submissions.is_none()), (None, true));
+    }
+
+    #[test]
+    fn a_bank_and_submissions_are_read_with_their_defaults_and_refused_by_field() {
+        let base = "games:\n  - { game: journey }\nprovisional_games: 0\n";
+        let read = |more: &str| LadderConfig::parse("l.yaml", &format!("{base}{more}"));
+        let c = read("bank: { base_ms: 5000, increment_ms: 50 }\nsubmissions: {}\n").unwrap();
+        let ms = std::time::Duration::from_millis;
+        assert_eq!(c.bank_clock(), Some(crate::referee::Clock { base: ms(5000), increment: ms(50) }));
+        let s = c.submissions.unwrap();
+        assert_eq!((s.games, s.versions_per_name, s.connect_timeout_ms), (1, 5, 20_000));
+        assert_eq!((s.limits, s.archive), (Some(crate::limits::Limits::default()), Default::default()));
+        let s = read("submissions: { limits: none, archive: { archive_bytes: 1000, unpacked_bytes: 5000, entries: 9, depth: 2 } }\n")
+            .unwrap()
+            .submissions
+            .unwrap();
+        assert_eq!((s.limits, s.archive.entries), (None, 9));
+        for (more, field) in [
+            ("submissions: { games: 0 }\n", "submissions.games"),
+            ("submissions: { limits: { pids: 0 } }\n", "submissions.limits.pids"),
+            (
+                "submissions: { archive: { archive_bytes: 0, unpacked_bytes: 1, entries: 1, depth: 1 } }\n",
+                "submissions.archive",
+            ),
+            ("submissions: { sandbox: none }\n", "submissions"),
+            ("bank: { increment_ms: 5 }\n", "bank"),
+        ] {
+            let e = read(more).unwrap_err();
+            assert!(e.contains(&format!("field `{field}`")), "{more}: {e}");
+        }
     }
 }

@@ -402,6 +402,7 @@ impl Ladder {
             &specs,
             &names,
             move_time,
+            self.config.bank_clock(),
             None,
         );
         let table = match table {

@@ -697,6 +697,7 @@ impl Ladder {
                         &seats,
                         &names,
                         move_time,
+                        self.config.bank_clock(),
                         shared.clone(),
                     )
                     .map_err(|e| e.message().to_string());

@@ -755,7 +755,37 @@ impl Hub {
             Some(asked) => Some(asked),
             None => self.config.move_time,
         };
-        Ok(Limits { move_time, policy, idle: self.config.idle })
+        // A bank: bounded by the cap (ten moves' worth of it; its increment one), and only
+        // beside a per-move limit.
+        let bank = match (req.bank_ms, req.bank_increment_ms) {
+            (0, 0) => None,
+            (0, _) => return Err(Status::invalid_argument("bank_increment_ms: there is no bank (bank_ms is 0)")),
+            (base, increment) => {
+                let cap = self.config.max_move_time;
+                if Duration::from_millis(base.into()) > cap * 10 {
+                    return Err(Status::invalid_argument(format!(
+                        "bank_ms: {base} ms is over this server's cap of {} ms (10 times its cap on the per-move limit)",
+                        (cap * 10).as_millis()
+                    )));
+                }
+                if Duration::from_millis(increment.into()) > cap {
+                    return Err(Status::invalid_argument(format!(
+                        "bank_increment_ms: {increment} ms is over this server's cap of {} ms",
+                        cap.as_millis()
+                    )));
+                }
+                if move_time.is_none() {
+                    return Err(Status::invalid_argument(
+                        "bank_ms: a bank is drawn on past a per-move limit, and this match has none",
+                    ));
+                }
+                Some(crate::referee::Clock {
+                    base: Duration::from_millis(base.into()),
+                    increment: Duration::from_millis(increment.into()),
+                })
+            }
+        };
+        Ok(Limits { move_time, bank, policy, idle: self.config.idle })
     }
 
     /// The game a request names, its parameters resolved: every YAML value weighed against one
@@ -864,10 +894,11 @@ impl Hub {
         seats: &[v1::SeatSpec],
         names: &[String],
         move_time: Option<Duration>,
+        bank: Option<crate::referee::Clock>,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<Arc<Table>, Status> {
         let place = self.matches.take(&ClientId::Host)?;
-        let limits = Limits { move_time, policy: Policy::Forfeit, idle: self.config.idle };
+        let limits = Limits { move_time, bank, policy: Policy::Forfeit, idle: self.config.idle };
         let opening = Opening { game, preset, spec, limits, seed, seats, names, scenario: "" };
         self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
     }
@@ -899,7 +930,7 @@ impl Hub {
                 players: shown.players,
                 tokens: vec![None; n],
                 creator: secret()?,
-                limits: Limits { move_time: shown.move_time, policy: Policy::Forfeit, idle: None },
+                limits: Limits { move_time: shown.move_time, bank: None, policy: Policy::Forfeit, idle: None },
                 next_request: self.next_request.clone(),
                 bot_slots: self.thinking.all.clone(),
                 thinkers: self.thinkers.clone(),

@@ -59,6 +59,8 @@ impl TableState {
 pub struct Limits {
     /// The per-move limit.
     pub move_time: Option<Duration>,
+    /// An overage bank beside it (each seat's own).
+    pub bank: Option<crate::referee::Clock>,
     pub policy: Policy,
     /// No seat acting for this long ends the match.
     pub idle: Option<Duration>,
@@ -173,7 +175,9 @@ impl Table {
         let params_yaml =
             engine::core::params_to_yaml(&setup.spec.params_yaml()).map_err(|e| Status::internal(e.to_string()))?;
         let now = Instant::now();
-        let referee = Referee::new(setup.limits.move_time, setup.limits.policy, setup.seed);
+        let control =
+            crate::referee::TimeControl { per_move: setup.limits.move_time, clock: None, bank: setup.limits.bank };
+        let referee = Referee::with_controls(vec![control], setup.limits.policy, setup.seed);
         let held = setup
             .seats
             .iter()
@@ -234,10 +238,11 @@ impl Table {
         } else {
             (Vec::new(), Vec::new())
         };
-        let time_left_ms = match (mine, self.setup.limits.move_time) {
+        let time_left_ms = match (mine, s.referee.allowed(seat)) {
             (true, Some(limit)) => limit.saturating_sub(s.turn_started.elapsed()).as_millis() as u32,
             _ => 0,
         };
+        let bank_left_ms = s.referee.bank_left(seat).map(|b| b.as_millis().min(u128::from(u32::MAX)) as u32);
         Ok(v1::SeatState {
             match_id: self.setup.id.clone(),
             seat: seat as u32,
@@ -249,6 +254,7 @@ impl Table {
             outcome: s.outcome(self.setup.cooperative),
             tensor,
             legal_mask,
+            bank_left_ms,
         })
     }
 
@@ -445,7 +451,7 @@ impl Table {
             let changed = self.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
-            let (seat, version, snapshot, idle_at) = {
+            let (seat, version, snapshot, idle_at, limit, budget) = {
                 let s = self.lock();
                 if s.ended.is_some() {
                     return;
@@ -454,9 +460,11 @@ impl Table {
                 // An agent or a client thinks on a copy; a token seat's move comes by Act.
                 let token = matches!(self.setup.seats[seat.index()], SeatBinding::Token | SeatBinding::Elsewhere);
                 let idle_at = self.setup.limits.idle.map(|d| tokio::time::Instant::from_std(s.last_acted + d));
-                (seat.index(), s.version, (!token).then(|| s.game.clone_box()), idle_at)
+                let i = seat.index();
+                (i, s.version, (!token).then(|| s.game.clone_box()), idle_at, s.referee.limit(i), s.referee.budget(i))
             };
-            let move_time = self.setup.limits.move_time;
+            // This move's limit: the per-move limit, and what is left in the seat's bank.
+            let move_time = limit.map(Limit::duration);
             let idle = async {
                 match idle_at {
                     Some(at) => tokio::time::sleep_until(at).await,
@@ -483,7 +491,7 @@ impl Table {
                 }
                 SeatBinding::Bot(_) => {
                     let snapshot = snapshot.expect("a copy for the agent");
-                    let think = self.clone().think(seat, snapshot);
+                    let think = self.clone().think(seat, snapshot, budget);
                     tokio::select! {
                         (chosen, took) = think => Waited::Chosen(chosen, took),
                         _ = self.over.notified() => return,
@@ -492,9 +500,9 @@ impl Table {
                 }
                 SeatBinding::Play(session) => {
                     let snapshot = snapshot.expect("a copy for the client");
-                    let deadline = move_time.map(|d| (tokio::time::Instant::now() + d, Limit::PerMove(d)));
+                    let deadline = limit.map(|l| (tokio::time::Instant::now() + l.duration(), l));
                     let asked = Instant::now();
-                    let ask = self.ask(session, seat, version, snapshot, deadline);
+                    let ask = self.ask(session, seat, version, snapshot, deadline, budget);
                     tokio::select! {
                         chosen = ask => match chosen {
                             Err((Fault::Timeout, _)) => Waited::Timeout,
@@ -535,7 +543,12 @@ impl Table {
     /// thinks on one of the server's thinking threads (its clock starts with the slot), below
     /// the request path's priority. One that runs past the limit and a grace is cut off (the
     /// thread is left to finish on its own, the slot held till then).
-    async fn think(self: Arc<Self>, seat: usize, snapshot: Box<dyn AnyGame>) -> (Result<ActionId, NoAnswer>, Duration) {
+    async fn think(
+        self: Arc<Self>,
+        seat: usize,
+        snapshot: Box<dyn AnyGame>,
+        budget: Budget,
+    ) -> (Result<ActionId, NoAnswer>, Duration) {
         let slot = match self.setup.client_slots.clone().acquire_owned().await {
             Ok(own) => match self.setup.bot_slots.clone().acquire_owned().await {
                 Ok(slot) => (own, slot),
@@ -549,14 +562,13 @@ impl Table {
             // The slot is held while the agent thinks, even if the match ends meanwhile.
             let _slot = slot;
             let SeatBinding::Bot(agent) = &table.setup.seats[seat] else { unreachable!("a bot seat") };
-            let budget = Budget::per_move(table.setup.limits.move_time);
             let mut agent = agent.lock().unwrap_or_else(|p| p.into_inner());
             match agent.as_mut() {
                 Some(agent) => ask(agent.as_mut(), snapshot.as_ref(), Seat(seat as u8), budget),
                 None => Err((Fault::Crash, "the match is over".to_string())),
             }
         });
-        let chosen = match self.setup.limits.move_time {
+        let chosen = match budget.per_move {
             Some(limit) => match tokio::time::timeout(limit.saturating_add(grace(limit)), work).await {
                 Ok(done) => done.unwrap_or_else(|_| Err((Fault::Crash, "the agent panicked".to_string()))),
                 // The referee words the limit.
@@ -575,11 +587,11 @@ impl Table {
         version: u64,
         snapshot: Box<dyn AnyGame>,
         deadline: Option<(tokio::time::Instant, Limit)>,
+        budget: Budget,
     ) -> Result<ActionId, NoAnswer> {
         let mut ids = Vec::new();
         snapshot.legal_actions(&mut ids);
-        let view =
-            SeatView::local(snapshot.as_ref(), Seat(seat as u8), &ids, Budget::per_move(self.setup.limits.move_time));
+        let view = SeatView::local(snapshot.as_ref(), Seat(seat as u8), &ids, budget);
         let asking = wire::Asking {
             request_id: self.setup.next_request.fetch_add(1, Ordering::Relaxed),
             match_id: &self.setup.id,

@@ -1010,6 +1010,7 @@ const MAY_NAME_A_GAME: &[&str] = &[
     "arena/src/hostbench.rs",
     "arena/src/webbench.rs",
     "arena/src/ladderbench.rs",
+    "arena/src/sandboxbench.rs",
 ];
 
 /// The source directories of the crates whose code is checked.

@@ -464,3 +464,89 @@ fn a_client_is_told_its_bank_and_a_slow_move_draws_on_it() {
         assert!(seen[2..].iter().all(|&(_, b)| b == bank), "{seen:?}");
     }
 }
+
+/// A match of the server with an overage bank (`bank_ms`): a Play client is told its bank in
+/// each request, a slow move draws on it instead of timing out, a token seat's state tells it,
+/// and a bank the server cannot give is refused by field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_servers_match_has_an_overage_bank_when_asked() {
+    let running = server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default()).await.unwrap();
+    let url = running.url();
+    let mut m = v1::matches_client::MatchesClient::new(arena::client::connect(&url).await.unwrap());
+    let mut banker = Bot::connect(&url, "banker").await;
+    let seats = ["banker", ""].map(|n| v1::SeatSpec {
+        player: Some(match n {
+            "" => v1::seat_spec::Player::Token(true),
+            n => v1::seat_spec::Player::Play(n.to_string()),
+        }),
+    });
+    let req = v1::CreateMatchRequest {
+        game: "expedition".into(),
+        preset: "no-dice".into(),
+        seed: Some(4),
+        seats: seats.to_vec(),
+        move_time_ms: 200,
+        bank_ms: 3000,
+        bank_increment_ms: 10,
+        ..Default::default()
+    };
+    let created = m.create_match(req.clone()).await.unwrap().into_inner();
+    let token = created.tokens[0].token.clone();
+    // The token seat's state tells its bank.
+    let state = m
+        .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token: token.clone(), ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(state.bank_left_ms, Some(3000));
+    // The client's first decision takes 500 ms: 300 past the limit, drawn from the bank. The
+    // token seat moves at once when it is its turn.
+    let mut told = Vec::new();
+    let start = Instant::now();
+    while told.len() < 2 {
+        assert!(start.elapsed() < Duration::from_secs(30), "two decisions: {told:?}");
+        let observe =
+            v1::ObserveRequest { match_id: created.match_id.clone(), token: token.clone(), ..Default::default() };
+        let s = m.observe(observe).await.unwrap().into_inner();
+        assert!(s.outcome.is_none(), "the match goes on: {s:?}");
+        if s.to_move == Some(1) {
+            let act = v1::ActRequest {
+                match_id: created.match_id.clone(),
+                token: token.clone(),
+                action: s.legal[0].id,
+                version: Some(s.version),
+            };
+            m.act(act).await.unwrap();
+            continue;
+        }
+        let Ok(Some(Heard::Request(r))) = tokio::time::timeout(Duration::from_millis(100), banker.next()).await else {
+            continue;
+        };
+        told.push((r.time_left_ms, r.bank_left_ms));
+        if told.len() == 1 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+        banker.send(Send::Decision(v1::Decision { request_id: r.request_id, action: r.legal[0].id })).await;
+    }
+    assert_eq!(told[0], (3200, 3000), "{told:?}");
+    let (time, bank) = told[1];
+    assert!((1500..=2710).contains(&bank) && time == bank + 200, "{told:?}");
+    // Nobody was late.
+    let state = m
+        .observe(v1::ObserveRequest { match_id: created.match_id.clone(), token, ..Default::default() })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(state.outcome.as_ref().is_none_or(|o| o.verdicts.is_empty()), "{state:?}");
+    // Banks the server cannot give, by field.
+    for (bank_ms, increment, field) in
+        [(0, 5, "bank_increment_ms"), (700_000, 0, "bank_ms"), (1000, 70_000, "bank_increment_ms")]
+    {
+        let e = m
+            .create_match(v1::CreateMatchRequest { bank_ms, bank_increment_ms: increment, ..req.clone() })
+            .await
+            .unwrap_err();
+        assert!(e.code() == tonic::Code::InvalidArgument && e.message().starts_with(field), "{e:?}");
+    }
+    running.stop().await.unwrap();
+}
