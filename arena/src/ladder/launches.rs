@@ -48,6 +48,9 @@ pub struct Subs {
     host: Option<limits::Host>,
     /// Validation games at once.
     validations: tokio::sync::Semaphore,
+    /// Held from a submission's count against its name's versions to its being stored, so
+    /// that uploads at once cannot pass the count together.
+    storing: tokio::sync::Mutex<()>,
 }
 
 /// A submission as the ladder knows it now.
@@ -119,7 +122,16 @@ impl Subs {
             })?),
             None => None,
         };
-        Ok(Subs { config, data, files, socket, arena, host, validations: tokio::sync::Semaphore::new(2) })
+        Ok(Subs {
+            config,
+            data,
+            files,
+            socket,
+            arena,
+            host,
+            validations: tokio::sync::Semaphore::new(2),
+            storing: tokio::sync::Mutex::new(()),
+        })
     }
 }
 
@@ -285,6 +297,7 @@ impl Ladder {
                 "`{agent_name}` is on this ladder already (a version is submitted once: give a new one)"
             )));
         }
+        let storing = subs.storing.lock().await;
         let base = names::fold(&req.name);
         let live = {
             let s = self.state();
@@ -342,6 +355,7 @@ impl Ladder {
                 Sub { id, command: manifest.command.clone(), state: State::Validating, failed_starts: 0 },
             );
         }
+        drop(storing);
         tracing::info!(agent = %agent_name, "ladder: submitted; validating");
         let _turn = subs.validations.acquire().await.map_err(|e| Status::internal(e.to_string()))?;
         let (state, verdict, stderr) = match self.validate(agent).await {

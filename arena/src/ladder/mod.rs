@@ -1066,6 +1066,15 @@ impl NameGate for Ladder {
     /// A name the ladder knows is its owner's (or its key holder's); a new one is stored for
     /// good, so a client may add only so many (`agents_per_client`, `new_agents_per_hour`).
     fn admit(&self, session: &Session) -> Result<(), Status> {
+        // Over the Unix socket (no address) come only the launched submissions, whose names
+        // are reserved for them and never reach the gate: a submission's program saying Hello
+        // under another name is refused (names are a pool).
+        if self.subs.is_some() && session.owner == ClientId::Unknown {
+            return Err(Status::permission_denied(format!(
+                "`{}`: an agent launched by this ladder plays under the name it was given (ARENA_NAME)",
+                session.name
+            )));
+        }
         let owner = session.owner.stored();
         let keyed = matches!(session.owner, ClientId::Name(_));
         let name = &session.name;

@@ -168,8 +168,10 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
     let port = listener.local_addr().unwrap().port();
     let py_files = data.join("submissions/1");
     assert!(py_files.join("agent.yaml").is_file(), "the first submission's files are kept in {}", py_files.display());
+    // (It also tries to join the ladder under a name of its choosing.)
     let command = format!(
-        "python3 probe.py {port} {} {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME",
+        "{bin} bot random --server $ARENA_SERVER --name intruder 2>&1 | tail -c 300 >&2; python3 probe.py {port} {} {bin} bot \
+         random --server $ARENA_SERVER --name $ARENA_NAME",
         py_files.display()
     );
     let probe = folder(root, "probe", &command, &[("probe.py", PROBE)]);
@@ -180,6 +182,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         assert!(said.contains(&format!("{refused}: refused")), "{refused}: {said}");
     }
     assert!(said.contains("tmp: done []") && said.contains("write scratch: done 1"), "{said}");
+    assert!(said.contains("`intruder`: an agent launched by this ladder plays under the name it was given"), "{said}");
     assert!(said.contains("environment: done (True, [])"), "{said}");
     assert!(matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock));
     assert_eq!(log(&url, "probe", 0).unwrap().trim(), said.trim(), "its validation's log");
@@ -239,6 +242,8 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         versions.iter().map(|(v, _)| v.as_str()).collect::<Vec<_>>(),
         ["py1", "node1", "probe", "bomb", "fork", "sleeper", "crash", "busy", "crash2", "loud"]
     );
+    let stored = arena::ladder::store::Store::open(&data).unwrap().agents().unwrap();
+    assert!(!stored.iter().any(|(n, _)| n == "intruder"), "{stored:?}");
     assert!(
         !std::fs::read_dir(data.join("submissions"))
             .unwrap()

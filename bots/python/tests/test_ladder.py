@@ -2,11 +2,14 @@
 matched within seconds, play seat-swapped games, and appear in the standings with intervals;
 a new version is rated apart; a finished game's record is theirs to fetch."""
 
+import json
 import re
 import subprocess
 import threading
 import time
 
+import grpc
+import pytest
 import tabletop_arena as ta
 
 LADDER = """name: python
@@ -90,3 +93,60 @@ def test_python_agents_join_a_ladder_and_are_rated(arena, tmp_path):
     finally:
         child.kill()
         child.wait(timeout=30)
+
+
+SUBMISSIONS = """name: submissions
+games:
+  - { game: expedition, preset: no-dice, params: { players: 2 } }
+anchors:
+  - { name: random, bot: random }
+move_time_ms: 5000
+refit_ms: 200
+bootstrap: 50
+provisional_games: 0
+keys: keys.txt
+submissions: { limits: none, connect_timeout_ms: 10000 }
+"""
+
+
+def test_an_author_submits_lists_reads_logs_and_retires_from_python(arena, tmp_path):
+    (tmp_path / "ladder.yaml").write_text(SUBMISSIONS)
+    (tmp_path / "keys.txt").write_text("author=author-key-0123456789\n")
+    child = subprocess.Popen(
+        [arena, "ladder", str(tmp_path / "ladder.yaml"), "--addr", "127.0.0.1:0", "--data", str(tmp_path / "data")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        m = re.search(r"serving on (\S+)", child.stdout.readline())
+        assert m
+        threading.Thread(target=child.stdout.read, daemon=True).start()
+        client = ta.Client(f"http://{m.group(1)}")
+        # An agent: the arena's random bot, launched by the ladder in its sandbox for each game.
+        folder = tmp_path / "agent"
+        folder.mkdir()
+        command = f"echo hello from the sandbox >&2; exec {arena} bot random --server $ARENA_SERVER --name $ARENA_NAME"
+        (folder / "agent.yaml").write_text(f"command: {json.dumps(command)}\n")
+        s = client.submit("author", "1", str(folder), key="author-key-0123456789")
+        assert (s.state, s.verdict) == ("active", ""), s
+        assert b"hello from the sandbox" in s.stderr
+        assert b"hello from the sandbox" in client.submission_log("author", "1", key="author-key-0123456789")
+        until(client, "rated", lambda st: row(st, "author@1") is not None and row(st, "author@1").results >= 2)
+        listed = client.submissions("author", key="author-key-0123456789")
+        assert [(v.version, v.state) for v in listed] == [("1", "active")]
+        # A broken one is refused with its verdict; the wrong key is refused by name.
+        broken = tmp_path / "broken"
+        broken.mkdir()
+        (broken / "agent.yaml").write_text("command: 'echo no such agent >&2; exit 1'\n")
+        s = client.submit("author", "2", str(broken), key="author-key-0123456789")
+        assert s.state == "refused" and "ended before it said Hello" in s.verdict and "no such agent" in s.verdict, s
+        with pytest.raises(grpc.RpcError) as e:
+            client.submit("author", "3", str(folder), key="wrong")
+        assert e.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        with pytest.raises(ValueError):
+            client.submit("author", "4", str(tmp_path), key="author-key-0123456789")
+        assert client.retire("author", "1", key="author-key-0123456789").state == "retired"
+    finally:
+        child.kill()
+        child.wait()

@@ -294,6 +294,25 @@ class Match:
         return f"<Match {self.match_id}: {self.seats} seats, token seats {[i for i, t in enumerate(self.tokens) if t]}>"
 
 
+def _key(key):
+    return key if key is not None else os.environ.get("ARENA_KEY", "")
+
+
+def _pack(folder):
+    """An agent's folder as the gzipped tar a ladder takes: its files and folders under their
+    relative paths, links followed to what they name; its manifest checked to be there."""
+    import io
+    import tarfile
+
+    if not os.path.isfile(os.path.join(folder, "agent.yaml")):
+        raise ValueError(f"{folder}: no agent.yaml (its manifest: `command: python3 agent.py`)")
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w:gz", dereference=True) as tar:
+        for entry in sorted(os.listdir(folder)):
+            tar.add(os.path.join(folder, entry), arcname=entry)
+    return out.getvalue()
+
+
 class Client:
     """The server's unary and streaming calls, for seats played by token and for creating
     matches. Messages are the contract's (`Client.pb` is its module of messages). Every call
@@ -360,6 +379,30 @@ class Client:
     def ladder_record(self, game_id):
         """The record of a ladder's finished game (it replays: `arena replay`)."""
         return self.ladder.GetLadderRecord(self.pb.LadderRecordRequest(game_id=game_id))
+
+    def submit(self, name, version, folder, key=None):
+        """Upload an agent to a ladder that takes submissions (`Submit`): `folder` holds its
+        files and its manifest, `agent.yaml` (`command: python3 agent.py`), packed here as a
+        gzipped tar (links followed). `key` is the name's (default: `ARENA_KEY`). Returns the
+        `Submission` once its validation game is over: `state` `active` (it is rated as
+        `name@version` from now on) or `refused`, with its `verdict` and `stderr`."""
+        archive = _pack(folder)
+        req = self.pb.SubmitRequest(name=name, version=version, key=_key(key), archive=archive)
+        return self.ladder.Submit(req)
+
+    def submissions(self, name, key=None):
+        """A name's submitted versions (`ListSubmissions`): each one's state, verdict and the
+        games whose stderr is kept (`logged_games`)."""
+        return self.ladder.ListSubmissions(self.pb.SubmissionsRequest(name=name, key=_key(key))).submissions
+
+    def retire(self, name, version, key=None):
+        """Retire a version (`RetireSubmission`): it takes no new game; its results stay."""
+        return self.ladder.RetireSubmission(self.pb.SubmissionRequest(name=name, version=version, key=_key(key)))
+
+    def submission_log(self, name, version, game_id=0, key=None):
+        """The end of a version's stderr in one of its games (0: its validation game), bytes."""
+        req = self.pb.SubmissionLogRequest(name=name, version=version, key=_key(key), game_id=game_id)
+        return self.ladder.SubmissionLog(req).stderr
 
     def observe(self, match_id, token, tensors=False):
         match_id = _match_id(match_id)
