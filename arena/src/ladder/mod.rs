@@ -1069,7 +1069,7 @@ impl NameGate for Ladder {
         // Over the Unix socket (no address) come only the launched submissions, whose names
         // are reserved for them and never reach the gate: a submission's program saying Hello
         // under another name is refused (names are a pool).
-        if self.subs.is_some() && session.owner == ClientId::Unknown {
+        if self.subs.is_some() && matches!(session.owner, ClientId::Unknown | ClientId::Sandbox(_)) {
             return Err(Status::permission_denied(format!(
                 "`{}`: an agent launched by this ladder plays under the name it was given (ARENA_NAME)",
                 session.name

@@ -6,9 +6,10 @@
 //! a shared address shares that address's connections, each of which carries any number of
 //! calls).
 //!
-//! A server may listen on a Unix socket besides (a tournament's, for the agents it launches in
-//! sandboxes without a network): those connections have no address, and share the pool as
-//! the clients without one.
+//! A server may listen on a Unix socket besides (a tournament's or a ladder's, for the agents
+//! it launches in sandboxes without a network): a connection from a sandbox is its sandbox's
+//! (by its PID namespace, each a client of its own), any other has no address and shares the
+//! pool with the clients without one.
 
 use super::shares::{ClientKeys, Held, Pool};
 use futures_util::{Stream, StreamExt};
@@ -26,10 +27,11 @@ pub struct Admitted {
     _place: Held,
 }
 
-/// A TCP connection, or one over the server's Unix socket.
+/// A TCP connection, or one over the server's Unix socket (with the address standing for its
+/// peer's sandbox, if it is in one).
 enum Conn {
     Tcp(TcpStream),
-    Unix(UnixStream),
+    Unix(UnixStream, Option<std::net::SocketAddr>),
 }
 
 impl Connected for Admitted {
@@ -37,9 +39,23 @@ impl Connected for Admitted {
     fn connect_info(&self) -> TcpConnectInfo {
         match &self.stream {
             Conn::Tcp(s) => s.connect_info(),
-            Conn::Unix(_) => TcpConnectInfo { local_addr: None, remote_addr: None },
+            Conn::Unix(_, sandbox) => TcpConnectInfo { local_addr: None, remote_addr: *sandbox },
         }
     }
+}
+
+/// The PID namespace of the process at the other end of a Unix connection (its credentials,
+/// as the kernel gives them), when it is not this process's own: a launched agent's sandbox
+/// has one of its own, so each sandbox is a client apart ([`super::shares::ClientId::Sandbox`]).
+fn sandbox_of(stream: &UnixStream) -> Option<std::net::SocketAddr> {
+    let pid = stream.peer_cred().ok()?.pid()?;
+    let ns = |path: &str| -> Option<u64> {
+        let link = std::fs::read_link(path).ok()?;
+        let text = link.to_string_lossy();
+        text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
+    };
+    let theirs = ns(&format!("/proc/{pid}/ns/pid"))?;
+    (Some(theirs) != ns("/proc/self/ns/pid")).then(|| super::shares::sandbox_addr(theirs))
 }
 
 /// The stream's own method, whichever kind it is.
@@ -47,7 +63,7 @@ macro_rules! either {
     ($self:expr, $s:ident => $e:expr) => {
         match &mut $self.stream {
             Conn::Tcp($s) => $e,
-            Conn::Unix($s) => $e,
+            Conn::Unix($s, _) => $e,
         }
     };
 }
@@ -78,7 +94,7 @@ impl AsyncWrite for Admitted {
     fn is_write_vectored(&self) -> bool {
         match &self.stream {
             Conn::Tcp(s) => s.is_write_vectored(),
-            Conn::Unix(s) => s.is_write_vectored(),
+            Conn::Unix(s, _) => s.is_write_vectored(),
         }
     }
 }
@@ -94,7 +110,10 @@ pub fn admitted(
 ) -> impl Stream<Item = Result<Admitted, io::Error>> + Send + 'static {
     let tcp = incoming.map(|accepted| accepted.map(|s| (s.peer_addr().ok(), Conn::Tcp(s))));
     let unix = futures_util::stream::unfold(unix, |listener| async move {
-        let accepted = listener.as_ref()?.accept().await.map(|(s, _)| (None, Conn::Unix(s)));
+        let accepted = listener.as_ref()?.accept().await.map(|(s, _)| {
+            let sandbox = sandbox_of(&s);
+            (sandbox, Conn::Unix(s, sandbox))
+        });
         Some((accepted, listener))
     });
     futures_util::stream::select(tcp, unix).filter_map(move |accepted| {

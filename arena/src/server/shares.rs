@@ -36,6 +36,9 @@ pub enum ClientId {
     Addr(IpAddr, u8),
     /// No key and no address (a transport that has none).
     Unknown,
+    /// An agent the arena launched in a sandbox, reaching the server by its Unix socket: its
+    /// sandbox, by its PID namespace (one per sandbox): each sandbox is a client of its own.
+    Sandbox(u64),
     /// The program that runs the server, for its own matches (a ladder's matchmaker): no wire
     /// call is ever this client. It has no share: the pools' limits alone bound it.
     Host,
@@ -49,9 +52,20 @@ impl fmt::Display for ClientId {
             ClientId::Addr(a @ IpAddr::V6(_), prefix) => write!(f, "the clients of {a}/{prefix}"),
             ClientId::Addr(a, _) => write!(f, "the clients of {a}"),
             ClientId::Unknown => f.write_str("the clients without an address"),
+            ClientId::Sandbox(ns) => write!(f, "the launched agent of sandbox {ns}"),
             ClientId::Host => f.write_str("the host"),
         }
     }
+}
+
+/// The first 64 bits of the address a sandbox's connections are given (`100::/64`, IPv6's
+/// discard-only prefix, RFC 6666: never a real peer's), its PID namespace in the last 64.
+const SANDBOX_NET: [u16; 4] = [0x100, 0, 0, 0];
+
+/// The address standing for the sandbox of PID namespace `ns` (see [`ClientId::Sandbox`]).
+pub fn sandbox_addr(ns: u64) -> SocketAddr {
+    let net = u128::from(std::net::Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0));
+    SocketAddr::new(IpAddr::V6(std::net::Ipv6Addr::from(net | u128::from(ns))), 0)
 }
 
 /// The IPv6 prefix length clients without a key are told apart by, unless the operator says.
@@ -63,6 +77,7 @@ impl ClientId {
     pub fn of_addr(addr: Option<SocketAddr>, v6_prefix: u8) -> ClientId {
         match addr.map(|a| a.ip()) {
             None => ClientId::Unknown,
+            Some(IpAddr::V6(v6)) if v6.segments()[..4] == SANDBOX_NET => ClientId::Sandbox(u128::from(v6) as u64),
             Some(IpAddr::V6(v6)) => match v6.to_ipv4_mapped() {
                 Some(v4) => ClientId::Addr(IpAddr::V4(v4), 32),
                 None => {
@@ -85,6 +100,7 @@ impl ClientId {
             ClientId::Addr(a @ IpAddr::V6(_), prefix) => format!("addr:{a}/{prefix}"),
             ClientId::Addr(a, _) => format!("addr:{a}"),
             ClientId::Unknown => "unknown".into(),
+            ClientId::Sandbox(ns) => format!("sandbox:{ns}"),
             ClientId::Host => "host".into(),
         }
     }
@@ -432,6 +448,23 @@ impl ThinkingSlots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sandbox_is_a_client_of_its_own_whatever_the_ipv6_prefix() {
+        for prefix in [16, 32, 56, 64] {
+            let (a, b) = (
+                ClientId::of_addr(Some(sandbox_addr(4026532301)), prefix),
+                ClientId::of_addr(Some(sandbox_addr(4026532302)), prefix),
+            );
+            assert_eq!(a, ClientId::Sandbox(4026532301));
+            assert_ne!(a, b);
+        }
+        assert_eq!(ClientId::Sandbox(7).stored(), "sandbox:7");
+        assert_eq!(ClientId::Sandbox(7).to_string(), "the launched agent of sandbox 7");
+        // A real peer's address is never one (100::/64 is discard-only).
+        let real: SocketAddr = "[2001:db8::1]:5".parse().unwrap();
+        assert!(matches!(ClientId::of_addr(Some(real), 56), ClientId::Addr(..)));
+    }
 
     #[test]
     fn a_share_leaves_room_for_others() {

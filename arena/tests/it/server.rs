@@ -1448,3 +1448,43 @@ async fn arena_bot_leaves_after_its_games_and_exits() {
     assert!(said.contains("seats played to the end"), "{said}");
     running.stop().await.unwrap();
 }
+
+/// Agents launched in sandboxes reach a server by its Unix socket, and each sandbox is a client
+/// of its own (by its PID namespace): one that opens connection after connection takes its
+/// own share of the connections, and another sandbox's agent still connects and plays.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs bubblewrap: .ci/run installs it and runs it"]
+async fn each_sandbox_is_a_client_of_its_own_on_the_unix_socket() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let dir = temp_dir("sandboxes");
+    let socket = dir.join("play.sock");
+    let shares = server::Shares { connections: 4, ..server::Shares::default() };
+    let config = ServerConfig { unix_socket: Some(socket.clone()), shares, ..ServerConfig::default() };
+    let running = server::start("127.0.0.1:0".parse().unwrap(), config).await.unwrap();
+    // A hog: 12 connections straight to the socket (past its relay), held.
+    let hog = arena::sandbox::Sandbox::new().arena_only(&socket, bin);
+    let hold = "import socket, time\nheld = []\nfor i in range(12):\n    s = socket.socket(socket.AF_UNIX)\n    s.connect('/run/arena/play.sock')\n    held.append(s)\nprint('holding', flush=True)\ntime.sleep(60)\n";
+    let mut hog = served::Process(
+        hog.wrap(&[], &["python3".into(), "-c".into(), hold.into()]).unwrap().stdout(Stdio::piped()).spawn().unwrap(),
+    );
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut std::io::BufReader::new(hog.stdout.take().unwrap()), &mut line).unwrap();
+    assert_eq!(line.trim(), "holding");
+    // Another sandbox's agent, through its relay.
+    let good = arena::sandbox::Sandbox::new().arena_only(&socket, bin).env("ARENA_SERVER", "http://127.0.0.1:50051");
+    let words: Vec<String> =
+        ["sh", "-c", &format!("exec {bin} bot random --server $ARENA_SERVER --name good")].map(String::from).into();
+    let _good =
+        served::Process(good.wrap(&[], &words).unwrap().stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap());
+    let session = running.hub.wait_for_session("good", Duration::from_secs(20)).await.expect("the good agent connects");
+    assert!(matches!(session.owner, server::ClientId::Sandbox(_)), "{}", session.owner);
+    // And plays.
+    let mut m = MatchesClient::new(arena::client::connect(&running.url()).await.unwrap());
+    let mut r = create("expedition", 3);
+    r.seats = play_seats(&["good", "good"]);
+    let created = m.create_match(r).await.unwrap().into_inner();
+    let record = wait_record(&mut m, &created.match_id, Duration::from_secs(60)).await;
+    assert!(record.outcome.is_some_and(|o| o.verdicts.is_empty()));
+    drop(hog);
+    running.stop().await.unwrap();
+}
