@@ -64,6 +64,9 @@ pub struct Watch {
     ended: OnceLock<Ended>,
     /// Until when seats whose client is gone wait for its process to end (set by the first).
     wait_until: OnceLock<std::time::Instant>,
+    /// When it started, and set once it was stopped for running past its wall time.
+    started: std::time::Instant,
+    past_wall: AtomicBool,
 }
 
 /// How a launched agent's process ended.
@@ -90,7 +93,13 @@ impl Watch {
             return Some(e);
         }
         let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
-        let ending = group.as_ref().map_or_else(|| Ending::Exited(status.to_string()), |g| g.ending(status));
+        let wall = group.as_ref().and_then(|g| g.limits().wall_seconds);
+        let ending = match wall {
+            Some(t) if self.past_wall.load(Ordering::Acquire) => {
+                Ending::WallTime { millis: (t * 1000.0).round() as u64 }
+            }
+            _ => group.as_ref().map_or_else(|| Ending::Exited(status.to_string()), |g| g.ending(status)),
+        };
         let cpu = group.as_ref().and_then(Cgroup::cpu_used);
         if let Some(g) = group.as_ref() {
             g.kill_all();
@@ -143,6 +152,7 @@ impl Watch {
             Ending::Memory { .. } => AgentError::MemoryLimit(detail),
             Ending::Processes { .. } => AgentError::ProcessCount(detail),
             Ending::CpuTime { .. } => AgentError::CpuTime(detail),
+            Ending::WallTime { .. } => AgentError::WallTime(detail),
             Ending::Exited(_) => AgentError::Disconnected(detail),
         })
     }
@@ -262,14 +272,22 @@ impl Launch {
             reader: Mutex::new(reader),
             ended: OnceLock::new(),
             wait_until: OnceLock::new(),
+            started: std::time::Instant::now(),
+            past_wall: AtomicBool::new(false),
         });
         let watched = watch.clone();
         let watcher = std::thread::spawn(move || {
             while !stopping.load(Ordering::Relaxed) && watched.poll().is_none() {
-                // Past its CPU time: stopped (its ending then says why).
+                // Past its CPU time or its wall time: stopped (its ending then says why).
                 let group = watched.group.lock().unwrap_or_else(|p| p.into_inner());
-                if group.as_ref().is_some_and(Cgroup::over_cpu_time) {
-                    group.as_ref().map(Cgroup::kill_all);
+                if let Some(g) = group.as_ref() {
+                    let wall = g.limits().wall_seconds;
+                    if wall.is_some_and(|t| watched.started.elapsed().as_secs_f64() >= t) {
+                        watched.past_wall.store(true, Ordering::Release);
+                        g.kill_all();
+                    } else if g.over_cpu_time() {
+                        g.kill_all();
+                    }
                 }
                 drop(group);
                 std::thread::sleep(Duration::from_millis(50));

@@ -39,12 +39,15 @@ pub struct Limits {
     /// tournament's launched participant has it for the whole run; a ladder's submission for
     /// each game.
     pub cpu_seconds: Option<f64>,
+    /// Wall time in all, in seconds (none: no such limit), from its start: past it, the group
+    /// is killed. As `cpu_seconds`: a participant's for the run, a submission's for each game.
+    pub wall_seconds: Option<f64>,
 }
 
 impl Default for Limits {
     /// One core, 1 GiB, 64 processes, no CPU-time limit.
     fn default() -> Limits {
-        Limits { cpus: 1.0, memory: 1 << 30, pids: 64, cpu_seconds: None }
+        Limits { cpus: 1.0, memory: 1 << 30, pids: 64, cpu_seconds: None, wall_seconds: None }
     }
 }
 
@@ -68,6 +71,11 @@ impl Limits {
             && !(t.is_finite() && t > 0.0)
         {
             return Err(("cpu_seconds", format!("`{t}`: a number of seconds above 0 (`60`, `0.5`)")));
+        }
+        if let Some(t) = self.wall_seconds
+            && !(t.is_finite() && t > 0.0)
+        {
+            return Err(("wall_seconds", format!("`{t}`: a number of seconds above 0 (`600`, `2.5`)")));
         }
         Ok(())
     }
@@ -120,6 +128,8 @@ pub enum Ending {
     Processes { limit: u32 },
     /// It used its whole CPU time (the group was killed for it).
     CpuTime { millis: u64 },
+    /// It ran past its wall time (the group was killed for it).
+    WallTime { millis: u64 },
     /// It exited (`exit status: 3`) or a signal ended it (`signal: 9 (SIGKILL)`), no limit
     /// broken.
     Exited(String),
@@ -133,6 +143,9 @@ impl Ending {
             Ending::Memory { limit } => format!("used more than {} of memory (the limit)", show_size(*limit)),
             Ending::Processes { limit } => format!("reached its limit of {limit} processes"),
             Ending::CpuTime { millis } => format!("used its {} s of CPU time (the limit)", *millis as f64 / 1000.0),
+            Ending::WallTime { millis } => {
+                format!("ran past its {} s of wall time (the limit)", *millis as f64 / 1000.0)
+            }
             Ending::Exited(status) => format!("its process ended ({status})"),
         }
     }
@@ -527,8 +540,8 @@ pub fn ending(dirs: &[PathBuf], v2: bool, limits: &Limits, status: ExitStatus) -
 }
 
 /// The `limits:` field of a file, as serde reads and writes it: `none` (no limits), or a
-/// mapping of `cpus` (a number), `memory` (bytes, or a size: `512MiB`), `pids` and
-/// `cpu_seconds`, each defaulting to [`Limits::default`]'s. (Use with `#[serde(with = "crate::limits::setting")]`
+/// mapping of `cpus` (a number), `memory` (bytes, or a size: `512MiB`), `pids`,
+/// `cpu_seconds` and `wall_seconds`, each defaulting to [`Limits::default`]'s. (Use with `#[serde(with = "crate::limits::setting")]`
 /// on an `Option<Limits>`; check the values with [`Limits::check`].)
 pub mod setting {
     use super::{Limits, parse_size};
@@ -537,7 +550,8 @@ pub mod setting {
     use serde::{Deserializer, Serializer};
     use std::fmt;
 
-    const EXPECTED: &str = "`none`, or limits: `{cpus: 1, memory: 1GiB, pids: 64, cpu_seconds: 60}`";
+    const FIELDS: &[&str] = &["cpus", "memory", "pids", "cpu_seconds", "wall_seconds"];
+    const EXPECTED: &str = "`none`, or limits: `{cpus: 1, memory: 1GiB, pids: 64, cpu_seconds: 60, wall_seconds: 600}`";
 
     pub fn serialize<S: Serializer>(limits: &Option<Limits>, s: S) -> Result<S::Ok, S::Error> {
         match limits {
@@ -549,6 +563,9 @@ pub mod setting {
                 map.serialize_entry("pids", &l.pids)?;
                 if let Some(t) = l.cpu_seconds {
                     map.serialize_entry("cpu_seconds", &t)?;
+                }
+                if let Some(t) = l.wall_seconds {
+                    map.serialize_entry("wall_seconds", &t)?;
                 }
                 map.end()
             }
@@ -580,7 +597,8 @@ pub mod setting {
                     "memory" => limits.memory = map.next_value::<Size>()?.0,
                     "pids" => limits.pids = map.next_value()?,
                     "cpu_seconds" => limits.cpu_seconds = Some(map.next_value()?),
-                    _ => return Err(de::Error::unknown_field(&key, &["cpus", "memory", "pids", "cpu_seconds"])),
+                    "wall_seconds" => limits.wall_seconds = Some(map.next_value()?),
+                    _ => return Err(de::Error::unknown_field(&key, FIELDS)),
                 }
             }
             Ok(Some(limits))
@@ -761,7 +779,7 @@ mod tests {
 
     #[test]
     fn limits_are_written_in_the_group_s_files() {
-        let limits = Limits { cpus: 0.5, memory: 256 << 20, pids: 20, cpu_seconds: None };
+        let limits = Limits { cpus: 0.5, memory: 256 << 20, pids: 20, ..Limits::default() };
         let root = tempfile::tempdir().unwrap();
         let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
         let v2 = Host::V2 { parent: root.path().into() }.group("a b", &limits).unwrap();

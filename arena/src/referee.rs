@@ -57,10 +57,13 @@ pub enum Fault {
     /// A launched participant used its whole CPU time (`cpu_seconds`), and was stopped.
     #[serde(rename = "CPU time")]
     CpuTime,
+    /// A launched participant ran past its wall time (`wall_seconds`), and was stopped.
+    #[serde(rename = "wall time")]
+    WallTime,
 }
 
 impl Fault {
-    pub const ALL: [Fault; 9] = [
+    pub const ALL: [Fault; 10] = [
         Fault::Timeout,
         Fault::Illegal,
         Fault::Crash,
@@ -70,6 +73,7 @@ impl Fault {
         Fault::MemoryLimit,
         Fault::ProcessCount,
         Fault::CpuTime,
+        Fault::WallTime,
     ];
 
     pub fn name(self) -> &'static str {
@@ -83,6 +87,7 @@ impl Fault {
             Fault::MemoryLimit => "memory limit",
             Fault::ProcessCount => "process count",
             Fault::CpuTime => "CPU time",
+            Fault::WallTime => "wall time",
         }
     }
 
@@ -479,9 +484,12 @@ impl Referee {
     /// limit (its process is gone) always forfeit.
     pub fn fault(&mut self, game: &dyn AnyGame, seat: usize, at_move: usize, kind: Fault, detail: String) -> Ruling {
         let policy = match kind {
-            Fault::Resigned | Fault::Idle | Fault::MemoryLimit | Fault::ProcessCount | Fault::CpuTime => {
-                Policy::Forfeit
-            }
+            Fault::Resigned
+            | Fault::Idle
+            | Fault::MemoryLimit
+            | Fault::ProcessCount
+            | Fault::CpuTime
+            | Fault::WallTime => Policy::Forfeit,
             _ => self.policy,
         };
         tracing::debug!(seat, kind = kind.name(), policy = policy.name(), "verdict: {detail}");
@@ -557,6 +565,7 @@ pub fn no_answer(e: AgentError) -> NoAnswer {
         AgentError::MemoryLimit(m) => (Fault::MemoryLimit, m),
         AgentError::ProcessCount(m) => (Fault::ProcessCount, m),
         AgentError::CpuTime(m) => (Fault::CpuTime, m),
+        AgentError::WallTime(m) => (Fault::WallTime, m),
     }
 }
 

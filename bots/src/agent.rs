@@ -27,6 +27,8 @@ pub enum AgentError {
     ProcessCount(String),
     /// Its process (one the arena launched) used its whole CPU time, and was stopped.
     CpuTime(String),
+    /// Its process (one the arena launched) ran past its wall time, and was stopped.
+    WallTime(String),
 }
 
 impl fmt::Display for AgentError {
@@ -39,7 +41,8 @@ impl fmt::Display for AgentError {
             | AgentError::Resigned(m)
             | AgentError::MemoryLimit(m)
             | AgentError::ProcessCount(m)
-            | AgentError::CpuTime(m) => f.write_str(m),
+            | AgentError::CpuTime(m)
+            | AgentError::WallTime(m) => f.write_str(m),
         }
     }
 }

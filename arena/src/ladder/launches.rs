@@ -240,6 +240,7 @@ impl Ladder {
                     limits::Ending::Memory { .. } => Some(crate::referee::Fault::MemoryLimit),
                     limits::Ending::Processes { .. } => Some(crate::referee::Fault::ProcessCount),
                     limits::Ending::CpuTime { .. } => Some(crate::referee::Fault::CpuTime),
+                    limits::Ending::WallTime { .. } => Some(crate::referee::Fault::WallTime),
                     limits::Ending::Exited(_) => None,
                 },
                 stderr: e.stderr.clone(),

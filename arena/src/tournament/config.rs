@@ -1167,18 +1167,19 @@ mod tests {
         assert_eq!(read("limits: none\n").unwrap().limits, None);
         assert_eq!(
             read("limits: { cpus: 0.5, memory: 512MiB }\n").unwrap().limits,
-            Some(Limits { cpus: 0.5, memory: 512 << 20, pids: 64, cpu_seconds: None })
+            Some(Limits { cpus: 0.5, memory: 512 << 20, pids: 64, ..Limits::default() })
         );
         assert_eq!(
             read("limits:\n  memory: 2147483648\n  pids: 10\n  cpus: 2\n").unwrap().limits,
-            Some(Limits { cpus: 2.0, memory: 2 << 30, pids: 10, cpu_seconds: None })
+            Some(Limits { cpus: 2.0, memory: 2 << 30, pids: 10, ..Limits::default() })
         );
         assert_eq!(
             read("limits: { cpu_seconds: 90 }\n").unwrap().limits,
             Some(Limits { cpu_seconds: Some(90.0), ..Limits::default() })
         );
         // Written for a resumed run, read back the same.
-        let c = read("limits: { cpus: 0.25, memory: 3GiB, pids: 9, cpu_seconds: 1.5 }\n").unwrap();
+        let c = read("limits: { cpus: 0.25, memory: 3GiB, pids: 9, cpu_seconds: 1.5, wall_seconds: 30 }\n").unwrap();
+        assert_eq!(c.limits.and_then(|l| l.wall_seconds), Some(30.0));
         let again = TournamentConfig::parse("t.yaml", &serde_yaml::to_string(&c).unwrap()).unwrap();
         assert_eq!(again.limits, c.limits);
         let none = read("limits: none\n").unwrap();
@@ -1192,6 +1193,7 @@ mod tests {
             ("limits: { pids: -3 }\n", "limits.pids", "invalid type"),
             ("limits: { disk: 1GiB }\n", "limits", "unknown field `disk`"),
             ("limits: { cpu_seconds: 0 }\n", "limits.cpu_seconds", "above 0"),
+            ("limits: { wall_seconds: -1 }\n", "limits.wall_seconds", "above 0"),
             ("limits: off\n", "limits", "write `none`, or limits"),
         ] {
             let e = read(limits).unwrap_err();

@@ -1,5 +1,5 @@
-//! The launched participants' limits with real processes: a 10 GB allocation, a fork bomb and
-//! a busy loop past its CPU time end their agent's games with the limit's verdict while the
+//! The launched participants' limits with real processes: a 10 GB allocation, a fork bomb, a
+//! busy loop past its CPU time and a wait past its wall time end their agent's games with the limit's verdict while the
 //! tournament goes on, and a busy
 //! agent gets its CPU quota's worth and no more. Those make cgroups, so they are ignored by a
 //! plain `cargo test`; `.ci/run` runs them as root (`cargo test -- --ignored`). An agent whose
@@ -101,6 +101,21 @@ fn a_participant_past_its_cpu_time_ends_its_games_with_that_verdict() {
     assert!(!cpu.is_empty(), "some of the hog's games end with the CPU-time verdict");
     for d in &cpu {
         assert!(d.starts_with("hog: used its 3 s of CPU time (the limit) after 3."), "{d}");
+    }
+}
+
+#[test]
+#[ignore = "needs cgroups (root, or a delegated v2 group)"]
+fn a_participant_past_its_wall_time_ends_its_games_with_that_verdict() {
+    let _serial = one_at_a_time();
+    // Its Play client plays on in the background; the process idles past 4 s in all.
+    let script = "echo hog: waiting >&2\nsleep 60\n";
+    let (_dir, records) = tournament_with(script, "{ wall_seconds: 4 }");
+    let (wall, others) = verdicts(&records, Fault::WallTime);
+    assert!(others.is_empty(), "{others:?}");
+    assert!(!wall.is_empty(), "some of the hog's games end with the wall-time verdict");
+    for d in &wall {
+        assert!(d.starts_with("hog: ran past its 4 s of wall time (the limit)"), "{d}");
     }
 }
 
