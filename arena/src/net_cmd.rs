@@ -252,6 +252,12 @@ pub struct BotArgs {
     /// tells clients apart by address).
     #[arg(long, value_name = "IP")]
     pub source: Option<std::net::IpAddr>,
+    /// Run in a sandbox of the arena's own, as it runs the agents it launches: bubblewrap (the
+    /// system read-only, its own processes, no capability, a fresh environment; the network
+    /// kept, to reach the server) in a cgroup with the default limits (one core, 1 GiB, 64
+    /// processes). A host that lacks either says which.
+    #[arg(long)]
+    pub sandbox: bool,
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, String> {
@@ -330,6 +336,9 @@ pub fn serve(args: ServeArgs) -> Result<(), String> {
 
 pub fn bot(args: BotArgs) -> Result<(), String> {
     bots::BotSpec::parse(&args.agent)?;
+    if args.sandbox {
+        return sandboxed_bot();
+    }
     let who = arena::client::Identity {
         name: args.name.clone().unwrap_or_else(|| args.agent.clone()),
         key: args.key.clone().or_else(|| std::env::var("ARENA_KEY").ok()).unwrap_or_default(),
@@ -347,4 +356,34 @@ pub fn bot(args: BotArgs) -> Result<(), String> {
         outln!("{} decisions, {} seats played to the end", stats.decisions, stats.matches_ended);
         Ok(())
     })
+}
+
+/// `arena bot … --sandbox`: this same command, without the flag, in a sandbox and a cgroup of
+/// its own; its exit status passed on, and a limit it broke named.
+fn sandboxed_bot() -> Result<(), String> {
+    let arena = std::env::current_exe().map_err(|e| format!("cannot find the arena's binary: {e}"))?;
+    let mut words = vec![arena.to_string_lossy().into_owned()];
+    words.extend(std::env::args().skip(1).filter(|a| a != "--sandbox"));
+    // Its keys from the environment, if it has them there (the sandbox's environment is fresh).
+    let sandbox = ["ARENA_KEY", "ARENA_CLIENT_KEY"]
+        .into_iter()
+        .filter_map(|v| std::env::var(v).ok().map(|value| (v, value)))
+        .fold(arena::sandbox::Sandbox::new(), |s, (v, value)| s.env(v, value));
+    sandbox.check(&[])?;
+    let host = arena::limits::Host::find().map_err(|e| {
+        format!(
+            "{e}. `--sandbox` runs the agent with limits in a cgroup of its own: run as root or in a delegated cgroup"
+        )
+    })?;
+    let group = host.group("bot", &arena::limits::Limits::default())?;
+    let mut command = sandbox.wrap(&[], &words)?;
+    group.join_on_spawn(&mut command);
+    let status = command.status().map_err(|e| format!("cannot run the sandbox: {e}"))?;
+    let ending = group.ending(status);
+    group.kill_all();
+    match ending {
+        arena::limits::Ending::Exited(_) if status.success() => Ok(()),
+        arena::limits::Ending::Exited(_) => Err(format!("the sandboxed bot ended: {status}")),
+        limit => Err(format!("the sandboxed bot {}", limit.describe())),
+    }
 }

@@ -1488,3 +1488,39 @@ async fn each_sandbox_is_a_client_of_its_own_on_the_unix_socket() {
     drop(hog);
     running.stop().await.unwrap();
 }
+
+/// `arena bot … --sandbox`: the bot runs in a sandbox and cgroup of the arena's own, plays its
+/// games as ever, and exits as it would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs bubblewrap and cgroups: .ci/run installs bubblewrap and runs it as root"]
+async fn arena_bot_runs_in_a_sandbox_when_asked() {
+    let bin = env!("CARGO_BIN_EXE_arena");
+    let running = server::start("127.0.0.1:0".parse().unwrap(), ServerConfig::default()).await.unwrap();
+    let url = running.url();
+    let child = Command::new(bin)
+        .args(["bot", "random", "--server", &url, "--name", "boxed", "--leave-after", "1", "--sandbox"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    running.hub.wait_for_session("boxed", Duration::from_secs(20)).await.expect("the sandboxed bot connects");
+    // Its process is bubblewrap's child: a bwrap process runs `arena bot … --name boxed`.
+    let boxed = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .any(|c| {
+            let words: Vec<&[u8]> = c.split(|&b| b == 0).collect();
+            words.first().is_some_and(|w| w.ends_with(b"bwrap")) && words.iter().any(|w| *w == b"boxed")
+        });
+    assert!(boxed, "a bwrap process runs the bot");
+    let mut m = MatchesClient::new(arena::client::connect(&url).await.unwrap());
+    let mut r = create("journey", 2);
+    r.seats = play_seats(&["boxed"]);
+    let created = m.create_match(r).await.unwrap().into_inner();
+    let record = wait_record(&mut m, &created.match_id, Duration::from_secs(60)).await;
+    assert!(record.outcome.is_some_and(|o| o.verdicts.is_empty()));
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap()).await.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("1 seats played to the end"));
+    running.stop().await.unwrap();
+}
