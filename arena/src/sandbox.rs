@@ -104,6 +104,11 @@ pub const SANDBOX_TMPDIR: &str = "/dev/shm";
 /// Where a sandbox finds the arena's Unix socket's folder (in a `/run` of its own).
 pub const SANDBOX_ARENA_DIR: &str = "/run/arena";
 
+/// Where a sandbox without a network finds the arena's binary (its relay; bound read-only,
+/// wherever the host keeps it, a hidden folder included). A submission may run it too:
+/// `command: /run/bin/arena bot greedy --server $ARENA_SERVER --name $ARENA_NAME`.
+pub const SANDBOX_ARENA_BIN: &str = "/run/bin/arena";
+
 /// Where a sandbox shows the agent's own files ([`Sandbox::agent_folder`]), and runs it.
 pub const SANDBOX_AGENT_DIR: &str = "/run/agent";
 
@@ -181,14 +186,14 @@ impl Sandbox {
 
     /// The program's words, after the relay's if it has no network.
     fn program(&self, words: &[String]) -> Result<Vec<OsString>, String> {
-        let Some((socket, arena)) = &self.arena_socket else {
+        let Some((socket, _)) = &self.arena_socket else {
             return Ok(words.iter().map(OsString::from).collect());
         };
         let name = socket.file_name().ok_or_else(|| format!("the arena's socket {} has no name", socket.display()))?;
         let mut inside = PathBuf::from(SANDBOX_ARENA_DIR);
         inside.push(name);
         let mut all: Vec<OsString> = vec![
-            arena.clone().into_os_string(),
+            SANDBOX_ARENA_BIN.into(),
             "sandbox-relay".into(),
             "--socket".into(),
             inside.into_os_string(),
@@ -289,17 +294,23 @@ impl Sandbox {
         if own_run {
             args.extend(["--tmpfs", "/run"].map(OsString::from));
         }
-        if let Some((socket, _)) = &self.arena_socket {
+        if let Some((socket, arena)) = &self.arena_socket {
             let folder = socket.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
             let folder = std::fs::canonicalize(folder)
                 .map_err(|e| format!("the folder of the arena's socket {}: {e}", socket.display()))?;
-            // Read-only: the socket cannot be moved or replaced.
+            let arena = std::fs::canonicalize(arena)
+                .map_err(|e| format!("the arena's binary, the sandbox's relay, {}: {e}", arena.display()))?;
+            // Read-only: the socket cannot be moved or replaced; the relay is the arena's own
+            // binary, wherever it is (a folder the sandbox hides included).
             args.extend(
                 [
                     OsStr::new("--unshare-net"),
                     OsStr::new("--ro-bind"),
                     folder.as_os_str(),
                     OsStr::new(SANDBOX_ARENA_DIR),
+                    OsStr::new("--ro-bind"),
+                    arena.as_os_str(),
+                    OsStr::new(SANDBOX_ARENA_BIN),
                 ]
                 .map(OsString::from),
             );
@@ -468,7 +479,7 @@ mod tests {
     fn without_a_network_the_program_runs_under_the_relay_with_the_arena_s_socket_alone() {
         let temp = tempfile::tempdir().unwrap();
         let socket = temp.path().join("play.sock");
-        let s = Sandbox::new().arena_only(&socket, "/opt/arena/arena").env("OMP_NUM_THREADS", "1");
+        let s = Sandbox::new().arena_only(&socket, "/bin/sh").env("OMP_NUM_THREADS", "1");
         let w = words(&s);
         let real = std::fs::canonicalize(temp.path()).unwrap().to_string_lossy().into_owned();
         let at = |seq: &[&str]| w.windows(seq.len()).position(|p| p.iter().zip(seq).all(|(a, b)| a == b));
@@ -478,6 +489,9 @@ mod tests {
         let run = at(&["--tmpfs", "/run"]).expect("a /run of its own");
         let bound = at(&["--ro-bind", &real, SANDBOX_ARENA_DIR]).expect("the socket's folder");
         assert!(run < bound && bound < at(&["--remount-ro", "/run"]).unwrap(), "{w:?}");
+        // The relay, the arena's binary, bound where the program's words name it.
+        let relay = std::fs::canonicalize("/bin/sh").unwrap().to_string_lossy().into_owned();
+        assert!(at(&["--ro-bind", &relay, SANDBOX_ARENA_BIN]).is_some(), "{w:?}");
         // A fresh environment: the arena's own variables are not passed on (but PATH), its own
         // HOME and TMPDIR, and what it was given.
         let clear = at(&["--clearenv"]).expect("a fresh environment");
@@ -498,7 +512,7 @@ mod tests {
         assert_eq!(
             &all[end + 1..],
             [
-                "/opt/arena/arena",
+                SANDBOX_ARENA_BIN,
                 "sandbox-relay",
                 "--socket",
                 &socket_inside,

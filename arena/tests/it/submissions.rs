@@ -170,7 +170,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
     assert!(py_files.join("agent.yaml").is_file(), "the first submission's files are kept in {}", py_files.display());
     // (It also tries to join the ladder under a name of its choosing.)
     let command = format!(
-        "{bin} bot random --server $ARENA_SERVER --name intruder 2>&1 | tail -c 300 >&2; python3 probe.py {port} {} {bin} bot \
+        "/run/bin/arena bot random --server $ARENA_SERVER --name intruder 2>&1 | tail -c 300 >&2; python3 probe.py {port} {} /run/bin/arena bot \
          random --server $ARENA_SERVER --name $ARENA_NAME",
         py_files.display()
     );
@@ -195,7 +195,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         ("crash", "echo 'Traceback: it broke' >&2; exit 3", "ended before it said Hello"),
     ];
     let busy = format!(
-        "(while :; do :; done) & exec {bin} bot mcts:iterations=100000000 --server $ARENA_SERVER --name $ARENA_NAME"
+        "(while :; do :; done) & exec /run/bin/arena bot mcts:iterations=100000000 --server $ARENA_SERVER --name $ARENA_NAME"
     );
     let hostile = hostile.into_iter().chain([("busy", busy.as_str(), "CPU time at move")]);
     for (version, command, verdict) in hostile {
@@ -214,7 +214,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         root,
         "loud",
         &format!(
-            "head -c 3000000 /dev/zero | tr '\\\\0' x >&2; echo END >&2; exec {bin} bot random --server $ARENA_SERVER --name $ARENA_NAME"
+            "head -c 3000000 /dev/zero | tr '\\\\0' x >&2; echo END >&2; exec /run/bin/arena bot random --server $ARENA_SERVER --name $ARENA_NAME"
         ),
         &[],
     );

@@ -514,8 +514,9 @@ fn a_sandboxed_participant_reaches_the_arena_and_nothing_else() {
     for refused in ["host port", "world", "shadow", "write tmp"] {
         assert!(reach.contains(&format!("{refused}: refused")), "{refused}: {reach}");
     }
-    // Its /run holds the arena's socket's folder alone; its scratch folder is its own.
-    assert!(reach.contains("run: done ['arena']") && reach.contains("write scratch: done 1"), "{reach}");
+    // Its /run holds the arena's socket's folder and its binary (the relay) alone; its scratch
+    // folder is its own.
+    assert!(reach.contains("run: done ['arena', 'bin']") && reach.contains("write scratch: done 1"), "{reach}");
     assert!(matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock));
     assert!(!Path::new("/tmp/arena-sandbox-escape").exists());
     // And it played every game, through its relay to the arena's socket.

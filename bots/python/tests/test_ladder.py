@@ -123,10 +123,11 @@ def test_an_author_submits_lists_reads_logs_and_retires_from_python(arena, tmp_p
         assert m
         threading.Thread(target=child.stdout.read, daemon=True).start()
         client = ta.Client(f"http://{m.group(1)}")
-        # An agent: the arena's random bot, launched by the ladder in its sandbox for each game.
+        # An agent: the arena's random bot (the arena's binary is in every sandbox, as its relay),
+        # launched by the ladder in its sandbox for each game.
         folder = tmp_path / "agent"
         folder.mkdir()
-        command = f"echo hello from the sandbox >&2; exec {arena} bot random --server $ARENA_SERVER --name $ARENA_NAME"
+        command = "echo hello from the sandbox >&2; exec /run/bin/arena bot random --server $ARENA_SERVER --name $ARENA_NAME"
         (folder / "agent.yaml").write_text(f"command: {json.dumps(command)}\n")
         s = client.submit("author", "1", str(folder), key="author-key-0123456789")
         assert (s.state, s.verdict) == ("active", ""), s
