@@ -194,10 +194,8 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
         ("sleeper", "echo zzz >&2; exec sleep 1000", "did not say Hello within 8000 ms"),
         ("crash", "echo 'Traceback: it broke' >&2; exit 3", "ended before it said Hello"),
     ];
-    let busy = format!(
-        "(while :; do :; done) & exec /run/bin/arena bot mcts:iterations=100000000 --server $ARENA_SERVER --name $ARENA_NAME"
-    );
-    let hostile = hostile.into_iter().chain([("busy", busy.as_str(), "CPU time at move")]);
+    let busy = "(while :; do :; done) & exec /run/bin/arena bot mcts:iterations=100000000 --server $ARENA_SERVER --name $ARENA_NAME";
+    let hostile = hostile.into_iter().chain([("busy", busy, "CPU time at move")]);
     for (version, command, verdict) in hostile {
         let dir = folder(root, version, command, &[]);
         let s = submit(&url, &dir, version, KEY).unwrap();
@@ -213,9 +211,7 @@ fn submissions_are_validated_rated_and_logged_and_hostile_ones_get_their_verdict
     let loud = folder(
         root,
         "loud",
-        &format!(
-            "head -c 3000000 /dev/zero | tr '\\\\0' x >&2; echo END >&2; exec /run/bin/arena bot random --server $ARENA_SERVER --name $ARENA_NAME"
-        ),
+        "head -c 3000000 /dev/zero | tr '\\\\0' x >&2; echo END >&2; exec /run/bin/arena bot random --server $ARENA_SERVER --name $ARENA_NAME",
         &[],
     );
     let s = submit(&url, &loud, "loud", KEY).unwrap();
