@@ -5,6 +5,7 @@
 // server ends the stream.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
@@ -136,10 +137,73 @@ function randomAgent(seed = 1) {
 }
 
 /**
+ * An agent's folder as the gzipped tar a ladder takes (`Ladder.Submit`): its files and folders
+ * under their relative paths (links followed to what they name), in the POSIX ustar format.
+ * Throws if the folder has no `agent.yaml` (its manifest: `command: node agent.js`).
+ */
+function pack(folder) {
+  const zlib = require('zlib');
+  if (!fs.existsSync(path.join(folder, 'agent.yaml'))) {
+    throw new Error(`${folder}: no agent.yaml (its manifest: \`command: node agent.js\`)`);
+  }
+  const blocks = [];
+  const header = (name, size, type, mode) => {
+    const h = Buffer.alloc(512);
+    let [prefix, rest] = ['', name];
+    if (Buffer.byteLength(name) > 100) {
+      const cut = name.lastIndexOf('/', 155);
+      [prefix, rest] = [name.slice(0, cut), name.slice(cut + 1)];
+      if (cut < 0 || Buffer.byteLength(prefix) > 155 || Buffer.byteLength(rest) > 100) {
+        throw new Error(`${name}: a path too long for an archive`);
+      }
+    }
+    const put = (text, at, len) => h.write(text, at, len, 'utf8');
+    const octal = (n, at, len) => put(n.toString(8).padStart(len - 1, '0'), at, len - 1);
+    put(rest, 0, 100);
+    octal(mode, 100, 8);
+    octal(0, 108, 8);
+    octal(0, 116, 8);
+    octal(size, 124, 12);
+    octal(0, 136, 12);
+    h.fill(' ', 148, 156);
+    put(type, 156, 1);
+    put('ustar\0', 257, 6);
+    put('00', 263, 2);
+    put(prefix, 345, 155);
+    let sum = 0;
+    for (const b of h) sum += b;
+    put(sum.toString(8).padStart(6, '0') + '\0 ', 148, 8);
+    return h;
+  };
+  const walk = (dir, rel) => {
+    for (const entry of fs.readdirSync(dir).sort()) {
+      const full = path.join(dir, entry);
+      const name = rel ? `${rel}/${entry}` : entry;
+      const st = fs.statSync(full);
+      if (st.isDirectory()) {
+        blocks.push(header(`${name}/`, 0, '5', 0o755));
+        walk(full, name);
+      } else if (st.isFile()) {
+        const data = fs.readFileSync(full);
+        blocks.push(header(name, data.length, '0', st.mode & 0o111 ? 0o755 : 0o644), data);
+        if (data.length % 512) blocks.push(Buffer.alloc(512 - (data.length % 512)));
+      }
+    }
+  };
+  walk(folder, '');
+  blocks.push(Buffer.alloc(1024));
+  return zlib.gzipSync(Buffer.concat(blocks));
+}
+
+/**
  * A ladder's client: `standings({offset, limit})` (a page of each list: from rank `offset`, at
  * most `limit` rows, 50 by default), `agentGames(agent, limit)`, `record(gameId)`, each a Promise.
+ * An author's, with the name's key (`key`, default `ARENA_KEY`), on a ladder that takes
+ * submissions: `submit(name, version, folder)` (packs the folder: its answer once the validation
+ * game is over, `state` `active` or `refused` with its `verdict`), `submissions(name)`,
+ * `retire(name, version)`, `submissionLog(name, version, gameId)` (0: its validation game).
  */
-function ladder(server) {
+function ladder(server, { key = process.env.ARENA_KEY || '' } = {}) {
   const v1 = contract();
   const client = new v1.Ladder(target(server), grpc.credentials.createInsecure());
   const call = (method, request) =>
@@ -148,8 +212,13 @@ function ladder(server) {
     standings: ({ offset = 0, limit = 0 } = {}) => call('Standings', { offset, limit }),
     agentGames: (agent, limit = 20) => call('AgentGames', { agent, limit }),
     record: (gameId) => call('GetLadderRecord', { game_id: gameId }),
+    submit: (name, version, folder) => call('Submit', { name, version, key, archive: pack(folder) }),
+    submissions: (name) => call('ListSubmissions', { name, key }).then((r) => r.submissions),
+    retire: (name, version) => call('RetireSubmission', { name, version, key }),
+    submissionLog: (name, version, gameId = 0) =>
+      call('SubmissionLog', { name, version, key, game_id: gameId }).then((r) => r.stderr),
     close: () => client.close(),
   };
 }
 
-module.exports = { contract, ladder, play, randomAgent, Resign, target };
+module.exports = { contract, ladder, pack, play, randomAgent, Resign, target };
