@@ -30,6 +30,32 @@ pub fn shown(value: &str) -> String {
     }
 }
 
+/// `NAME=KEY` pairs: from the command line (`flag`), then the file's lines.
+pub fn key_lines(
+    flag: &str,
+    inline: &[String],
+    file: Option<&std::path::PathBuf>,
+) -> Result<std::collections::HashMap<String, String>, String> {
+    let mut lines: Vec<(String, String)> = inline.iter().map(|l| (flag.to_string(), l.clone())).collect();
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{flag}s {}: {e}", path.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if !line.is_empty() && !line.starts_with('#') {
+                lines.push((format!("{} line {}", path.display(), i + 1), line.to_string()));
+            }
+        }
+    }
+    let mut keys = std::collections::HashMap::new();
+    for (source, line) in lines {
+        let (name, key) = line.split_once('=').ok_or_else(|| format!("{source}: expected NAME=KEY"))?;
+        if keys.insert(name.trim().to_string(), key.trim().to_string()).is_some() {
+            return Err(format!("{source}: `{}` has a key already", name.trim()));
+        }
+    }
+    Ok(keys)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

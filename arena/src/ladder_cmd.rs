@@ -213,11 +213,16 @@ fn serve(args: RunArgs) -> Result<(), String> {
             // An upload is one message: as large as an archive may be, and no larger.
             let max = archive_bytes.map_or(server_config_max, |b| (b as usize + (64 << 10)).max(server_config_max));
             let service = made.as_ref().ok().map(|l| {
-                v1::ladder_server::LadderServer::new(LadderService::new(l.clone())).max_decoding_message_size(max)
+                let ladder =
+                    v1::ladder_server::LadderServer::new(LadderService::new(l.clone())).max_decoding_message_size(max);
+                // A record is one message: as large as the server takes any.
+                let work = v1::work_server::WorkServer::new(arena::ladder::work::WorkService { ladder: l.clone() })
+                    .max_decoding_message_size(server_config_max);
+                (ladder, work)
             });
             opened = Some(made);
             move |routes: tonic::service::Routes| match service {
-                Some(s) => routes.add_service(s),
+                Some((ladder, work)) => routes.add_service(ladder).add_service(work),
                 None => routes,
             }
         })

@@ -17,3 +17,4 @@ pub mod server;
 pub mod standings;
 pub mod tournament;
 pub mod web;
+pub mod worker;

@@ -23,6 +23,7 @@ mod sandboxbench;
 mod setup;
 mod tournament_cmd;
 mod webbench;
+mod worker_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -70,6 +71,9 @@ enum Command {
     /// Run a standing ladder that Play clients join (`arena ladder FILE --data DIR`), or print
     /// one's standings (`arena ladder standings URL`).
     Ladder(ladder_cmd::LadderArgs),
+    /// Play a ladder's games of anchors and submissions on this machine (the ladder's file has
+    /// a `workers:` section): pulled, played, their moves shown live, their records reported.
+    Worker(worker_cmd::WorkerArgs),
     /// Benchmark a ladder: decisions a second with many games in flight, a refit's time, a
     /// restart over many stored games.
     BenchLadder(ladderbench::BenchLadderArgs),
@@ -107,7 +111,7 @@ fn main() -> ExitCode {
     // A server logs what it does by default; the other commands only what goes wrong.
     let base = u8::from(matches!(
         cli.command,
-        Command::Serve(_) | Command::Ladder(ladder_cmd::LadderArgs { command: None, .. })
+        Command::Serve(_) | Command::Worker(_) | Command::Ladder(ladder_cmd::LadderArgs { command: None, .. })
     ));
     let level = match cli.verbose + base {
         0 => tracing::Level::WARN,
@@ -130,6 +134,7 @@ fn main() -> ExitCode {
         Command::Serve(a) => net_cmd::serve(a),
         Command::Bot(a) => net_cmd::bot(a),
         Command::Ladder(a) => ladder_cmd::run(a),
+        Command::Worker(a) => worker_cmd::run(a),
         Command::BenchLadder(a) => ladderbench::run(a),
         Command::BenchWeb(a) => webbench::run(a),
         Command::BenchSandbox(a) => sandboxbench::run(a),

@@ -32,6 +32,10 @@
 //!   versions_per_name: 5        # versions of one name validating or playing at once
 //!   games: 1                    # pairings in flight per submission
 //!   connect_timeout_ms: 20000   # a launched submission's time to say Hello
+//! workers:                      # optional: games of anchors and submissions played by workers
+//!   keys: workers.txt           # NAME=KEY lines, one per worker (`arena worker --name --key`)
+//!   lease_ms: 30000             # a lease not kept (Progress) this long is voided, its game replayed
+//!   slots: 16                   # games one worker may hold at once
 //! ```
 //!
 //! A mistake names the file, the line and the field, as a tournament file's do.
@@ -156,6 +160,28 @@ pub struct LadderConfig {
     /// the ladder takes no submissions).
     #[serde(default)]
     pub submissions: Option<SubmissionsConfig>,
+    /// Workers that play the games of anchors and submissions (none: the ladder plays them).
+    #[serde(default)]
+    pub workers: Option<WorkersConfig>,
+}
+
+fn thirty_s() -> u64 {
+    30_000
+}
+
+/// How a ladder hands its games to workers.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkersConfig {
+    /// The workers' names and keys (NAME=KEY lines), a path relative to the ladder file.
+    pub keys: String,
+    /// A lease not kept this long (its worker died, hung or lost the network) is voided and its
+    /// game given to another worker.
+    #[serde(default = "thirty_s")]
+    pub lease_ms: u64,
+    /// Leases one worker may hold at once.
+    #[serde(default = "sixteen")]
+    pub slots: u32,
 }
 
 fn one() -> u32 {
@@ -227,6 +253,14 @@ impl LadderConfig {
                 return m("submissions.archive.archive_bytes", "at most 1 GiB (the archive is one message)".into());
             }
         }
+        if let Some(w) = &self.workers {
+            if !(1000..=3_600_000).contains(&w.lease_ms) {
+                return m("workers.lease_ms", "from 1000 to 3600000 (an hour)".into());
+            }
+            if !(1..=64).contains(&w.slots) {
+                return m("workers.slots", "from 1 to 64".into());
+            }
+        }
         for (i, a) in self.anchors.iter().enumerate() {
             if let Err(e) = crate::server::names::check(&a.name) {
                 return m(&format!("anchors[{i}].name"), format!("`{}` is not a name: {e}", a.name));
@@ -280,6 +314,15 @@ impl LadderConfig {
             0 => (std::thread::available_parallelism().map_or(1, |n| n.get()) / 2).max(1),
             n => n,
         }
+    }
+
+    /// The file of the workers' keys (`workers.keys`), as [`LadderConfig::keys_path`].
+    pub fn worker_keys_path(&self, file: Option<&Path>) -> Option<std::path::PathBuf> {
+        let keys = Path::new(&self.workers.as_ref()?.keys);
+        Some(match file.and_then(Path::parent) {
+            Some(dir) if keys.is_relative() => dir.join(keys),
+            _ => keys.to_path_buf(),
+        })
     }
 
     /// The file of keys (`keys:`), a relative path read from the ladder file's folder.

@@ -17,6 +17,7 @@ use super::submissions;
 use crate::launch::{Launch, Launched};
 use crate::limits;
 use crate::sandbox::Sandbox;
+use crate::server::Hub;
 use crate::server::hub::secret;
 use crate::server::names;
 use crate::server::shares::ClientId;
@@ -61,6 +62,9 @@ pub struct Sub {
     pub state: State,
     /// Starts that failed in a row.
     pub failed_starts: u32,
+    /// Its archive's size as sent, and when it was submitted (what a worker keeps its files by).
+    pub bytes: u64,
+    pub submitted_ms: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,31 +139,27 @@ impl Subs {
     }
 }
 
-/// A submission launched for one game: its process, until [`Launching::finish`].
-pub struct Launching {
-    /// The name it holds on the server (reserved for it).
-    pub play_name: String,
-    launched: Launched,
-    stopping: Arc<AtomicBool>,
-}
-
-/// How a launch ended: the limit it broke, if one, and the end of its stderr.
-pub struct Finished {
-    pub limit: Option<String>,
-    /// The verdict for that limit (`memory limit`, `process count`).
-    pub fault: Option<crate::referee::Fault>,
-    pub stderr: String,
-}
-
-impl Ladder {
-    fn subs(&self) -> Result<&Subs, Status> {
-        self.subs.as_ref().ok_or_else(|| Status::failed_precondition("this ladder takes no submissions"))
+impl Subs {
+    /// The folder submission `id`'s files are unpacked in.
+    pub fn folder(&self, id: u64) -> PathBuf {
+        self.files.join(id.to_string())
     }
 
-    /// Launch submission `agent` for a game: when it has said Hello, its name on the server.
-    pub async fn launch(&self, agent: usize) -> Result<Launching, String> {
-        let subs = self.subs.as_ref().ok_or("this ladder takes no submissions")?;
-        let sub = self.state().submission.get(&agent).cloned().ok_or("not a submission")?;
+    /// Can it launch with limits (a cgroup host was found)?
+    pub fn limited(&self) -> bool {
+        self.host.is_some()
+    }
+
+    /// Launch the agent in `folder` (its `command`) for a game on `hub`, in its sandbox and
+    /// with `limits`: when it has said Hello (within `timeout`), its name on the server.
+    pub async fn launch(
+        &self,
+        hub: &Arc<Hub>,
+        folder: &std::path::Path,
+        command: &str,
+        limits: Option<limits::Limits>,
+        timeout: Duration,
+    ) -> Result<Launching, String> {
         let key = secret().map_err(|e| e.message().to_string())?;
         let play_name = format!("launch-{}", &secret().map_err(|e| e.message().to_string())?[..16]);
         // A stranger's program: the ladder's data hidden, and the host's temporary folders
@@ -168,17 +168,18 @@ impl Ladder {
             .into_iter()
             .filter(|d| std::path::Path::new(d).is_dir())
             .fold(Sandbox::new(), |s, d| s.hide(d))
-            .hide(&subs.data)
-            .arena_only(&subs.socket, &subs.arena)
-            .agent_folder(subs.files.join(sub.id.to_string()))
+            .hide(&self.data)
+            .arena_only(&self.socket, &self.arena)
+            .agent_folder(folder.to_path_buf())
             .env("ARENA_KEY", key.clone());
-        let group = match (&subs.host, subs.config.limits) {
+        let group = match (&self.host, limits) {
             (Some(host), Some(limits)) => Some(host.group(&play_name, &limits)?),
+            (None, Some(_)) => return Err("limits are asked, and this host has no cgroups to enforce them".into()),
             _ => None,
         };
         let launch = Launch {
             name: play_name.clone(),
-            command: sub.command.clone(),
+            command: command.to_string(),
             prefix: Vec::new(),
             sandbox: Some(sandbox),
             env: Vec::new(),
@@ -186,24 +187,23 @@ impl Ladder {
             echo_stderr: false,
             kept: LOG_BYTES,
         };
-        self.hub.reserve_launch(&play_name, &key);
+        hub.reserve_launch(&play_name, &key);
         let stopping = Arc::new(AtomicBool::new(false));
-        let log = subs.files.join("logs").join(format!("{play_name}.log"));
+        let log = self.files.join("logs").join(format!("{play_name}.log"));
         let spawned = tokio::task::block_in_place(|| launch.spawn("", group, &log, stopping.clone()));
         let launched = match spawned {
             Ok(l) => l,
             Err(e) => {
-                self.hub.release_launch(&play_name);
+                hub.release_launch(&play_name);
                 return Err(e);
             }
         };
         let mut launching = Launching { play_name, launched, stopping };
-        let timeout = Duration::from_millis(subs.config.connect_timeout_ms);
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let wait = left.min(Duration::from_millis(50));
-            if self.hub.wait_for_session(&launching.play_name, wait).await.is_some() {
+            if hub.wait_for_session(&launching.play_name, wait).await.is_some() {
                 return Ok(launching);
             }
             if launching.launched.watch.poll().is_some() || left.is_zero() {
@@ -212,7 +212,7 @@ impl Ladder {
                 } else {
                     "it ended before it said Hello".to_string()
                 };
-                let f = self.finish(&mut launching).await;
+                let f = Subs::finish(hub, &mut launching).await;
                 let limit = f.limit.map(|l| format!(" (it {l})")).unwrap_or_default();
                 let stderr = if f.stderr.is_empty() { "nothing".to_string() } else { f.stderr };
                 return Err(format!("{said}{limit}; the end of its stderr: {stderr}"));
@@ -221,9 +221,9 @@ impl Ladder {
     }
 
     /// Stop a launch (its game is over, or it never connected): its process and group gone,
-    /// its name free again; how it ended.
-    pub async fn finish(&self, launching: &mut Launching) -> Finished {
-        self.hub.release_launch(&launching.play_name);
+    /// its name free again on `hub`; how it ended.
+    pub async fn finish(hub: &Hub, launching: &mut Launching) -> Finished {
+        hub.release_launch(&launching.play_name);
         launching.stopping.store(true, Ordering::Relaxed);
         let watch = launching.launched.watch.clone();
         let _ = tokio::task::spawn_blocking(move || watch.stop(Duration::ZERO)).await;
@@ -247,6 +247,42 @@ impl Ladder {
             },
             None => Finished { limit: None, fault: None, stderr: String::new() },
         }
+    }
+}
+
+/// A submission launched for one game: its process, until [`Launching::finish`].
+pub struct Launching {
+    /// The name it holds on the server (reserved for it).
+    pub play_name: String,
+    launched: Launched,
+    stopping: Arc<AtomicBool>,
+}
+
+/// How a launch ended: the limit it broke, if one, and the end of its stderr.
+#[derive(Clone)]
+pub struct Finished {
+    pub limit: Option<String>,
+    /// The verdict for that limit (`memory limit`, `process count`).
+    pub fault: Option<crate::referee::Fault>,
+    pub stderr: String,
+}
+
+impl Ladder {
+    fn subs(&self) -> Result<&Subs, Status> {
+        self.subs.as_ref().ok_or_else(|| Status::failed_precondition("this ladder takes no submissions"))
+    }
+
+    /// Launch submission `agent` for a game: when it has said Hello, its name on the server.
+    pub async fn launch(&self, agent: usize) -> Result<Launching, String> {
+        let subs = self.subs.as_ref().ok_or("this ladder takes no submissions")?;
+        let sub = self.state().submission.get(&agent).cloned().ok_or("not a submission")?;
+        let timeout = Duration::from_millis(subs.config.connect_timeout_ms);
+        subs.launch(&self.hub, &subs.folder(sub.id), &sub.command, subs.config.limits, timeout).await
+    }
+
+    /// Stop a launch ([`Subs::finish`]).
+    pub async fn finish(&self, launching: &mut Launching) -> Finished {
+        Subs::finish(&self.hub, launching).await
     }
 
     /// A launch of submission `agent` failed to start: counted, and past [`FAILED_STARTS`] in a
@@ -328,13 +364,13 @@ impl Ladder {
                 .map_err(|e| Status::internal(e.to_string()))?
         };
         let manifest = unpacked.map_err(|e| Status::invalid_argument(format!("the archive is refused: {e}")))?;
-        let stored = (|| -> Result<(usize, u64), String> {
+        let stored = (|| -> Result<(usize, u64, u64), String> {
             let mut store = self.store();
             let agent = store.agent_of(&agent_name, false, Some(&owner.stored()))?;
-            let id = store.add_submission(agent, &manifest.command, bytes)?;
-            Ok((agent, id))
+            let (id, submitted_ms) = store.add_submission(agent, &manifest.command, bytes)?;
+            Ok((agent, id, submitted_ms))
         })();
-        let (agent, id) = match stored {
+        let (agent, id, submitted_ms) = match stored {
             Ok(x) => x,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&incoming);
@@ -353,7 +389,14 @@ impl Ladder {
             s.own(agent, &owner.stored(), None);
             s.submission.insert(
                 agent,
-                Sub { id, command: manifest.command.clone(), state: State::Validating, failed_starts: 0 },
+                Sub {
+                    id,
+                    command: manifest.command.clone(),
+                    state: State::Validating,
+                    failed_starts: 0,
+                    bytes,
+                    submitted_ms,
+                },
             );
         }
         drop(storing);
@@ -535,9 +578,17 @@ impl Ladder {
                     "the ladder stopped during its validation: submit it again",
                 )?;
             }
-            self.state()
-                .submission
-                .insert(sub.agent, Sub { id: sub.id, command: sub.command, state, failed_starts: 0 });
+            self.state().submission.insert(
+                sub.agent,
+                Sub {
+                    id: sub.id,
+                    command: sub.command,
+                    state,
+                    failed_starts: 0,
+                    bytes: sub.bytes,
+                    submitted_ms: sub.submitted_ms,
+                },
+            );
         }
         Ok(())
     }

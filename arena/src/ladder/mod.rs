@@ -28,8 +28,9 @@ pub mod service;
 pub mod store;
 pub mod submissions;
 pub mod synthetic;
+pub mod work;
 
-use crate::record::{MatchRecord, TournamentGame};
+use crate::record::MatchRecord;
 use crate::server::hub::{House, NameGate, secret_seed};
 use crate::server::session::{SeatHeld, Session};
 use crate::server::shares::ClientId;
@@ -239,6 +240,8 @@ pub struct Ladder {
     cancel_fit: std::sync::atomic::AtomicBool,
     /// What it needs to launch submissions, if it takes them.
     subs: Option<launches::Subs>,
+    /// Its workers, if its games of anchors and submissions are played on workers.
+    pub work: Option<work::Work>,
 }
 
 /// A game entry's identity in the store: its game and every parameter. Written by serde_yaml
@@ -315,7 +318,16 @@ impl Ladder {
             Some(c) => Some(launches::Subs::new(c.clone(), data, hub.config.unix_socket.clone())?),
             None => None,
         };
+        let work = match &config.workers {
+            Some(w) => {
+                let path = config.worker_keys_path(file).expect("a workers section names its keys");
+                let keys = crate::files::key_lines("workers.keys", &[], Some(&path))?;
+                Some(work::Work::new(w.clone(), keys)?)
+            }
+            None => None,
+        };
         let ladder = Arc::new(Ladder {
+            work,
             config,
             hub,
             entries,
@@ -330,6 +342,10 @@ impl Ladder {
             subs,
         });
         ladder.load_submissions()?;
+        let orphans = ladder.adopt_orphans()?;
+        if orphans > 0 {
+            tracing::info!(orphans, "ladder: leases left open at the last stop: their reports are taken for a while");
+        }
         // Who may hold a name is the ladder's to say from now on.
         let gate: std::sync::Weak<dyn NameGate> = Arc::downgrade(&ladder) as std::sync::Weak<dyn NameGate>;
         ladder.hub.set_gate(gate);
@@ -396,6 +412,7 @@ impl Ladder {
     pub async fn stop(&self, grace: Duration) {
         self.draining.store(true, std::sync::atomic::Ordering::Release);
         self.cancel_fit.store(true, std::sync::atomic::Ordering::Release);
+        self.withdraw_jobs();
         let open = || !self.state().open_pairings.is_empty();
         let end = tokio::time::Instant::now() + grace;
         while open() && tokio::time::Instant::now() < end {
@@ -428,6 +445,10 @@ impl Ladder {
         tokio::spawn(async move { me.matchmake().await });
         let me = self.clone();
         tokio::spawn(async move { me.refits().await });
+        if self.work.is_some() {
+            let me = self.clone();
+            tokio::spawn(async move { me.sweep_leases().await });
+        }
     }
 
     /// Game entries' labels, by their index in the store.
@@ -646,124 +667,35 @@ impl Ladder {
                     Deals::Shared => deal,
                     Deals::Fresh => secret_seed().map_err(|e| e.message().to_string())?,
                 };
-                // Each submission of the game launched for it (once, for all its seats).
-                let mut launched: Vec<(usize, launches::Launching)> = Vec::new();
-                let mut agents: Vec<usize> = order.clone();
-                agents.sort_unstable();
-                agents.dedup();
-                agents.retain(|&a| self.active_submission(a));
-                for &a in &agents {
-                    match self.launch(a).await {
-                        Ok(l) => {
-                            if let Some(sub) = self.state().submission.get_mut(&a) {
-                                sub.failed_starts = 0;
-                            }
-                            launched.push((a, l));
-                        }
-                        Err(e) => {
-                            let name = self.name(a).unwrap_or_default();
-                            self.failed_start(a, &e);
-                            for (_, l) in &mut launched {
-                                self.finish(l).await;
-                            }
-                            return Err(format!("`{name}` did not start: {e}"));
-                        }
-                    }
-                }
-                // An anchor plays as its bot spec, a submission as its launch, under the name
-                // the standings give them.
-                let (seats, names): (Vec<v1::SeatSpec>, Vec<String>) = {
-                    let s = self.state();
-                    order
-                        .iter()
-                        .map(|&a| {
-                            let player = match (&s.anchors[a], launched.iter().find(|(b, _)| *b == a)) {
-                                (Some(bot), _) => v1::seat_spec::Player::Bot(bot.clone()),
-                                (None, Some((_, l))) => v1::seat_spec::Player::Play(l.play_name.clone()),
-                                (None, None) => v1::seat_spec::Player::Play(s.names[a].clone()),
-                            };
-                            (v1::SeatSpec { player: Some(player) }, s.names[a].clone())
-                        })
-                        .unzip()
+                // A game of anchors and submissions alone goes to the workers, if there are.
+                let remote = self.work.is_some() && {
+                    let st = self.state();
+                    order.iter().all(|&a| st.anchors[a].is_some() || st.submission.contains_key(&a))
                 };
-                let move_time = Some(Duration::from_millis(self.config.move_time_ms));
-                let table = self
-                    .hub
-                    .create_hosted(
-                        &entry.game,
-                        &entry.preset,
-                        entry.spec.clone(),
-                        seed,
-                        &seats,
-                        &names,
-                        move_time,
-                        self.config.bank_clock(),
-                        shared.clone(),
-                    )
-                    .map_err(|e| e.message().to_string());
-                let table = match table {
-                    Ok(t) => t,
-                    Err(e) => {
-                        for (_, l) in &mut launched {
-                            self.finish(l).await;
-                        }
-                        return Err(e);
-                    }
+                let (mut record, logs, lease, ack) = if remote {
+                    let d = self.remote_game(entry, pairing, order, seed, shared.clone()).await?;
+                    (d.record, d.logs, Some(d.lease), Some(d.ack))
+                } else {
+                    let (record, logs) = self.local_game(entry, order, seed, shared.clone()).await?;
+                    (record, logs, None, None)
                 };
-                {
-                    let mut s = self.state();
-                    s.in_play += 1;
-                    s.playing.insert(table.setup.id.clone(), table.clone());
-                }
-                over(&table).await;
-                let mut finished = Vec::new();
-                for (a, l) in &mut launched {
-                    finished.push((*a, self.finish(l).await));
-                }
-                {
-                    let mut s = self.state();
-                    s.in_play -= 1;
-                    s.playing.remove(&table.setup.id);
-                }
-                let mut record = table.record().map_err(|e| e.message().to_string())?;
-                // A submission whose process broke a limit lost its connection for that: its
-                // seats' verdict says so.
-                for (a, f) in &finished {
-                    let (Some(fault), Some(limit)) = (f.fault, &f.limit) else { continue };
-                    for v in record.verdicts.iter_mut().filter(|v| order.get(v.seat) == Some(a)) {
-                        if v.kind == crate::referee::Fault::Disconnected {
-                            v.kind = fault;
-                            v.detail = format!("its process {limit}");
-                        }
-                    }
-                }
                 self.note_timeouts(order, &record.verdicts);
-                let (names, label) = {
-                    let s = self.state();
-                    (order.iter().map(|&a| s.names[a].clone()).collect::<Vec<_>>(), self.labels[entry.group].clone())
-                };
-                record.players = names;
-                record.tournament = Some(TournamentGame {
-                    job: 0,
-                    group: entry.group,
-                    label,
-                    deal: pairing as u32,
-                    seats: order.clone(),
-                    play_ms: 0.0,
-                });
+                self.place(&mut record, entry.group, pairing, order);
                 let aborted = record.outcome.aborted;
                 plays.push(record);
                 let last = plays.len() == orders.len();
-                self.commit(&mut plays, entry, last).await?;
+                let committed = self.commit(&mut plays, entry, last, lease.as_deref()).await;
+                if let Some(ack) = ack {
+                    let answer = match &committed {
+                        Ok((game_id, already)) => Ok(v1::ReportResponse { game_id: *game_id, already: *already }),
+                        Err(e) => Err(Status::internal(e.clone())),
+                    };
+                    let _ = ack.send(answer);
+                }
+                let (game, already) = committed?;
                 // Each submission's stderr in this game, kept under the game's id.
-                let game = plays.last().and_then(|p| p.tournament.as_ref()).map(|t| t.job);
-                for (a, f) in finished {
-                    let id = self.state().submission.get(&a).map(|sub| sub.id);
-                    if let (Some(id), Some(game)) = (id, game)
-                        && let Err(e) = self.store().keep_log(id, Some(game), f.stderr.as_bytes())
-                    {
-                        tracing::error!("ladder: {e}");
-                    }
+                if !already {
+                    self.keep_logs(game, &logs);
                 }
                 if aborted {
                     return Err("the ladder stopped before the game ended: stored as aborted, rated for nobody".into());
@@ -776,6 +708,106 @@ impl Ladder {
             deal.release();
         }
         result
+    }
+
+    /// Play one game of a pairing here: its submissions launched, its anchors thinking on the
+    /// hub's threads. Its record, and each submission's stderr in it.
+    async fn local_game(
+        self: &Arc<Self>,
+        entry: &Entry,
+        order: &[usize],
+        seed: u64,
+        shared: Option<Arc<SharedDeal>>,
+    ) -> Result<(MatchRecord, Vec<(u64, Vec<u8>)>), String> {
+        // Each submission of the game launched for it (once, for all its seats).
+        let mut launched: Vec<(usize, launches::Launching)> = Vec::new();
+        let mut agents: Vec<usize> = order.to_vec();
+        agents.sort_unstable();
+        agents.dedup();
+        agents.retain(|&a| self.active_submission(a));
+        for &a in &agents {
+            match self.launch(a).await {
+                Ok(l) => {
+                    if let Some(sub) = self.state().submission.get_mut(&a) {
+                        sub.failed_starts = 0;
+                    }
+                    launched.push((a, l));
+                }
+                Err(e) => {
+                    let name = self.name(a).unwrap_or_default();
+                    self.failed_start(a, &e);
+                    for (_, l) in &mut launched {
+                        self.finish(l).await;
+                    }
+                    return Err(format!("`{name}` did not start: {e}"));
+                }
+            }
+        }
+        // An anchor plays as its bot spec, a submission as its launch, under the name the
+        // standings give them.
+        let (seats, names): (Vec<v1::SeatSpec>, Vec<String>) = {
+            let s = self.state();
+            order
+                .iter()
+                .map(|&a| {
+                    let player = match (&s.anchors[a], launched.iter().find(|(b, _)| *b == a)) {
+                        (Some(bot), _) => v1::seat_spec::Player::Bot(bot.clone()),
+                        (None, Some((_, l))) => v1::seat_spec::Player::Play(l.play_name.clone()),
+                        (None, None) => v1::seat_spec::Player::Play(s.names[a].clone()),
+                    };
+                    (v1::SeatSpec { player: Some(player) }, s.names[a].clone())
+                })
+                .unzip()
+        };
+        let move_time = Some(Duration::from_millis(self.config.move_time_ms));
+        let table = self
+            .hub
+            .create_hosted(
+                &entry.game,
+                &entry.preset,
+                entry.spec.clone(),
+                seed,
+                &seats,
+                &names,
+                move_time,
+                self.config.bank_clock(),
+                shared,
+            )
+            .map_err(|e| e.message().to_string());
+        let table = match table {
+            Ok(t) => t,
+            Err(e) => {
+                for (_, l) in &mut launched {
+                    self.finish(l).await;
+                }
+                return Err(e);
+            }
+        };
+        {
+            let mut s = self.state();
+            s.in_play += 1;
+            s.playing.insert(table.setup.id.clone(), table.clone());
+        }
+        over(&table).await;
+        let mut finished = Vec::new();
+        for (a, l) in &mut launched {
+            finished.push((*a, self.finish(l).await));
+        }
+        {
+            let mut s = self.state();
+            s.in_play -= 1;
+            s.playing.remove(&table.setup.id);
+        }
+        let mut record = table.record().map_err(|e| e.message().to_string())?;
+        // A submission whose process broke a limit lost its connection for that: its seats'
+        // verdict says so.
+        mark_limits(&mut record, order, &finished);
+        let s = self.state();
+        let logs = finished
+            .into_iter()
+            .filter_map(|(a, f)| s.submission.get(&a).map(|sub| (sub.id, f.stderr.into_bytes())))
+            .collect();
+        Ok((record, logs))
     }
 
     /// Count, for each agent of a game just over, the games in a row it timed out in; rest one
@@ -845,7 +877,14 @@ impl Ladder {
 
     /// Commit the newest play of a pairing with the results it completes: a competitive game
     /// its own; a cooperative deal's, all its plays compared once the last is in.
-    async fn commit(&self, plays: &mut [MatchRecord], entry: &Entry, last: bool) -> Result<(), String> {
+    /// Its id, and whether its lease (`lease`: a worker's game) had been stored already.
+    async fn commit(
+        &self,
+        plays: &mut [MatchRecord],
+        entry: &Entry,
+        last: bool,
+        lease: Option<&str>,
+    ) -> Result<(u64, bool), String> {
         let rated: Vec<RatedGame> = if plays.last().is_some_and(|p| p.outcome.aborted) {
             // Aborted by a stop: no result for anyone (a cooperative deal's plays likewise).
             Vec::new()
@@ -857,26 +896,20 @@ impl Ladder {
             Vec::new()
         };
         let newest = plays.len() - 1;
-        {
-            let mut store = self.store();
-            let id = store.next_game()?;
-            if let Some(t) = plays[newest].tournament.as_mut() {
-                t.job = id;
-            }
-            let record = &plays[newest];
-            // Off the async threads would be kinder; one small transaction is quick enough.
-            tokio::task::block_in_place(|| store.commit(record, &rated))?;
-        }
+        self.commit_record(&mut plays[newest], &rated, lease)
+    }
+
+    /// Results just stored: noted in the state.
+    fn noted(&self, rated: &[RatedGame]) {
         let mut s = self.state();
         s.games += 1;
-        for g in &rated {
+        for g in rated {
             for p in &g.results {
                 s.met.insert((p.a.min(p.b), p.a.max(p.b)));
             }
         }
-        s.settle(&rated);
-        s.rated.extend(rated);
-        Ok(())
+        s.settle(rated);
+        s.rated.extend(rated.iter().cloned());
     }
 
     /// Refit whenever results arrived, at most every `refit_ms` (at once if the standings
@@ -1066,6 +1099,12 @@ impl NameGate for Ladder {
     /// A name the ladder knows is its owner's (or its key holder's); a new one is stored for
     /// good, so a client may add only so many (`agents_per_client`, `new_agents_per_hour`).
     fn admit(&self, session: &Session) -> Result<(), Status> {
+        if self.work.as_ref().is_some_and(|w| w.is_worker(&session.name)) {
+            return Err(Status::permission_denied(format!(
+                "`{}` is a worker of this ladder: a worker's key takes work (`arena worker`), it does not play",
+                session.name
+            )));
+        }
         // Over the Unix socket (no address) come only the launched submissions, whose names
         // are reserved for them and never reach the gate: a submission's program saying Hello
         // under another name is refused (names are a pool).
@@ -1146,6 +1185,20 @@ async fn over(table: &crate::server::table::Table) {
             return;
         }
         notified.await;
+    }
+}
+
+/// A launched agent that broke a limit lost its connection for that: the verdicts of the seats
+/// it played (`order[seat]` is `a`) say so instead of `disconnected`.
+pub fn mark_limits(record: &mut MatchRecord, order: &[usize], finished: &[(usize, launches::Finished)]) {
+    for (a, f) in finished {
+        let (Some(fault), Some(limit)) = (f.fault, &f.limit) else { continue };
+        for v in record.verdicts.iter_mut().filter(|v| order.get(v.seat) == Some(a)) {
+            if v.kind == crate::referee::Fault::Disconnected {
+                v.kind = fault;
+                v.detail = format!("its process {limit}");
+            }
+        }
     }
 }
 

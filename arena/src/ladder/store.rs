@@ -90,7 +90,51 @@ const MIGRATIONS: &[&str] = &[
         stderr BLOB NOT NULL
     );
     CREATE INDEX submission_logs_by_game ON submission_logs(submission, game);",
+    // 5: leases: a game given to a worker (`workers:`), its deal and seats, until it is stored
+    //    (`done`, with the game's id) or given up (`void`). A report is stored against its lease
+    //    once: the lease's state changes in the game's own transaction.
+    "CREATE TABLE leases (
+        id TEXT PRIMARY KEY,
+        worker TEXT NOT NULL,
+        pairing INTEGER NOT NULL REFERENCES pairings(id),
+        entry INTEGER NOT NULL REFERENCES entries(id),
+        seats TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        issued_ms INTEGER NOT NULL,
+        state TEXT NOT NULL,
+        game INTEGER
+    );
+    CREATE INDEX leases_open ON leases(state) WHERE state = 'open';",
 ];
+
+/// A game leased to a worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaseRow {
+    pub id: String,
+    pub worker: String,
+    pub pairing: u64,
+    /// The game entry (by index) and the agent (by index) at each seat.
+    pub entry: usize,
+    pub seats: Vec<usize>,
+    pub seed: u64,
+    /// `open`, `done` or `void`.
+    pub state: String,
+    /// The stored game, once `done`.
+    pub game: Option<u64>,
+}
+
+/// A lease's row as SQLite gives it.
+type LeaseColumns = (String, String, i64, i64, String, i64, String, Option<i64>);
+
+/// What committing a leased game did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Leased {
+    Stored,
+    /// Its lease had been stored already, as this game.
+    Already(u64),
+    /// Its lease is void (or unknown): nothing stored.
+    Void,
+}
 
 /// The games whose stderr is kept for each submission (its validation's aside): the newest.
 pub const LOGS_KEPT: usize = 500;
@@ -283,15 +327,17 @@ impl Store {
     }
 
     /// A new submission, playing as agent `agent` (validating).
-    pub fn add_submission(&mut self, agent: usize, command: &str, bytes: u64) -> Result<u64, String> {
+    /// Its id, and when it was submitted.
+    pub fn add_submission(&mut self, agent: usize, command: &str, bytes: u64) -> Result<(u64, u64), String> {
+        let now = now_ms();
         self.conn
             .execute(
                 "INSERT INTO submissions (agent, command, bytes, state, verdict, submitted_ms)
                  VALUES (?1, ?2, ?3, 'validating', '', ?4)",
-                params![agent as i64 + 1, command, bytes as i64, now_ms() as i64],
+                params![agent as i64 + 1, command, bytes as i64, now as i64],
             )
             .map_err(err("submissions"))?;
-        Ok(self.conn.last_insert_rowid() as u64)
+        Ok((self.conn.last_insert_rowid() as u64, now))
     }
 
     /// Submission `id` is now in `state`, for `verdict`.
@@ -437,6 +483,121 @@ impl Store {
         let tx = self.conn.transaction().map_err(err("commit"))?;
         insert(&tx, record, rated)?;
         tx.commit().map_err(err("commit"))
+    }
+
+    /// A game leased to a worker, open.
+    pub fn add_lease(&mut self, lease: &LeaseRow) -> Result<(), String> {
+        let seats = serde_json::to_string(&lease.seats).map_err(|e| e.to_string())?;
+        self.conn
+            .execute(
+                "INSERT INTO leases (id, worker, pairing, entry, seats, seed, issued_ms, state)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open')",
+                params![
+                    lease.id,
+                    lease.worker,
+                    lease.pairing as i64,
+                    lease.entry as i64 + 1,
+                    seats,
+                    lease.seed as i64,
+                    now_ms() as i64
+                ],
+            )
+            .map(|_| ())
+            .map_err(err("leases"))
+    }
+
+    fn lease_row(
+        r: &rusqlite::Row<'_>,
+    ) -> rusqlite::Result<(String, String, i64, i64, String, i64, String, Option<i64>)> {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+    }
+
+    fn lease_of(
+        (id, worker, pairing, entry, seats, seed, state, game): (
+            String,
+            String,
+            i64,
+            i64,
+            String,
+            i64,
+            String,
+            Option<i64>,
+        ),
+    ) -> Result<LeaseRow, String> {
+        let seats = serde_json::from_str(&seats).map_err(|e| format!("the ladder's database: lease {id}: {e}"))?;
+        Ok(LeaseRow {
+            id,
+            worker,
+            pairing: pairing as u64,
+            entry: entry as usize - 1,
+            seats,
+            seed: seed as u64,
+            state,
+            game: game.map(|g| g as u64),
+        })
+    }
+
+    const LEASE_COLUMNS: &str = "id, worker, pairing, entry, seats, seed, state, game";
+
+    /// Lease `id`, if there is one.
+    pub fn lease(&self, id: &str) -> Result<Option<LeaseRow>, String> {
+        let row = self
+            .conn
+            .query_row(&format!("SELECT {} FROM leases WHERE id = ?1", Self::LEASE_COLUMNS), [id], Self::lease_row)
+            .optional()
+            .map_err(err("leases"))?;
+        row.map(Self::lease_of).transpose()
+    }
+
+    /// The leases still open (a ladder that stopped with games in its workers' hands).
+    pub fn open_leases(&self) -> Result<Vec<LeaseRow>, String> {
+        let mut q = self
+            .conn
+            .prepare(&format!("SELECT {} FROM leases WHERE state = 'open' ORDER BY rowid", Self::LEASE_COLUMNS))
+            .map_err(err("leases"))?;
+        let rows = q.query_map([], Self::lease_row).map_err(err("leases"))?;
+        rows.map(|r| r.map_err(err("leases")).and_then(Self::lease_of)).collect()
+    }
+
+    /// Give lease `id` up, if it is open: nothing will be stored against it. Was it open?
+    pub fn void_lease(&mut self, id: &str) -> Result<bool, String> {
+        self.conn
+            .execute("UPDATE leases SET state = 'void' WHERE id = ?1 AND state = 'open'", [id])
+            .map(|n| n == 1)
+            .map_err(err("leases"))
+    }
+
+    /// Leases in each state: (open, done, void).
+    pub fn lease_counts(&self) -> Result<(u64, u64, u64), String> {
+        let count = |state: &str| {
+            self.conn
+                .query_row("SELECT COUNT(*) FROM leases WHERE state = ?1", [state], |r| r.get::<_, i64>(0))
+                .map(|n| n as u64)
+                .map_err(err("leases"))
+        };
+        Ok((count("open")?, count("done")?, count("void")?))
+    }
+
+    /// Commit a game played under lease `lease` ([`Store::commit`]), if the lease is open: the
+    /// lease is `done` in the same transaction, so a game is stored once however often it is
+    /// reported.
+    pub fn commit_leased(&mut self, record: &MatchRecord, rated: &[RatedGame], lease: &str) -> Result<Leased, String> {
+        let tx = self.conn.transaction().map_err(err("commit"))?;
+        let row: Option<(String, Option<i64>)> = tx
+            .query_row("SELECT state, game FROM leases WHERE id = ?1", [lease], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()
+            .map_err(err("leases"))?;
+        match row {
+            Some((state, _)) if state == "open" => {}
+            Some((state, Some(game))) if state == "done" => return Ok(Leased::Already(game as u64)),
+            _ => return Ok(Leased::Void),
+        }
+        insert(&tx, record, rated)?;
+        let game = record.place().job as i64;
+        tx.execute("UPDATE leases SET state = 'done', game = ?1 WHERE id = ?2", params![game, lease])
+            .map_err(err("leases"))?;
+        tx.commit().map_err(err("commit"))?;
+        Ok(Leased::Stored)
     }
 
     /// Commit many games in one transaction (a bulk load: benchmarks, imports).

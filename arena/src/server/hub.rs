@@ -583,6 +583,11 @@ impl Hub {
 
     /// Who a Play client saying Hello as `name` with the name's key `key` is: the holder of
     /// the name's key when the name has one and `key` is it, else `client`.
+    /// Does the name (or its base, `name@version`) have a key on this server?
+    pub fn is_keyed(&self, name: &str) -> bool {
+        self.bot_keys.contains_key(&names::fold(names::base(name)))
+    }
+
     pub fn owner_of(&self, name: &str, key: &str, client: &ClientId) -> ClientId {
         let base = names::fold(names::base(name));
         match self.bot_keys.get(&base) {

@@ -18,6 +18,7 @@ mod submissions;
 mod tournament;
 mod verdicts;
 mod web;
+mod workers;
 
 mod matches;
 mod scratch;
