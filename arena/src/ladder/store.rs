@@ -506,24 +506,11 @@ impl Store {
             .map_err(err("leases"))
     }
 
-    fn lease_row(
-        r: &rusqlite::Row<'_>,
-    ) -> rusqlite::Result<(String, String, i64, i64, String, i64, String, Option<i64>)> {
+    fn lease_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<LeaseColumns> {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
     }
 
-    fn lease_of(
-        (id, worker, pairing, entry, seats, seed, state, game): (
-            String,
-            String,
-            i64,
-            i64,
-            String,
-            i64,
-            String,
-            Option<i64>,
-        ),
-    ) -> Result<LeaseRow, String> {
+    fn lease_of((id, worker, pairing, entry, seats, seed, state, game): LeaseColumns) -> Result<LeaseRow, String> {
         let seats = serde_json::from_str(&seats).map_err(|e| format!("the ladder's database: lease {id}: {e}"))?;
         Ok(LeaseRow {
             id,

@@ -157,6 +157,21 @@ fn check_record(record: &MatchRecord, game: &str, spec: &dyn AnySpec, seed: u64,
     record.replay(&crate::files::refuse_files, |_| {}).map(|_| ())
 }
 
+/// Show the moves `actions` (the game's from index `from` on) on a match shown here, those it
+/// has not been told yet.
+fn show_moves(t: &Table, from: usize, actions: &[engine::core::ActionId]) -> Result<(), String> {
+    let known = t.lock().actions.len();
+    for (k, &a) in actions.iter().enumerate() {
+        if from + k < known {
+            continue;
+        }
+        let to_move = t.lock().game.to_move().map(|m| m.index());
+        let Some(seat) = to_move else { break };
+        t.shown_move(seat, a)?;
+    }
+    Ok(())
+}
+
 impl Ladder {
     fn work(&self) -> Result<&Work, Status> {
         self.work.as_ref().ok_or_else(|| Status::failed_precondition("this ladder takes no workers"))
@@ -413,17 +428,8 @@ impl Ladder {
             h.mirror.clone()
         };
         let Some(t) = mirror else { return Ok(v1::ProgressResponse { known: req.from + req.actions.len() as u32 }) };
-        let known = t.lock().actions.len();
-        for (k, &a) in req.actions.iter().enumerate() {
-            if (req.from as usize) + k < known {
-                continue;
-            }
-            let to_move = t.lock().game.to_move().map(|m| m.index());
-            let Some(seat) = to_move else { break };
-            if let Err(e) = t.shown_move(seat, a) {
-                return Err(Status::invalid_argument(format!("lease {}: {e}", req.lease)));
-            }
-        }
+        show_moves(&t, req.from as usize, &req.actions)
+            .map_err(|e| Status::invalid_argument(format!("lease {}: {e}", req.lease)))?;
         let known = t.lock().actions.len() as u32;
         Ok(v1::ProgressResponse { known })
     }
@@ -534,6 +540,10 @@ impl Ladder {
         };
         if let Some(t) = &held.mirror {
             record.match_id = Some(t.setup.id.clone());
+            // The moves not yet told (the last ones, at least) shown before its end.
+            if let Err(e) = show_moves(t, 0, &record.game.actions) {
+                tracing::warn!(lease = %req.lease, worker, "ladder: the moves shown were not the record's: {e}");
+            }
         }
         self.unmirror(held.mirror, record.outcome.clone(), record.verdicts.clone());
         let (ack, answer) = oneshot::channel();

@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::scratch;
-use crate::served::{self, Process};
+use crate::served::{self, Process, http, ladder_with_face};
 
 const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\nprovisional_games: 2\n";
 
@@ -529,22 +529,6 @@ fn a_flood_of_names_from_one_client_is_refused_past_its_rate_and_cap_and_no_floo
     stop(server);
 }
 
-/// An HTTP/1.1 request to the web face at `addr` (`host:port`): its status and body.
-fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    (status, answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
-}
-
 #[test]
 fn a_ladders_clients_are_seated_by_others_only_when_they_accept_challenges() {
     let file = scratch::scratch("ladder", "challenges.yaml");
@@ -786,18 +770,6 @@ fn a_stop_lets_games_end_aborts_those_that_do_not_and_rates_no_live_client_disco
             }
         }
     }
-}
-
-/// `arena ladder FILE --data DATA --http 127.0.0.1:0`: the process, its gRPC URL and its web
-/// face's address (`host:port`).
-fn ladder_with_face(file: &Path, data: &Path) -> (Process, String, String) {
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
-    let (server, url, mut out) = served::serving(&args, "serving on ");
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (server, url, web)
 }
 
 /// Two anchors named otherwise than their bots, that keep meeting.

@@ -505,3 +505,86 @@ fn until_rated(url: &str, rated: u64) -> v1::LadderStandings {
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// A worker's game is shown on the ladder as it is played: listed among the matches in play,
+/// its moves streamed to a spectator of the ladder (Spectate) one by one before its end, and
+/// the stored record is that match, move for move.
+#[test]
+fn a_workers_game_is_shown_live_on_the_ladder_and_stored_as_shown() {
+    let scratch = scratch::scratch("workers", "live");
+    let dir: &Path = &scratch;
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("workers.txt"), format!("w1={W1}\n")).unwrap();
+    let file = dir.join("ladder.yaml");
+    std::fs::write(
+        &file,
+        "name: live\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nanchors:\n  - { name: \
+         steady, bot: \"mcts:iterations=300\" }\n  - { name: coin, bot: random }\nanchor_interval: 0\nprovisional_games: \
+         0\nbootstrap: 20\nworkers: { keys: workers.txt }\n",
+    )
+    .unwrap();
+    let data = dir.join("data");
+    let (_ladder, url, web) = served::ladder_with_face(&file, &data);
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let _w1 = worker(&url, "w1", W1, &dir.join("w1"), lines);
+    // A match in play on the ladder, played on the worker.
+    let start = Instant::now();
+    let id = loop {
+        let (status, body) = served::http(&web, "GET", "/api/matches", "");
+        assert_eq!(status, 200, "{body}");
+        let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if let Some(m) = v["matches"].as_array().and_then(|m| m.first()) {
+            break m["id"].as_str().unwrap().to_string();
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "a worker's game in play on the ladder");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut in_play_at_a_move = 0;
+    let events = runtime().block_on(async {
+        let channel = arena::client::connect(&url).await.unwrap();
+        let mut c = v1::matches_client::MatchesClient::new(channel);
+        let mut stream =
+            c.spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0 }).await.unwrap().into_inner();
+        let mut events = Vec::new();
+        while let Some(e) = stream.message().await.unwrap() {
+            let e = e.event.unwrap();
+            // A move shown while the game is still in play (not all at its end).
+            if matches!(e, v1::match_event::Event::Moved(_)) && in_play_at_a_move < 3 {
+                let (_, body) = served::http(&web, "GET", "/api/matches", "");
+                let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+                if v["matches"].as_array().unwrap().iter().any(|m| m["id"] == id.as_str()) {
+                    in_play_at_a_move += 1;
+                }
+            }
+            events.push(e);
+        }
+        events
+    });
+    assert!(in_play_at_a_move > 0, "moves are shown while the game is in play");
+    let moves: Vec<u32> = events
+        .iter()
+        .filter_map(|e| match e {
+            v1::match_event::Event::Moved(m) => Some(m.action),
+            _ => None,
+        })
+        .collect();
+    assert!(matches!(events.first(), Some(v1::match_event::Event::Started(_))), "{events:?}");
+    assert!(matches!(events.last(), Some(v1::match_event::Event::Ended(_))), "{events:?}");
+    assert!(moves.len() > 5, "its moves shown one by one: {events:?}");
+    // The stored record is the match shown.
+    let start = Instant::now();
+    let record = loop {
+        let found = Store::open(&data)
+            .unwrap()
+            .all_games()
+            .unwrap()
+            .into_iter()
+            .find(|g| g.record.match_id.as_deref() == Some(id.as_str()));
+        if let Some(g) = found {
+            break g.record;
+        }
+        assert!(start.elapsed() < Duration::from_secs(30), "the shown match stored");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(record.game.actions, moves, "the record is the match shown, move for move");
+}

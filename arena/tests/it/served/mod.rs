@@ -84,3 +84,31 @@ pub fn tournament_awaiting_visitors(
     };
     (child, url, err)
 }
+
+/// An HTTP/1.1 request to the web face at `addr` (`host:port`): its status and body.
+pub fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    (status, answer.split("\r\n\r\n").nth(1).unwrap_or("").to_string())
+}
+
+/// `arena ladder FILE --data DATA --http 127.0.0.1:0`: the process, its gRPC URL and its web
+/// face's address (`host:port`).
+pub fn ladder_with_face(file: &std::path::Path, data: &std::path::Path) -> (Process, String, String) {
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
+    let (server, url, mut out) = serving(&args, "serving on ");
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    (server, url, web)
+}
