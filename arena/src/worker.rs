@@ -30,12 +30,19 @@ pub struct WorkerConfig {
     pub ladder: String,
     pub name: String,
     pub key: String,
+    /// This worker among those sharing its name (empty: the only one).
+    pub instance: String,
     /// Games at once.
     pub slots: u32,
     /// Where it keeps its pending reports and the submissions it fetched.
     pub data: PathBuf,
     /// Take games of submissions (if bubblewrap and cgroups are found).
     pub sandbox: bool,
+    /// Serve the standard gRPC health service here: SERVING while the ladder answers it (a
+    /// Kubernetes readiness probe).
+    pub health: Option<std::net::SocketAddr>,
+    /// On a stop: how long the games in play get to end and their reports to be answered.
+    pub grace: Duration,
 }
 
 /// A finished game not yet answered for by the ladder (`DATA/pending/LEASE.json`).
@@ -54,6 +61,9 @@ struct Worker {
     /// One fetch of a submission's files at a time.
     fetching: tokio::sync::Mutex<()>,
     free: tokio::sync::Semaphore,
+    /// The health service's reporter, and whether it says SERVING now.
+    health: Option<tonic_health::server::HealthReporter>,
+    serving: std::sync::atomic::AtomicBool,
 }
 
 /// The rules this arena plays, as `Acquire` tells them (`expedition=4`).
@@ -118,7 +128,22 @@ pub async fn run(config: WorkerConfig, stop: impl std::future::Future<Output = (
         .connect_timeout(Duration::from_secs(5))
         .connect_lazy();
     let client = WorkClient::new(channel).max_decoding_message_size(1 << 30);
+    let health = match config.health {
+        Some(addr) => {
+            let (reporter, service) = tonic_health::server::health_reporter();
+            reporter.set_service_status("", tonic_health::ServingStatus::NotServing).await;
+            let incoming = tonic::transport::server::TcpIncoming::bind(addr)
+                .map_err(|e| format!("--health {addr}: cannot listen: {e}"))?;
+            tokio::spawn(tonic::transport::Server::builder().add_service(service).serve_with_incoming(incoming));
+            Some(reporter)
+        }
+        None => None,
+    };
+    let slots = config.slots as usize;
+    let grace = config.grace;
     let worker = Arc::new(Worker {
+        health,
+        serving: std::sync::atomic::AtomicBool::new(false),
         free: tokio::sync::Semaphore::new(config.slots as usize),
         config: WorkerConfig { data, ..config },
         client,
@@ -126,8 +151,12 @@ pub async fn run(config: WorkerConfig, stop: impl std::future::Future<Output = (
         subs,
         fetching: tokio::sync::Mutex::new(()),
     });
+    let instance = match worker.config.instance.as_str() {
+        "" => String::new(),
+        i => format!(" (instance {i})"),
+    };
     say(&format!(
-        "worker `{}` for {} ({} slots{})",
+        "worker `{}`{instance} for {} ({} slots{})",
         worker.config.name,
         worker.config.ladder,
         worker.config.slots,
@@ -143,14 +172,42 @@ pub async fn run(config: WorkerConfig, stop: impl std::future::Future<Output = (
         r = pulling => r?,
         _ = stop => {}
     }
+    // No new game; those in play end and are reported, within the grace.
+    worker.say_serving(false).await;
+    let end = tokio::time::Instant::now() + grace;
+    loop {
+        let idle = worker.free.available_permits() >= slots;
+        let sent = std::fs::read_dir(pending_dir(&worker.config.data)).map_or(true, |mut d| d.next().is_none());
+        if (idle && sent) || tokio::time::Instant::now() >= end {
+            if !(idle && sent) {
+                say("stopping: the grace is over; the reports not yet answered are sent at the next start");
+            }
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let _ = running.stop().await;
     drop(socket_dir);
     Ok(())
 }
 
 impl Worker {
+    /// Tell the health service whether the ladder answers (when that changes).
+    async fn say_serving(&self, serving: bool) {
+        let Some(h) = &self.health else { return };
+        if self.serving.swap(serving, std::sync::atomic::Ordering::Relaxed) != serving {
+            let status =
+                if serving { tonic_health::ServingStatus::Serving } else { tonic_health::ServingStatus::NotServing };
+            h.set_service_status("", status).await;
+        }
+    }
+
     fn id(&self) -> Option<v1::WorkerId> {
-        Some(v1::WorkerId { name: self.config.name.clone(), key: self.config.key.clone() })
+        Some(v1::WorkerId {
+            name: self.config.name.clone(),
+            key: self.config.key.clone(),
+            instance: self.config.instance.clone(),
+        })
     }
 
     /// Reports written and not yet answered.
@@ -195,6 +252,7 @@ impl Worker {
             let leases = match self.client.clone().acquire(req).await {
                 Ok(r) => {
                     backoff = Duration::from_millis(100);
+                    self.say_serving(true).await;
                     r.into_inner().leases
                 }
                 Err(s) if matches!(s.code(), Code::PermissionDenied | Code::FailedPrecondition) => {
@@ -202,6 +260,7 @@ impl Worker {
                 }
                 Err(s) => {
                     tracing::debug!("worker: acquire: {}", s.message());
+                    self.say_serving(false).await;
                     self.free.add_permits(free as usize);
                     tokio::time::sleep(backoff).await;
                     backoff = (backoff * 2).min(Duration::from_secs(2));

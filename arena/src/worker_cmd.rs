@@ -11,6 +11,10 @@ pub struct WorkerArgs {
     /// This worker's name in the ladder's `workers.keys` file.
     #[arg(long)]
     pub name: String,
+    /// This worker among several sharing the name and key (a Deployment's replicas: the pod's
+    /// name): each holds leases of its own.
+    #[arg(long, default_value = "")]
+    pub instance: String,
     /// Its key (default: the environment's ARENA_WORKER_KEY, which other users of this machine
     /// cannot read).
     #[arg(long)]
@@ -21,6 +25,14 @@ pub struct WorkerArgs {
     /// Where it keeps its reports until the ladder has them, and the submissions it fetched.
     #[arg(long)]
     pub data: PathBuf,
+    /// Serve the standard gRPC health service on this address (SERVING while the ladder
+    /// answers): a Kubernetes readiness probe's `grpc: { port }`.
+    #[arg(long, value_name = "ADDR")]
+    pub health: Option<std::net::SocketAddr>,
+    /// On SIGTERM or SIGINT: seconds the games in play get to end and their reports to be
+    /// answered (the rest are sent at the next start from --data).
+    #[arg(long, default_value_t = 30)]
+    pub grace: u64,
     /// Take no games of submissions (only anchors'), even where bubblewrap and cgroups are.
     #[arg(long)]
     pub no_sandbox: bool,
@@ -36,9 +48,12 @@ pub fn run(args: WorkerArgs) -> Result<(), String> {
         ladder: args.ladder,
         name: args.name,
         key,
+        instance: args.instance,
         slots: args.slots,
         data: args.data,
         sandbox: !args.no_sandbox,
+        health: args.health,
+        grace: std::time::Duration::from_secs(args.grace),
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -186,7 +186,13 @@ impl Ladder {
         }
         let folded = names::fold(&id.name);
         match work.keys.get(&folded) {
-            Some(key) if same_secret(key, &id.key) => Ok(folded),
+            Some(key) if same_secret(key, &id.key) => match id.instance.as_str() {
+                "" => Ok(folded),
+                instance => {
+                    names::check(instance).map_err(|e| Status::invalid_argument(format!("worker.instance: {e}")))?;
+                    Ok(format!("{folded}/{instance}"))
+                }
+            },
             Some(_) => Err(Status::permission_denied(format!("`{}`: that is not this worker's key", id.name))),
             None if self.agent_index(&id.name).is_some() || self.hub.is_keyed(&id.name) => {
                 Err(Status::permission_denied(format!(

@@ -15,7 +15,8 @@ fn read(rel: &str) -> String {
 }
 
 /// The manifests: every container of every Pod template in them is checked.
-const MANIFESTS: [&str; 3] = ["deploy/k8s-indexed-job.yaml", "deploy/k8s-report-job.yaml", "deploy/k8s-server.yaml"];
+const MANIFESTS: [&str; 4] =
+    ["deploy/k8s-indexed-job.yaml", "deploy/k8s-report-job.yaml", "deploy/k8s-server.yaml", "deploy/k8s-ladder.yaml"];
 
 fn assert_none(what: &str, problems: Vec<String>) {
     assert!(problems.is_empty(), "{what}:\n  - {}", problems.join("\n  - "));
@@ -794,4 +795,72 @@ fn the_server_deployment_serves_on_every_interface_with_grpc_probes() {
         target == &declared["name"] || target.as_u64() == Some(port),
         "the Service's targetPort is not the server's"
     );
+}
+
+/// The flags a container passes to `arena SUBCOMMAND`, each one the subcommand has.
+fn check_flags(args: &[&str]) {
+    let help = std::process::Command::new(env!("CARGO_BIN_EXE_arena")).args([args[0], "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    for flag in args.iter().filter(|a| a.starts_with("--")) {
+        assert!(help.contains(&format!("{flag} ")), "`arena {}` has no {flag}:\n{help}", args[0]);
+    }
+}
+
+fn args_of(container: &Value) -> Vec<&str> {
+    container["args"].as_sequence().expect("no args").iter().map(|a| a.as_str().unwrap()).collect()
+}
+
+/// The ladder on Kubernetes: its file (the ConfigMap) reads and hands its games to workers
+/// whose keys are the Secret's; the workers' Deployment reaches the ladder's Service, each
+/// replica an instance of its own with the Secret's key, probed on its health port, with a
+/// termination grace above its own.
+#[test]
+fn the_ladder_and_its_workers_deployment_fit_together() {
+    let docs = documents("deploy/k8s-ladder.yaml");
+    let kind = |k: &str| docs.iter().find(|d| d["kind"] == k).unwrap_or_else(|| panic!("no {k} in k8s-ladder.yaml"));
+    let text = kind("ConfigMap")["data"]["ladder.yaml"].as_str().unwrap();
+    let config = arena::ladder::config::LadderConfig::parse("the ConfigMap's ladder.yaml", text).unwrap();
+    let workers = config.workers.as_ref().expect("the ladder hands its games to workers");
+
+    let ladder_pod = pod_spec(kind("StatefulSet")).unwrap();
+    let ladder = &ladder_pod["containers"][0];
+    let args = args_of(ladder);
+    assert_eq!(args[0], "ladder");
+    check_flags(&args);
+    let mounted = |pod: &Value, c: &Value, path: &str| -> Value {
+        let mount = c["volumeMounts"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|m| path.starts_with(m["mountPath"].as_str().unwrap()))
+            .unwrap_or_else(|| panic!("nothing mounted at {path}"))
+            .clone();
+        pod["volumes"].as_sequence().unwrap().iter().find(|v| v["name"] == mount["name"]).unwrap().clone()
+    };
+    assert_eq!(mounted(ladder_pod, ladder, &workers.keys)["secret"]["secretName"], "arena-workers");
+    let addr = args.iter().position(|a| *a == "--addr").map(|i| args[i + 1]).unwrap();
+    let port = addr.rsplit(':').next().unwrap();
+
+    let worker_pod = pod_spec(kind("Deployment")).unwrap();
+    let worker = &worker_pod["containers"][0];
+    let args = args_of(worker);
+    assert_eq!(args[0], "worker");
+    check_flags(&args);
+    let flag = |f: &str| args.iter().position(|a| *a == f).map(|i| args[i + 1]).unwrap_or_else(|| panic!("no {f}"));
+    let service = kind("Service");
+    assert_eq!(flag("--ladder"), format!("http://{}:{port}", service["metadata"]["name"].as_str().unwrap()));
+    assert_eq!(flag("--instance"), "$(POD_NAME)", "each replica an instance of its own");
+    let env = worker["env"].as_sequence().unwrap();
+    let var = |n: &str| env.iter().find(|e| e["name"] == n).unwrap_or_else(|| panic!("no {n}"));
+    assert_eq!(var("POD_NAME")["valueFrom"]["fieldRef"]["fieldPath"], "metadata.name");
+    assert_eq!(var("ARENA_WORKER_KEY")["valueFrom"]["secretKeyRef"]["name"], "arena-workers");
+    let health: u64 = flag("--health").rsplit(':').next().unwrap().parse().unwrap();
+    assert_eq!(worker["readinessProbe"]["grpc"]["port"].as_u64(), Some(health));
+    let grace: u64 = flag("--grace").parse().unwrap();
+    assert!(
+        worker_pod["terminationGracePeriodSeconds"].as_u64().unwrap() > grace,
+        "the pod outlives the worker's grace"
+    );
+    let slots: u64 = flag("--slots").parse().unwrap();
+    assert!(slots <= u64::from(workers.slots), "a replica asks no more slots than the ladder gives a worker");
 }

@@ -113,7 +113,7 @@ fn work<T, Fut: std::future::Future<Output = Result<tonic::Response<T>, tonic::S
 }
 
 fn id(name: &str, key: &str) -> Option<v1::WorkerId> {
-    Some(v1::WorkerId { name: name.into(), key: key.into() })
+    Some(v1::WorkerId { name: name.into(), key: key.into(), instance: String::new() })
 }
 
 fn rules() -> Vec<String> {
@@ -587,4 +587,112 @@ fn a_workers_game_is_shown_live_on_the_ladder_and_stored_as_shown() {
         std::thread::sleep(Duration::from_millis(50));
     };
     assert_eq!(record.game.actions, moves, "the record is the match shown, move for move");
+}
+
+/// The worker's health service says SERVING once it has reached the ladder; on SIGTERM it takes
+/// no new game, its games in play end and are reported, and it exits with nothing pending.
+#[test]
+fn a_worker_is_ready_once_the_ladder_answers_and_a_sigterm_lets_its_games_end_and_be_reported() {
+    let scratch = scratch::scratch("workers", "health");
+    let dir: &Path = &scratch;
+    std::fs::create_dir_all(dir).unwrap();
+    let file = ladder_file(dir, NO_DICE, "");
+    let data = dir.join("data");
+    let (_ladder, url) = ladder(&file, &data);
+    let health = free_addr();
+    let mut w = Process(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args(["worker", "--ladder", &url, "--name", "w1", "--data", dir.join("w1").to_str().unwrap()])
+            .args(["--health", &health, "--grace", "30"])
+            .env("ARENA_WORKER_KEY", W1)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let out = std::io::BufReader::new(w.stdout.take().unwrap());
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let seen = lines.clone();
+    let reader = std::thread::spawn(move || {
+        for line in out.lines().map_while(Result::ok) {
+            seen.lock().unwrap().push(line);
+        }
+    });
+    let status = || {
+        runtime().block_on(async {
+            let Ok(channel) = arena::client::connect(&format!("http://{health}")).await else { return -1 };
+            let mut c = tonic_health::pb::health_client::HealthClient::new(channel);
+            c.check(tonic_health::pb::HealthCheckRequest { service: String::new() })
+                .await
+                .map_or(-1, |r| r.into_inner().status)
+        })
+    };
+    let start = Instant::now();
+    while status() != tonic_health::pb::health_check_response::ServingStatus::Serving as i32 {
+        assert!(start.elapsed() < Duration::from_secs(30), "the worker ready once the ladder answers");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Games reported, then a SIGTERM: the worker exits, cleanly, with nothing pending.
+    while !lines.lock().unwrap().iter().any(|l| l.starts_with("reported lease")) {
+        assert!(start.elapsed() < Duration::from_secs(30), "a game reported");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let kill = Command::new("kill").args(["-TERM", &w.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let exit = w.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
+    reader.join().unwrap();
+    assert_eq!(std::fs::read_dir(dir.join("w1").join("pending")).unwrap().count(), 0, "nothing left pending");
+    // Every game it was given is stored (none was cut short by the stop).
+    let lines = lines.lock().unwrap().clone();
+    let reported = reported(&lines);
+    let store = Store::open(&data).unwrap();
+    for lease in reported.keys() {
+        assert_eq!(store.lease(lease).unwrap().unwrap().state, "done");
+    }
+    assert!(!lines.iter().any(|l| l.contains("not played")), "{lines:?}");
+}
+
+/// deploy/slurm-workers.sh as Slurm runs an array task: the worker NAME, its instance the
+/// task's index, its key read from ROOT/worker.key; it plays and reports; refused without a
+/// key, and without the array's index.
+#[test]
+fn the_slurm_workers_script_runs_a_worker_per_array_task() {
+    let scratch = scratch::scratch("workers", "slurm");
+    let dir: &Path = &scratch;
+    std::fs::create_dir_all(dir).unwrap();
+    let file = ladder_file(dir, NO_DICE, "");
+    let data = dir.join("data");
+    let (_ladder, url) = ladder(&file, &data);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../deploy/slurm-workers.sh");
+    let root = dir.join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let task = |index: Option<&str>| {
+        let mut c = Command::new("bash");
+        c.arg(&script).args([url.as_str(), "w2", root.to_str().unwrap()]).env("ARENA", env!("CARGO_BIN_EXE_arena"));
+        if let Some(i) = index {
+            c.env("SLURM_ARRAY_TASK_ID", i);
+        }
+        c.env_remove("ARENA_WORKER_KEY");
+        c
+    };
+    let out = task(Some("3")).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("worker.key"), "{out:?}");
+    std::fs::write(root.join("worker.key"), format!("{W2}\n")).unwrap();
+    let out = task(None).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("array job"), "{out:?}");
+    let mut child = Process(task(Some("3")).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap());
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.contains("worker `w2` (instance slurm-3)"), "{first}");
+    let mut line = String::new();
+    while !line.starts_with("reported lease") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "the task's worker ended before it reported a game");
+    }
+    let lease = line["reported lease ".len()..].split(':').next().unwrap().to_string();
+    let row = Store::open(&data).unwrap().lease(&lease).unwrap().unwrap();
+    assert_eq!((row.worker.as_str(), row.state.as_str()), ("w2/slurm-3", "done"));
+    assert!(root.join("w2-3").join("pending").is_dir(), "its reports kept under ROOT/NAME-K");
 }
