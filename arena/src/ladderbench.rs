@@ -10,6 +10,10 @@
 //!   last refit; the wait for a refit is at most `refit_ms` on top.
 //! - Restart: the largest of those stores opened as a restarting ladder opens it: the store
 //!   read and the last refit served, before it listens (the next refit in the background).
+//! - With `--workers 1,2`, instead: a ladder process whose games of anchors are played by that
+//!   many `arena worker` processes (each `--worker-slots` games at once), the counts run in
+//!   turn, `--repeats` times: games a second, and the ladder's own CPU time per game and per
+//!   decision it relayed (read from /proc), medians with their range.
 
 use arena::ladder::Ladder;
 use arena::ladder::config::LadderConfig;
@@ -43,6 +47,19 @@ pub struct BenchLadderArgs {
     /// Bootstrap resamples of each refit.
     #[arg(long, default_value_t = 200)]
     pub bootstrap: u32,
+    /// Measure a ladder whose games are played by this many worker processes instead (each
+    /// count in turn, comma-separated: `1,2`).
+    #[arg(long, value_delimiter = ',')]
+    pub workers: Vec<usize>,
+    /// Games each worker plays at once.
+    #[arg(long, default_value_t = 2)]
+    pub worker_slots: u32,
+    /// The anchors the workers' games are between (built-in agents, comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "random,rules,greedy")]
+    pub anchors: Vec<String>,
+    /// Rounds of the worker counts, in turn.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
 }
 
 fn ladder_text(bootstrap: u32, cap: u32) -> String {
@@ -53,6 +70,9 @@ fn ladder_text(bootstrap: u32, cap: u32) -> String {
 }
 
 pub fn run(args: BenchLadderArgs) -> Result<(), String> {
+    if !args.workers.is_empty() {
+        return workers(&args);
+    }
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(|e| e.to_string())?;
     let scratch = std::env::temp_dir().join(format!("arena-bench-ladder-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
@@ -163,6 +183,145 @@ async fn measure(args: &BenchLadderArgs, scratch: &std::path::Path) -> Result<()
             s.lists[0].1.entries.len(),
         );
         running.stop().await?;
+    }
+    Ok(())
+}
+
+/// A process's CPU time so far (user and system), from /proc.
+fn cpu_seconds(pid: u32) -> Result<f64, String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| format!("/proc/{pid}/stat: {e}"))?;
+    // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).ok_or("a malformed /proc stat")?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<f64>().ok()).ok_or("a malformed /proc stat");
+    // SAFETY: sysconf only reads a configuration value.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    Ok((ticks(11)? + ticks(12)?) / hz)
+}
+
+/// A child process killed when dropped.
+struct Child(std::process::Child);
+impl Drop for Child {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One measurement: a ladder process and `n` workers, `seconds` of play after a warm-up.
+/// Games a second, and the ladder's CPU seconds per game and per decision.
+fn measure_workers(args: &BenchLadderArgs, dir: &std::path::Path, n: usize) -> Result<(f64, f64, f64), String> {
+    use std::io::BufRead;
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let keys: String = (0..n).map(|k| format!("w{k}=bench-worker-key-{k:08}\n")).collect();
+    std::fs::write(dir.join("workers.txt"), keys).map_err(|e| e.to_string())?;
+    let anchors: String = args.anchors.iter().map(|a| format!("  - {{ name: {a}, bot: \"{a}\" }}\n")).collect();
+    let text = format!(
+        "name: bench\ngames:\n  - {{ game: expedition, preset: no-dice, params: {{ players: 2 }} }}\nanchors:\n{anchors}\
+         anchor_interval: 0\nanchor_games: 64\nprovisional_games: 0\nbootstrap: {}\nrefit_ms: 1000\n\
+         workers: {{ keys: workers.txt, slots: 64 }}\n",
+        args.bootstrap
+    );
+    let file = dir.join("ladder.yaml");
+    std::fs::write(&file, text).map_err(|e| e.to_string())?;
+    let data = dir.join("data");
+    let mut ladder = Child(
+        std::process::Command::new(&exe)
+            .args(["ladder", &file.display().to_string(), "--data", &data.display().to_string()])
+            .args(["--addr", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the ladder: {e}"))?,
+    );
+    let mut line = String::new();
+    let out = ladder.0.stdout.take().ok_or("no stdout")?;
+    std::io::BufReader::new(out).read_line(&mut line).map_err(|e| e.to_string())?;
+    let addr = line.trim().rsplit(' ').next().ok_or("the ladder did not say where it serves")?;
+    let url = format!("http://{addr}");
+    let _workers: Vec<Child> = (0..n)
+        .map(|k| {
+            std::process::Command::new(&exe)
+                .args(["worker", "--ladder", &url, "--name", &format!("w{k}"), "--no-sandbox"])
+                .args([
+                    "--slots",
+                    &args.worker_slots.to_string(),
+                    "--data",
+                    &dir.join(format!("w{k}")).display().to_string(),
+                ])
+                .env("ARENA_WORKER_KEY", format!("bench-worker-key-{k:08}"))
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .map(Child)
+                .map_err(|e| format!("cannot start a worker: {e}"))
+        })
+        .collect::<Result<_, _>>()?;
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| e.to_string())?;
+    let games = || {
+        rt.block_on(async {
+            let channel = arena::client::connect(&url).await?;
+            let mut c = proto::v1::ladder_client::LadderClient::new(channel);
+            c.standings(proto::v1::StandingsRequest { offset: 0, limit: 1 })
+                .await
+                .map(|r| r.into_inner().games)
+                .map_err(|e| e.message().to_string())
+        })
+    };
+    std::thread::sleep(Duration::from_secs(2));
+    let pid = ladder.0.id();
+    let (g0, c0, t0) = (games()?, cpu_seconds(pid)?, Instant::now());
+    std::thread::sleep(Duration::from_secs_f64(args.seconds));
+    let (g1, c1, elapsed) = (games()?, cpu_seconds(pid)?, t0.elapsed().as_secs_f64());
+    drop(_workers);
+    drop(ladder);
+    let played = g1.saturating_sub(g0);
+    if played == 0 {
+        return Err(format!("no game was played by {n} workers in the time measured"));
+    }
+    // Decisions a game, from the games stored.
+    let store = arena::ladder::store::Store::open(&data)?;
+    let all = store.all_games()?;
+    let decisions = all.iter().map(|g| g.record.game.actions.len()).sum::<usize>() as f64 / all.len().max(1) as f64;
+    let cpu = (c1 - c0) / played as f64;
+    Ok((played as f64 / elapsed, cpu, cpu / decisions))
+}
+
+fn workers(args: &BenchLadderArgs) -> Result<(), String> {
+    let scratch = std::env::temp_dir().join(format!("arena-bench-workers-{}", std::process::id()));
+    let mut runs: Vec<Vec<(f64, f64, f64)>> = vec![Vec::new(); args.workers.len()];
+    let mut result = Ok(());
+    'rounds: for round in 0..args.repeats {
+        for (i, &n) in args.workers.iter().enumerate() {
+            match measure_workers(args, &scratch.join(format!("r{round}-w{n}")), n) {
+                Ok(m) => runs[i].push(m),
+                Err(e) => {
+                    result = Err(e);
+                    break 'rounds;
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+    result?;
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    };
+    for (i, &n) in args.workers.iter().enumerate() {
+        let (g, g_lo, g_hi) = median(runs[i].iter().map(|r| r.0).collect());
+        let (c, c_lo, c_hi) = median(runs[i].iter().map(|r| r.1 * 1e3).collect());
+        let (d, d_lo, d_hi) = median(runs[i].iter().map(|r| r.2 * 1e6).collect());
+        outln!(
+            "workers: {n} × {} slots ({}): {g:.0} games/s ({g_lo:.0}–{g_hi:.0}); the ladder's CPU {c:.2} ms a game \
+             ({c_lo:.2}–{c_hi:.2}), {d:.1} µs a decision relayed ({d_lo:.1}–{d_hi:.1}); median of {} runs, {} s each",
+            args.worker_slots,
+            args.anchors.join(", "),
+            args.repeats,
+            args.seconds
+        );
     }
     Ok(())
 }

@@ -23,6 +23,10 @@ use std::time::Duration;
 use tonic::Code;
 use tonic::transport::Channel;
 
+/// A game's new moves are told to the ladder at most this often: a watcher sees them this
+/// late at most, and the ladder relays a handful of calls a second per game, not one a move.
+const TELL_EVERY: Duration = Duration::from_millis(100);
+
 /// How a worker runs.
 #[derive(Clone, Debug)]
 pub struct WorkerConfig {
@@ -389,7 +393,7 @@ impl Worker {
                 return Err(e.message().to_string());
             }
         };
-        // Its moves told as they come (at most every 100 ms), which keeps the lease.
+        // Its moves told as they come, at most every TELL_EVERY (which keeps the lease).
         let keep = Duration::from_millis((lease.lease_ms / 4).clamp(100, 5000));
         let mut sent = 0usize;
         let mut told = tokio::time::Instant::now();
@@ -398,6 +402,9 @@ impl Worker {
             let changed = table.changed.notified();
             tokio::pin!(changed);
             changed.as_mut().enable();
+            let ended = table.over.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
             let (actions, over) = {
                 let s = table.lock();
                 (s.actions.clone(), s.ended.is_some())
@@ -405,7 +412,8 @@ impl Worker {
             if over {
                 break;
             }
-            if actions.len() > sent || told.elapsed() >= keep {
+            let pending = actions.len() > sent;
+            if (pending && told.elapsed() >= TELL_EVERY) || told.elapsed() >= keep {
                 let req = v1::ProgressRequest {
                     worker: self.id(),
                     lease: lease.lease.clone(),
@@ -425,7 +433,15 @@ impl Worker {
                 }
                 told = tokio::time::Instant::now();
             }
-            let _ = tokio::time::timeout(Duration::from_millis(100).max(keep / 10), changed).await;
+            // Moves not yet told: told at the next tick; none: wait for one (or the keep's time).
+            if pending {
+                tokio::select! {
+                    _ = tokio::time::sleep_until(told + TELL_EVERY) => {}
+                    _ = &mut ended => {}
+                }
+            } else {
+                let _ = tokio::time::timeout_at(told + keep, changed).await;
+            }
         }
         if voided.is_some() {
             table.abort();
