@@ -124,6 +124,22 @@ pub const KEPT_VARIABLES: [&str; 5] = ["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ
 /// keys, `/etc/munge/munge.key`…): a program running as the arena's user (root, perhaps) could
 /// read them, so a sandbox hides them. At most a few thousand entries are looked at.
 fn unreadable_in_etc() -> (Vec<PathBuf>, Vec<PathBuf>) {
+    // Looked at once a minute at most (a ladder launches a sandbox for each game): a file made
+    // private after that is hidden from the sandboxes launched a minute later.
+    type Found = (Vec<PathBuf>, Vec<PathBuf>);
+    static LAST: std::sync::Mutex<Option<(std::time::Instant, Found)>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|p| p.into_inner());
+    match &*last {
+        Some((at, found)) if at.elapsed() < std::time::Duration::from_secs(60) => found.clone(),
+        _ => {
+            let found = scan_etc();
+            *last = Some((std::time::Instant::now(), found.clone()));
+            found
+        }
+    }
+}
+
+fn scan_etc() -> (Vec<PathBuf>, Vec<PathBuf>) {
     use std::os::unix::fs::PermissionsExt;
     let (mut files, mut folders) = (Vec::new(), Vec::new());
     let mut todo = vec![PathBuf::from("/etc")];

@@ -148,15 +148,7 @@ async fn decisions(
                 let table = hub
                     .create_hosted("expedition", "no-dice", spec, 1000 + round as u64, &seats, &names, None, None, None)
                     .map_err(|e| e.message().to_string())?;
-                loop {
-                    let over = table.over.notified();
-                    tokio::pin!(over);
-                    over.as_mut().enable();
-                    if table.is_over() {
-                        break;
-                    }
-                    over.await;
-                }
+                table.wait_over().await;
                 let took = start.elapsed();
                 let record = table.record().map_err(|e| e.message().to_string())?;
                 Ok::<_, String>(took / record.game.actions.len().max(1) as u32)

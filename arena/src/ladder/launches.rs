@@ -470,7 +470,7 @@ impl Ladder {
                 return Err((format!("its validation game could not start: {}", e.message()), String::new()));
             }
         };
-        super::over(&table).await;
+        table.wait_over().await;
         let finished = self.finish(&mut launching).await;
         let record = table.record().map_err(|e| (e.message().to_string(), finished.stderr.clone()))?;
         let fault = record.verdicts.iter().find(|v| mine.contains(&v.seat));
@@ -493,7 +493,7 @@ impl Ladder {
     fn described(&self, agent: usize) -> Result<v1::Submission, String> {
         let name = self.name(agent).ok_or("no such agent")?;
         let id = self.state().submission.get(&agent).map(|s| s.id).ok_or("not a submission")?;
-        let stored = self.with_store(|s| s.submissions())?.into_iter().find(|s| s.id == id).ok_or("not stored")?;
+        let stored = self.with_store(|s| s.submission(id))?.ok_or("not stored")?;
         let (logs, stderr) = self.with_store(|s| Ok::<_, String>((s.logged_games(id)?, s.log(id, None)?)))?;
         Ok(wire(&name, &stored, logs, stderr.unwrap_or_default()))
     }

@@ -788,7 +788,7 @@ impl Ladder {
             s.in_play += 1;
             s.playing.insert(table.setup.id.clone(), table.clone());
         }
-        over(&table).await;
+        table.wait_over().await;
         let mut finished = Vec::new();
         for (a, l) in &mut launched {
             finished.push((*a, self.finish(l).await));
@@ -1172,19 +1172,6 @@ impl NameGate for Ladder {
         s.add(index, name);
         s.own(index, &owner, (!keyed).then_some(now));
         Ok(())
-    }
-}
-
-/// Wait until a match is over.
-async fn over(table: &crate::server::table::Table) {
-    loop {
-        let notified = table.over.notified();
-        tokio::pin!(notified);
-        notified.as_mut().enable();
-        if table.is_over() {
-            return;
-        }
-        notified.await;
     }
 }
 

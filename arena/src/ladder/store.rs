@@ -351,14 +351,25 @@ impl Store {
             .map_err(err("submissions"))
     }
 
+    /// Submission `id`, if stored.
+    pub fn submission(&self, id: u64) -> Result<Option<StoredSubmission>, String> {
+        Ok(self.submissions_where("WHERE id = ?1", id)?.pop())
+    }
+
     /// Every submission, oldest first.
     pub fn submissions(&self) -> Result<Vec<StoredSubmission>, String> {
+        self.submissions_where("WHERE ?1 = ?1", 0)
+    }
+
+    fn submissions_where(&self, filter: &str, id: u64) -> Result<Vec<StoredSubmission>, String> {
         let mut q = self
             .conn
-            .prepare("SELECT id, agent, command, bytes, state, verdict, submitted_ms FROM submissions ORDER BY id")
+            .prepare(&format!(
+                "SELECT id, agent, command, bytes, state, verdict, submitted_ms FROM submissions {filter} ORDER BY id"
+            ))
             .map_err(err("submissions"))?;
         let rows = q
-            .query_map([], |r| {
+            .query_map([id as i64], |r| {
                 Ok(StoredSubmission {
                     id: r.get::<_, i64>(0)? as u64,
                     agent: r.get::<_, i64>(1)? as usize - 1,

@@ -325,6 +325,19 @@ impl Table {
         }
     }
 
+    /// Wait until the match is over (at once if it is).
+    pub async fn wait_over(&self) {
+        loop {
+            let notified = self.over.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.is_over() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
     pub fn is_over(&self) -> bool {
         self.lock().ended.is_some()
     }
