@@ -105,6 +105,15 @@ impl<'a> SeatView<'a> {
         }
     }
 
+    /// What `action` acts on, as a drawing of the observation names it (`column:2`,
+    /// `satchel:7♦`), in process; across a wire, what the server sent.
+    pub fn target(&self, action: ActionId) -> Option<String> {
+        match self.source {
+            Source::Local(g) => g.action_target(action),
+            Source::Wire(_) => None,
+        }
+    }
+
     /// The seat's observation as JSON.
     pub fn observation_json(&self) -> serde_json::Value {
         match self.source {

@@ -5,8 +5,9 @@
 //! back.
 //!
 //! Along a random game from a seed, at every state:
-//! - the legal ids are distinct, named by the spec and labelled; empty exactly when the game is
-//!   over, as `to_move` is none and the outcome is there;
+//! - the legal ids are distinct, named by the spec, labelled and given a target (what a drawing
+//!   offers them on); empty exactly when the game is over, as `to_move` is none and the
+//!   outcome is there;
 //! - an id that is not legal (or not an id at all) is refused and changes nothing;
 //! - a clone is independent: acting on it leaves the original as it was;
 //! - no two legal actions have the same effect, unless they differ in a state the mover cannot
@@ -128,6 +129,14 @@ fn check_state(spec: &dyn AnySpec, g: &dyn AnyGame, legal: &[ActionId]) -> Resul
         ensure!(id < spec.action_count(), "legal id {id} is not below action_count {}", spec.action_count());
         ensure!(spec.action_name(id).is_some(), "legal id {id} has no name in the spec");
         ensure!(!g.action_label(id).trim().is_empty(), "legal id {id} has an empty label");
+        // Every action can be offered on the thing a drawing shows it acting on.
+        let target = g.action_target(id).unwrap_or_default();
+        let (kind, which) = target.split_once(':').unwrap_or((&target, "x"));
+        ensure!(
+            !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'-') && !which.is_empty(),
+            "legal id {id} ({}) has no target a drawing names (`{target}`)",
+            g.action_label(id)
+        );
     }
     Ok(())
 }

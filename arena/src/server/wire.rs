@@ -35,6 +35,7 @@ pub fn legal(view: &SeatView) -> Vec<v1::LegalAction> {
         id,
         label: view.label(id),
         rules_section: view.section(id).unwrap_or_default().to_string(),
+        target: view.target(id).unwrap_or_default(),
     };
     view.legal().iter().map(|&id| action(id)).collect()
 }

@@ -25,11 +25,12 @@ pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: inc
 pub const KEY: Asset = Asset { name: "key.html", content_type: HTML, body: include_str!("page/key.html") };
 
 /// What `/static/NAME` serves.
-pub const STATIC: [Asset; 9] = [
+pub const STATIC: [Asset; 10] = [
     Asset { name: "arena.css", content_type: CSS, body: include_str!("page/arena.css") },
     Asset { name: "arena.js", content_type: JS, body: include_str!("page/arena.js") },
     Asset { name: "front.js", content_type: JS, body: include_str!("page/front.js") },
     Asset { name: "match.js", content_type: JS, body: include_str!("page/match.js") },
+    Asset { name: "draw.js", content_type: JS, body: include_str!("page/draw.js") },
     Asset { name: "play.js", content_type: JS, body: include_str!("page/play.js") },
     Asset { name: "key.js", content_type: JS, body: include_str!("page/key.js") },
     Asset { name: "icon.svg", content_type: SVG, body: include_str!("page/icon.svg") },

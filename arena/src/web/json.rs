@@ -19,16 +19,26 @@ pub fn outcome(o: &v1::MatchOutcome) -> Value {
     })
 }
 
-/// A seat's state: its view as text, the legal actions with their labels when it is to move,
-/// the time it has left, the outcome once over.
+/// A seat's state: its view as text and as the game's observation (what the page draws: the
+/// seat's own view, read back from the typed message a gRPC client gets), the legal actions
+/// with their labels and targets when it is to move, the time it has left, the outcome once
+/// over.
 pub fn seat_state(s: &v1::SeatState) -> Value {
+    let observation = s
+        .observation
+        .as_ref()
+        .and_then(|o| proto::convert::observation_from_proto(o).ok())
+        .map(|(game, json, _)| json!({"game": game, "view": json}));
     json!({
+        "observation": observation,
         "match_id": s.match_id,
         "seat": s.seat,
         "version": s.version,
         "to_move": s.to_move,
         "text": s.observation.as_ref().map(|o| o.text.as_str()).unwrap_or_default(),
-        "legal": s.legal.iter().map(|l| json!({"id": l.id, "label": l.label, "section": l.rules_section})).collect::<Vec<_>>(),
+        "legal": s.legal.iter().map(|l| json!({
+            "id": l.id, "label": l.label, "section": l.rules_section, "target": l.target,
+        })).collect::<Vec<_>>(),
         "time_left_ms": s.time_left_ms,
         "outcome": s.outcome.as_ref().map(outcome),
     })

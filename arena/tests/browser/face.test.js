@@ -305,6 +305,98 @@ for (const [game, preset, others, seed] of [
   });
 }
 
+// Click the drawn things the seat may act on (chosen at random; where several actions share a
+// thing, one of those offered) until the result shows. Before each click and at the end, what
+// the seat's part of the page holds (its text, the drawing's titles) and the state's version.
+async function playByDrawing(page, seed, seen) {
+  const pick = rng(seed);
+  let clicks = 0;
+  for (;;) {
+    const next = await Promise.race([
+      page.waitForSelector('#result:not([hidden])', { timeout: 60000 }).then(() => 'over'),
+      page.waitForSelector('#seat[data-to-move="yes"] #table:not(.waiting) svg .legal', { timeout: 60000 }).then(() => 'move'),
+    ]);
+    seen.push(await page.evaluate(() => ({
+      version: Number(document.getElementById('table').dataset.version),
+      text: document.getElementById('seat').textContent + '\n' +
+        [...document.querySelectorAll('#table title')].map(t => t.textContent).join('\n'),
+    })));
+    if (next === 'over') return clicks;
+    const things = await page.$$eval('#table svg .legal', gs => gs.map(g => g.dataset.target));
+    if (things.length === 0) continue;
+    const target = things[Math.floor(pick() * things.length)];
+    const clicked = await page
+      .locator(`#table:not(.waiting) svg .legal[data-target="${target}"]`)
+      .first()
+      .click({ timeout: 2000 })
+      .then(() => true, () => false);
+    if (!clicked) continue;
+    if (await page.isVisible('#chooser')) {
+      const offered = await page.$$('#chooser button[data-action]');
+      assert.ok(offered.length >= 2, 'a chooser offers the actions its thing shares');
+      await offered[Math.floor(pick() * offered.length)].click();
+    }
+    clicks += 1;
+    assert.ok(clicks < 5000, 'the game does not end');
+  }
+}
+
+// What a drawing may name that another seat could hide: journey's playing cards, expedition's
+// cards (quoted in the views: missions, discoveries).
+function thingsNamed(game, views) {
+  if (game === 'journey') return [...new Set(views.flat().flatMap(v => cardsNamed(v)))].filter(c => c !== 'Joker');
+  return [...new Set(views.flat().flatMap(v => [...v.matchAll(/"([^"]+)"/g)].map(m => m[1])))];
+}
+
+for (const [game, preset, others, seed, width] of [
+  ['expedition', 'no-dice', ['bot:greedy'], 3, 1000],
+  ['expedition', 'dice', ['bot:greedy', 'bot:random'], 5, 375],
+  ['expedition', 'no-dice', ['bot:random', 'bot:greedy', 'bot:random'], 9, 1000],
+  ['journey', 'classic', ['bot:greedy'], 13, 1000],
+  ['journey', 'martian', ['bot:greedy', 'bot:random'], 17, 375],
+  ['journey', 'dunwich', ['bot:random', 'bot:greedy', 'bot:greedy'], 19, 1000],
+]) {
+  test(`a person plays ${game} ${preset} with ${others.length + 1} seats by clicking the drawn table (${width} px)`, async () => {
+    const records = path.join(scratch, `drawn-${game}-${preset}-${others.length}.jsonl`);
+    const { proc, url } = await serve(records);
+    const b = await browser();
+    const problems = [];
+    const seen = [];
+    let clicks = 0;
+    let widest = 0;
+    try {
+      const context = await b.newContext({ viewport: { width, height: 900 } });
+      const page = await context.newPage();
+      watchConsole(page, problems);
+      await newMatch(page, url, game, preset, others);
+      await page.waitForSelector('#table svg', { timeout: 20000 });
+      clicks = await playByDrawing(page, seed, seen);
+      widest = await page.evaluate(() => document.documentElement.scrollWidth);
+    } finally {
+      await b.close();
+      await stopped(proc);
+    }
+    assert.deepEqual(problems, [], 'console messages or page errors');
+    assert.ok(clicks > 0, 'the person moved by clicking the drawing');
+    assert.ok(widest <= width, `the page is ${widest} px wide in a ${width} px viewport: no sideways scrolling`);
+    // Nothing the person's page held at any step named a card their seat could not see then.
+    const { views } = viewsOf(records, others.length + 1);
+    const named = thingsNamed(game, views);
+    let checked = 0;
+    for (const { version, text } of seen) {
+      const mine = views[0][version];
+      assert.ok(mine !== undefined, `a state of version ${version}: the record has ${views[0].length} positions`);
+      for (const thing of named) {
+        if (!text.includes(thing)) continue;
+        checked += 1;
+        assert.ok(mine.includes(thing), `at version ${version} the page names ${thing}, which seat 0 could not see`);
+      }
+    }
+    assert.ok(checked > 0, 'the pages named cards: the check checked something');
+    assert.match(replayed(records), new RegExp(`^game 1: ${game} seed`));
+  });
+}
+
 test('the face refuses what a stranger may not do, with a message that names it', async () => {
   const { proc, url } = await serve(path.join(scratch, 'refusals.jsonl'));
   try {
@@ -595,7 +687,8 @@ test("a person sits at a seat of a match a program made, by typing the seat's to
     assert.match(await page.textContent('#problem'), /opens no seat/);
     await page.fill('#join-token', made.seats[0].token);
     await page.click('#join button');
-    await page.waitForSelector('#seat:not([hidden]) #view:not(:empty)');
+    await page.waitForSelector('#seat:not([hidden]) #table svg');
+    assert.ok((await page.textContent('#view')).length > 0, "the seat's view as text, for a screen reader");
     assert.equal(await page.isVisible('#join'), false);
     assert.match(await page.textContent('#seat-title'), /seat 0 \(you\)/);
     // The token is nowhere in the address.

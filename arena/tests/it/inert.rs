@@ -167,7 +167,7 @@ fn check(found: &Value, expect: Expect) {
 }
 
 const FRONT: [&str; 2] = ["/static/arena.js", "/static/front.js"];
-const MATCH: [&str; 2] = ["/static/arena.js", "/static/match.js"];
+const MATCH: [&str; 3] = ["/static/arena.js", "/static/draw.js", "/static/match.js"];
 const PLAY: [&str; 2] = ["/static/arena.js", "/static/play.js"];
 const GAME: [&str; 2] = ["inline application/json", "/static/viewer.js"];
 const REPORT_GAME: [&str; 2] = ["inline application/json", "inline text/javascript"];

@@ -173,6 +173,11 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     /// id, as the web face's rules page names it) that says what the action does; `None` for
     /// an id that names no action.
     fn action_section(&self, action: ActionId) -> Option<&'static str>;
+    /// What the action moves or acts on, as a drawing of the mover's observation names it:
+    /// `KIND` or `KIND:WHICH` (`column:2`, `satchel:7♦`, `supply`, `end-turn`), so that a page
+    /// can offer the action on the thing drawn. Several actions may share a target (a card
+    /// struck or fled with). `None` for an id that names no action.
+    fn action_target(&self, action: ActionId) -> Option<String>;
     /// Exactly what `seat` may know now.
     fn observation(&self, seat: Seat) -> Self::Observation;
     /// A seat's tensor ([`Game::observation_tensor`] of its observation) written into `out`:

@@ -78,6 +78,7 @@ pub trait AnyGame: Send + Sync {
     fn outcome(&self) -> Option<Outcome>;
     fn action_label(&self, action: ActionId) -> String;
     fn action_section(&self, action: ActionId) -> Option<&'static str>;
+    fn action_target(&self, action: ActionId) -> Option<String>;
     fn observation_json(&self, seat: Seat) -> serde_json::Value;
     fn observation_text(&self, seat: Seat) -> String;
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
@@ -138,6 +139,9 @@ impl<G: Game> AnyGame for Dyn<G> {
     }
     fn action_section(&self, action: ActionId) -> Option<&'static str> {
         self.0.action_section(action)
+    }
+    fn action_target(&self, action: ActionId) -> Option<String> {
+        self.0.action_target(action)
     }
     fn observation_json(&self, seat: Seat) -> serde_json::Value {
         serde_json::to_value(self.0.observation(seat)).unwrap_or(serde_json::Value::Null)

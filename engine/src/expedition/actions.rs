@@ -73,6 +73,23 @@ impl Action {
         }
     }
 
+    /// What it acts on, as a drawing of the mover's observation names it
+    /// ([`crate::core::Game::action_target`]): the die, a column of the Headquarters, a
+    /// face-up card, the deck, a tool of the backpack, a held tile (by its id), a Dice card,
+    /// the end of the turn.
+    pub fn target(self) -> String {
+        match self {
+            Action::Roll | Action::SkipRoll | Action::KeepRoll | Action::SetFace(_) => "die".into(),
+            Action::TakeColumn(c) => format!("column:{c}"),
+            Action::TakeFaceUp(i) => format!("face-up:{i}"),
+            Action::TakeTop | Action::GoWithoutCard => "deck".into(),
+            Action::ReturnTool(t) => format!("tool:{t}"),
+            Action::EndTurn => "end-turn".into(),
+            Action::DiceDraw | Action::DiceRelight | Action::DiceCoin => "dice-card".into(),
+            Action::ReturnTile(t) | Action::Complete { tile: t, .. } => format!("tile:{t}"),
+        }
+    }
+
     pub const fn id(self) -> ActionId {
         match self {
             Action::Roll => ROLL,

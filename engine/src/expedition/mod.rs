@@ -354,6 +354,10 @@ impl Game for Expedition {
         self.decode(action).map(Action::section)
     }
 
+    fn action_target(&self, action: ActionId) -> Option<String> {
+        self.decode(action).map(Action::target)
+    }
+
     fn observation(&self, seat: Seat) -> Observation {
         self.observe(seat)
     }

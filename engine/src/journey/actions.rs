@@ -74,6 +74,29 @@ impl Action {
         }
     }
 
+    /// What it acts on, as a drawing of the mover's observation names it
+    /// ([`crate::core::Game::action_target`]): a card of the mover's satchel, of the Discard
+    /// or of the Wreckage, the Supply, the adversary, the companion, the way home's offer, or
+    /// a choice with no card of its own (`pass`, `end-refuge`, the Reckoning, the Deliverance).
+    pub fn target(self) -> String {
+        use Action::*;
+        match self {
+            Forage | Hide => "supply".into(),
+            Recover(c) | Take(c) => format!("discard:{c}"),
+            Cache(c) | Strike(c) | StrikeAs(c, _) | Regroup(c) | Flee(c) | HideWith(c) | Spend(c) | ShedForJoker(c) => {
+                format!("satchel:{c}")
+            }
+            SpendWreckage(c) => format!("wreckage:{c}"),
+            EndRefuge => "end-refuge".into(),
+            Reckoning => "reckoning".into(),
+            Deliverance => "deliverance".into(),
+            RidBurden => "adversary".into(),
+            Pass => "pass".into(),
+            SpendCompanion | ShedCompanionForJoker => "companion".into(),
+            Strip => "offer".into(),
+        }
+    }
+
     fn kind(self) -> u32 {
         use Action::*;
         match self {

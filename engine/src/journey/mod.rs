@@ -759,6 +759,10 @@ impl Game for Journey {
         Action::from_id(id).map(Action::section)
     }
 
+    fn action_target(&self, id: ActionId) -> Option<String> {
+        Action::from_id(id).map(Action::target)
+    }
+
     fn observation(&self, seat: Seat) -> JourneyObservation {
         observation::observe(self, seat.0, Detail::Full)
     }

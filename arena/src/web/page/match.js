@@ -60,6 +60,7 @@ function tick() {
 
 async function choose(seat, action) {
   for (const b of document.querySelectorAll('#legal button')) b.disabled = true;
+  document.getElementById('table').classList.add('waiting');
   try {
     const s = await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/act',
       { method: 'POST', token: seat.token, body: { action, version: current.version } });
@@ -68,13 +69,43 @@ async function choose(seat, action) {
   } catch (e) {
     problem('Your move was refused: ' + e.message);
     for (const b of document.querySelectorAll('#legal button')) b.disabled = false;
+    document.getElementById('table').classList.remove('waiting');
   }
+}
+
+// Several actions on one drawn thing: offered by name, under the drawing.
+function ask(seat, actions) {
+  const chooser = document.getElementById('chooser');
+  chooser.replaceChildren(arena.el('span', 'Which? ', 'sub'));
+  for (const a of actions) {
+    const b = arena.el('button', a.label);
+    b.type = 'button';
+    b.dataset.action = a.id;
+    b.addEventListener('click', () => {
+      chooser.hidden = true;
+      choose(seat, a.id);
+    });
+    chooser.append(b);
+  }
+  const cancel = arena.el('button', 'none of these');
+  cancel.type = 'button';
+  cancel.addEventListener('click', () => { chooser.hidden = true; });
+  chooser.append(cancel);
+  chooser.hidden = false;
 }
 
 function showState(seat, s) {
   if (current && s.version < current.version) return;
   current = s;
   document.getElementById('view').textContent = s.text;
+  document.getElementById('chooser').hidden = true;
+  const mineNow = !s.outcome && s.to_move === s.seat;
+  const drawn = s.observation && typeof draw !== 'undefined'
+    ? draw.table(s.observation.game, s.observation.view, mineNow ? s.legal : [], id => choose(seat, id), actions => ask(seat, actions))
+    : null;
+  const table = document.getElementById('table');
+  table.replaceChildren(...(drawn ? [drawn] : []));
+  table.dataset.version = s.version;
   const legal = document.getElementById('legal');
   legal.replaceChildren();
   const mine = !s.outcome && s.to_move === s.seat;
@@ -104,6 +135,7 @@ function showState(seat, s) {
     legal.append(arena.el('p', 'Waiting for ' + arena.seatName(players, s.to_move) + '.', 'sub'));
   }
   document.getElementById('seat').dataset.toMove = mine ? 'yes' : 'no';
+  document.getElementById('table').classList.remove('waiting');
   document.getElementById('resign').hidden = Boolean(s.outcome);
   if (s.outcome) showResult(s.outcome);
   tick();
