@@ -31,7 +31,11 @@ fn located(game: &str, o: &Value, target: &str) -> bool {
         ("expedition", "face-up") => {
             which.parse::<usize>().is_ok_and(|i| o["face_up"].as_array().unwrap().get(i).is_some_and(|c| !c.is_null()))
         }
-        ("expedition", "tile") => o["seats"][me]["tiles"].as_array().unwrap().iter().any(|t| t["id"].to_string() == which),
+        ("expedition", "tile") => o["seats"][me]["tiles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["id"].as_u64().is_some_and(|i| i.to_string() == which)),
         ("expedition", "tool") => o["seats"][me]["tools"][which].as_u64().is_some_and(|n| n > 0),
         ("expedition", "die" | "deck" | "dice-card" | "end-turn") => true,
         _ => false,
