@@ -188,11 +188,12 @@ pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameVi
     let mut next = 0;
     let g = r.replay(&crate::files::refuse_files, |g| {
         let views = (0..g.seats()).map(|s| g.observation_text(engine::core::Seat(s as u8))).collect();
+        let observations = (0..g.seats()).map(|s| g.observation_json(engine::core::Seat(s as u8))).collect();
         let label = match (g.to_move(), r.game.actions.get(next)) {
             (Some(_), Some(&a)) => g.action_label(a),
             _ => String::new(),
         };
-        steps.push(reports::viewer::Step { mover: g.to_move().map(|s| s.index()), label, views });
+        steps.push(reports::viewer::Step { mover: g.to_move().map(|s| s.index()), label, views, observations });
         next += 1;
     })?;
     if let Some(last) = steps.last_mut() {
@@ -210,6 +211,7 @@ pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameVi
     }
     let params = engine::core::params_to_yaml(&r.game.params).unwrap_or_default().trim().replace('\n', ", ");
     Ok(reports::viewer::GameView {
+        game: r.game.game.clone(),
         title: title.to_string(),
         subtitle: format!("{} (rules version {}), seed {}: {params}", r.game.game, r.game.rules_version, r.game.seed),
         players,

@@ -16,11 +16,16 @@ pub struct Step {
     pub label: String,
     /// Each seat's view of the position, as text.
     pub views: Vec<String>,
+    /// …and as the game's observation (JSON), drawn by [`DRAW`] when the game is one it draws.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub observations: Vec<serde_json::Value>,
 }
 
 /// A whole game, for the viewer.
 #[derive(Clone, Debug, Serialize)]
 pub struct GameView {
+    /// The game's name (what [`DRAW`] draws it by).
+    pub game: String,
     pub title: String,
     /// A line under the title (game, parameters, seed).
     pub subtitle: String,
@@ -40,6 +45,13 @@ align-items:center;flex-wrap:wrap}button{font-size:1em;padding:.3em .8em}#where{
 .seat{background:#fff;border:1px solid #ddd;border-radius:6px;padding:.5em}.seat.mover{border-color:#2a6df4;\
 box-shadow:0 0 0 2px #2a6df433}.seat h2{font-size:1em;margin:.2em 0}pre{white-space:pre-wrap;font-size:.85em;margin:0}\
 #result{margin-top:1em;font-weight:600}";
+
+/// The drawing of a seat's view (SVG made by the page's script from the seat's observation),
+/// shared by the web face's tables and the step-through pages.
+pub const DRAW: &str = include_str!("viewer_assets/draw.js");
+
+/// The drawings' style.
+pub const DRAW_CSS: &str = include_str!("viewer_assets/draw.css");
 
 /// The viewer's script: it reads the game from the page's `game` JSON element.
 pub const SCRIPT: &str = r#"
@@ -62,7 +74,12 @@ function show(k) {
     h.textContent = 'seat ' + i + ' (' + game.players[i] + ') sees';
     const p = document.createElement('pre');
     p.textContent = v;
-    d.append(h, p);
+    d.append(h);
+    // Drawn, where the game is one the drawing knows (the text beneath, for every reader).
+    const o = (s.observations || [])[i];
+    const drawn = o && typeof draw !== 'undefined' ? draw.table(game.game, o, [], () => {}, () => {}) : null;
+    if (drawn) d.append(drawn);
+    d.append(p);
     seats.append(d);
   });
   document.getElementById('result').hidden = at !== game.steps.length - 1;
@@ -90,8 +107,9 @@ for (let i = 0; presses && i < Number(presses[1]); i++) document.getElementById(
 pub enum Assets<'a> {
     /// In the page itself (a file that opens from disk, with nothing beside it).
     Inline,
-    /// From these addresses (a server whose content security policy forbids inline script).
-    Linked { style: &'a str, script: &'a str },
+    /// From these addresses (a server whose content security policy forbids inline script):
+    /// the style, the drawings' style, the drawing's script and the viewer's.
+    Linked { style: &'a str, draw_style: &'a str, draw: &'a str, script: &'a str },
 }
 
 /// The page of one game, self-contained.
@@ -107,10 +125,16 @@ pub fn viewer_page(g: &GameView, assets: Assets) -> String {
     let mut out = String::new();
     let title = html::text(&g.title);
     let (style, script) = match assets {
-        Assets::Inline => (format!("<style>{CSS}</style>"), format!("<script>{SCRIPT}</script>")),
-        Assets::Linked { style, script } => (
-            format!("<link rel=\"stylesheet\" href=\"{}\">", html::text(style)),
-            format!("<script src=\"{}\"></script>", html::text(script)),
+        Assets::Inline => {
+            (format!("<style>{CSS}{DRAW_CSS}</style>"), format!("<script>{DRAW}</script>\n<script>{SCRIPT}</script>"))
+        }
+        Assets::Linked { style, draw_style, draw, script } => (
+            format!(
+                "<link rel=\"stylesheet\" href=\"{}\">\n<link rel=\"stylesheet\" href=\"{}\">",
+                html::text(style),
+                html::text(draw_style)
+            ),
+            format!("<script src=\"{}\"></script>\n<script src=\"{}\"></script>", html::text(draw), html::text(script)),
         ),
     };
     let _ = write!(
@@ -138,21 +162,33 @@ mod tests {
     fn the_page_holds_the_game_and_no_name_can_end_or_swallow_its_script() {
         let hostile = "c<!--<script> </script> <img src=x onerror=alert(1)> \"q\" 'q' &amp; ]]> \u{2028}\u{2029}";
         let g = GameView {
+            game: format!("g{hostile}"),
             title: format!("a <game> {hostile}"),
             subtitle: format!("seed 1, {hostile}"),
             players: vec![hostile.into()],
             steps: vec![
-                Step { mover: Some(0), label: format!("play {hostile}"), views: vec![format!("view {hostile}")] },
-                Step { mover: None, label: String::new(), views: vec!["view 1".into()] },
+                Step {
+                    mover: Some(0),
+                    label: format!("play {hostile}"),
+                    views: vec![format!("view {hostile}")],
+                    observations: vec![serde_json::json!({ "seat": 0, "name": hostile })],
+                },
+                Step { mover: None, label: String::new(), views: vec!["view 1".into()], observations: Vec::new() },
             ],
             result: format!("won by {hostile}"),
         };
-        for assets in [Assets::Inline, Assets::Linked { style: "/static/viewer.css", script: "/static/viewer.js" }] {
+        let linked = Assets::Linked {
+            style: "/v.css",
+            draw_style: "/d.css",
+            draw: "/static/draw.js",
+            script: "/static/viewer.js",
+        };
+        for assets in [Assets::Inline, linked] {
             let html = viewer_page(&g, assets);
             assert!(html.contains("a &lt;game&gt; c&lt;!--&lt;script&gt;"), "{html}");
-            // Two script elements: the game's data and the viewer.
-            assert_eq!(html.matches("</script>").count(), 2, "only the script elements end");
-            assert_eq!(html.matches("<script").count(), 2, "no script but the page's");
+            // Three script elements: the game's data, the drawing and the viewer.
+            assert_eq!(html.matches("</script>").count(), 3, "only the script elements end");
+            assert_eq!(html.matches("<script").count(), 3, "no script but the page's");
             assert!(!html.contains("<!--") && !html.contains("<img"), "{html}");
             // The data element holds the game, and no character the parser reads.
             let start = html.find("id=\"game\">").unwrap() + "id=\"game\">".len();

@@ -207,7 +207,12 @@ async fn finished_game(
             };
             let view = crate::record::game_view(&record, &title)
                 .map_err(|e| Status::internal(format!("the game does not replay: {e}")))?;
-            let linked = reports::viewer::Assets::Linked { style: "/static/viewer.css", script: "/static/viewer.js" };
+            let linked = reports::viewer::Assets::Linked {
+                style: "/static/viewer.css",
+                draw_style: "/static/draw.css",
+                draw: "/static/draw.js",
+                script: "/static/viewer.js",
+            };
             Ok(reports::viewer::viewer_page(&view, linked))
         })
         .await;

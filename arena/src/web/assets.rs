@@ -25,12 +25,14 @@ pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: inc
 pub const KEY: Asset = Asset { name: "key.html", content_type: HTML, body: include_str!("page/key.html") };
 
 /// What `/static/NAME` serves.
-pub const STATIC: [Asset; 10] = [
+pub const STATIC: [Asset; 11] = [
     Asset { name: "arena.css", content_type: CSS, body: include_str!("page/arena.css") },
     Asset { name: "arena.js", content_type: JS, body: include_str!("page/arena.js") },
     Asset { name: "front.js", content_type: JS, body: include_str!("page/front.js") },
     Asset { name: "match.js", content_type: JS, body: include_str!("page/match.js") },
-    Asset { name: "draw.js", content_type: JS, body: include_str!("page/draw.js") },
+    // The tables drawn (the match page's, and the step-through viewer's).
+    Asset { name: "draw.js", content_type: JS, body: reports::viewer::DRAW },
+    Asset { name: "draw.css", content_type: CSS, body: reports::viewer::DRAW_CSS },
     Asset { name: "play.js", content_type: JS, body: include_str!("page/play.js") },
     Asset { name: "key.js", content_type: JS, body: include_str!("page/key.js") },
     Asset { name: "icon.svg", content_type: SVG, body: include_str!("page/icon.svg") },

@@ -372,6 +372,19 @@ for (const [game, preset, others, seed, width] of [
       await page.waitForSelector('#table svg', { timeout: 20000 });
       clicks = await playByDrawing(page, seed, seen);
       widest = await page.evaluate(() => document.documentElement.scrollWidth);
+      // The finished game steps through drawn: every seat's view at every position.
+      await Promise.all([page.waitForURL(/\/game\?id=/), page.click('#replay')]);
+      const missing = await page.evaluate(seats => {
+        const short = [];
+        const total = Number(/of (\d+)/.exec(document.getElementById('where').textContent)[1]);
+        for (let k = 0; k <= total; k++) {
+          if (document.querySelectorAll('#seats svg.table').length !== seats) short.push(k);
+          document.getElementById('next').click();
+        }
+        return { short, total };
+      }, others.length + 1);
+      assert.deepEqual(missing.short, [], `positions not drawn for every seat (of ${missing.total})`);
+      assert.ok(missing.total > 5, 'the game had positions to step through');
     } finally {
       await b.close();
       await stopped(proc);
@@ -396,6 +409,47 @@ for (const [game, preset, others, seed, width] of [
     assert.match(replayed(records), new RegExp(`^game 1: ${game} seed`));
   });
 }
+
+// A whole game with the keyboard alone: Tab to a legal action's button, Enter; no mouse.
+test('a person plays a whole expedition game with the keyboard alone', async () => {
+  const records = path.join(scratch, 'keyboard.jsonl');
+  const { proc, url } = await serve(records);
+  const b = await browser();
+  const problems = [];
+  let moves = 0;
+  try {
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await newMatch(page, url, 'expedition', 'no-dice', ['bot:greedy']);
+    for (;;) {
+      const next = await Promise.race([
+        page.waitForSelector('#result:not([hidden])', { timeout: 60000 }).then(() => 'over'),
+        page.waitForSelector('#seat[data-to-move="yes"] #legal button:not([disabled])', { timeout: 60000 }).then(() => 'move'),
+      ]);
+      if (next === 'over') break;
+      // Tab until a legal action's button has the focus (the page's own order), then Enter.
+      let focused = false;
+      for (let k = 0; k < 60 && !focused; k++) {
+        await page.keyboard.press('Tab');
+        focused = await page.evaluate(() => Boolean(document.activeElement && document.activeElement.closest('#legal') &&
+          document.activeElement.tagName === 'BUTTON' && !document.activeElement.disabled));
+      }
+      if (!focused) continue;
+      const before = await page.getAttribute('#table', 'data-version');
+      await page.keyboard.press('Enter');
+      moves += 1;
+      await page.waitForFunction(v => document.getElementById('table').dataset.version !== v ||
+        !document.getElementById('result').hidden, before, { timeout: 30000 });
+      assert.ok(moves < 2000, 'the game does not end');
+    }
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  assert.deepEqual(problems, [], 'console messages or page errors');
+  assert.ok(moves > 0, 'the person moved by keyboard');
+  assert.match(replayed(records), /^game 1: expedition seed/);
+});
 
 test('the face refuses what a stranger may not do, with a message that names it', async () => {
   const { proc, url } = await serve(path.join(scratch, 'refusals.jsonl'));

@@ -169,8 +169,8 @@ fn check(found: &Value, expect: Expect) {
 const FRONT: [&str; 2] = ["/static/arena.js", "/static/front.js"];
 const MATCH: [&str; 3] = ["/static/arena.js", "/static/draw.js", "/static/match.js"];
 const PLAY: [&str; 2] = ["/static/arena.js", "/static/play.js"];
-const GAME: [&str; 2] = ["inline application/json", "/static/viewer.js"];
-const REPORT_GAME: [&str; 2] = ["inline application/json", "inline text/javascript"];
+const GAME: [&str; 3] = ["inline application/json", "/static/draw.js", "/static/viewer.js"];
+const REPORT_GAME: [&str; 3] = ["inline application/json", "inline text/javascript", "inline text/javascript"];
 
 #[test]
 #[ignore = "needs headless Chromium and arena/tests/browser's packages: .ci/run installs both and runs it"]
