@@ -52,6 +52,7 @@ pub fn router(face: Face, gate: Arc<Gate>) -> axum::Router {
     axum::Router::new()
         .route("/", get(|| async { page(&assets::FRONT) }))
         .route("/match", get(|| async { page(&assets::MATCH) }))
+        .route("/agent", get(|| async { page(&assets::AGENT) }))
         .route("/play", get(|| async { page(&assets::PLAY) }))
         .route("/key", get(|| async { page(&assets::KEY) }))
         .route("/game", get(finished_game))
@@ -69,6 +70,7 @@ pub fn router(face: Face, gate: Arc<Gate>) -> axum::Router {
         .route("/api/matches/{id}/resign", post(resign))
         .route("/api/standings", get(standings))
         .route("/api/progression", get(progression))
+        .route("/api/agents/{name}", get(agent))
         .route("/api/key", get(whose_key).post(take_key).delete(forget_key))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
@@ -411,6 +413,33 @@ async fn resign(State(face): State<Face>, caller: Caller, Path(id): Path<String>
     let Some(token) = token(&headers) else { return no_token() };
     match face.services.resign(caller.call(v1::ResignRequest { match_id: id, token })).await {
         Ok(r) => Json(json::seat_state(r.get_ref())).into_response(),
+        Err(s) => refused(s),
+    }
+}
+
+/// One agent of a ladder: its recent games (each a step-through page), head-to-head and rating
+/// over time (`Ladder.AgentGames`).
+async fn agent(State(face): State<Face>, caller: Caller, Path(name): Path<String>) -> Response {
+    let Some(Standings::Ladder(ladder)) = face.standings.clone() else {
+        return error(StatusCode::NOT_FOUND, "no ladder here: agents have pages on a ladder's face");
+    };
+    let request = caller.call(v1::AgentGamesRequest { agent: name, limit: 50 });
+    match ladder.agent_games(request).await {
+        Ok(r) => {
+            let r = r.into_inner();
+            Json(serde_json::json!({
+                "agent": r.agent,
+                "games": r.games.iter().map(|g| serde_json::json!({
+                    "game_id": g.game_id, "entry": g.entry, "players": g.players,
+                    "outcome": g.outcome.as_ref().map(json::outcome), "finished_ms": g.finished_ms,
+                })).collect::<Vec<_>>(),
+                "head_to_head": r.head_to_head.iter().map(|h| serde_json::json!({
+                    "opponent": h.opponent, "results": h.results, "points": h.points,
+                })).collect::<Vec<_>>(),
+                "history": r.history.iter().map(|p| [p.games as f64, p.rating, p.lower, p.upper]).collect::<Vec<_>>(),
+            }))
+            .into_response()
+        }
         Err(s) => refused(s),
     }
 }

@@ -18,6 +18,8 @@ const SVG: &str = "image/svg+xml";
 pub const FRONT: Asset = Asset { name: "index.html", content_type: HTML, body: include_str!("page/index.html") };
 /// One match, live (`/match?id=ID`): the public view, and its seat's view to a seat's holder.
 pub const MATCH: Asset = Asset { name: "match.html", content_type: HTML, body: include_str!("page/match.html") };
+/// One agent of a ladder (`/agent?name=NAME`): its rating over time, head-to-head, games.
+pub const AGENT: Asset = Asset { name: "agent.html", content_type: HTML, body: include_str!("page/agent.html") };
 /// A new match with a person at a seat (`/play`).
 pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: include_str!("page/play.html") };
 
@@ -25,7 +27,7 @@ pub const PLAY: Asset = Asset { name: "play.html", content_type: HTML, body: inc
 pub const KEY: Asset = Asset { name: "key.html", content_type: HTML, body: include_str!("page/key.html") };
 
 /// What `/static/NAME` serves.
-pub const STATIC: [Asset; 11] = [
+pub const STATIC: [Asset; 12] = [
     Asset { name: "arena.css", content_type: CSS, body: include_str!("page/arena.css") },
     Asset { name: "arena.js", content_type: JS, body: include_str!("page/arena.js") },
     Asset { name: "front.js", content_type: JS, body: include_str!("page/front.js") },
@@ -34,6 +36,7 @@ pub const STATIC: [Asset; 11] = [
     Asset { name: "draw.js", content_type: JS, body: reports::viewer::DRAW },
     Asset { name: "draw.css", content_type: CSS, body: reports::viewer::DRAW_CSS },
     Asset { name: "play.js", content_type: JS, body: include_str!("page/play.js") },
+    Asset { name: "agent.js", content_type: JS, body: include_str!("page/agent.js") },
     Asset { name: "key.js", content_type: JS, body: include_str!("page/key.js") },
     Asset { name: "icon.svg", content_type: SVG, body: include_str!("page/icon.svg") },
     // The report's step-through viewer, for finished games (`/game`).
@@ -53,7 +56,7 @@ mod tests {
     /// The content security policy forbids inline script and style: no page may hold any.
     #[test]
     fn no_page_holds_an_inline_script_or_style() {
-        for page in [FRONT, MATCH, PLAY, KEY] {
+        for page in [FRONT, MATCH, PLAY, KEY, AGENT] {
             let body = page.body;
             for (at, _) in body.match_indices("<script") {
                 let tag = &body[at..at + body[at..].find('>').unwrap()];

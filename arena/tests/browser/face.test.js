@@ -552,6 +552,21 @@ test("the front page follows a ladder's standings as games are rated", async () 
     await page.waitForSelector('#progression-figure:not([hidden]) svg polyline', { timeout: 60000 });
     const keyed = await page.$$eval('#progression-key span', spans => spans.map(s => s.textContent));
     assert.ok(keyed.length >= 1 && keyed.every(k => ['greedy', 'random', 'rules'].includes(k)), keyed.join(', '));
+    // The search keeps the rows of the names that hold what is typed.
+    await page.fill('#search', 'GRE');
+    const shown = await page.$$eval('table.standings tr[data-agent]:not([hidden]) td:nth-child(2)', tds => tds.map(t => t.textContent));
+    assert.ok(shown.length >= 1 && shown.every(t => t.startsWith('greedy')), shown.join(', '));
+    // A name opens the agent's page: its rating over time, head-to-head, its games.
+    await Promise.all([page.waitForURL(/\/agent\?name=greedy/), page.click('table.standings a[href="/agent?name=greedy"]')]);
+    await page.waitForSelector('#games a[href^="/game?ladder="]', { timeout: 10000 });
+    assert.equal(await page.textContent('#title'), 'greedy');
+    const opponents = await page.$$eval('#head-to-head a', as => as.map(a => a.textContent).sort());
+    assert.ok(opponents.length >= 1 && opponents.every(o => ['random', 'rules'].includes(o)), opponents.join(', '));
+    await page.waitForSelector('#history-figure:not([hidden]) polyline.rating', { timeout: 30000 }).catch(() => {});
+    // A game of its list steps through, drawn.
+    await Promise.all([page.waitForURL(/\/game\?ladder=/), page.click('#games a[href^="/game?ladder="]')]);
+    await page.waitForSelector('#seats svg.table', { timeout: 10000 });
+    assert.equal(await page.$$eval('#seats svg.table', s => s.length), 2);
   } finally {
     await b.close();
     await stopped(proc);

@@ -78,6 +78,13 @@ fn line_starting(out: &mut impl BufRead, prefix: &str) -> String {
 
 /// A page for `pages.js`: its name, its address, its steps (a `wait` is met once its selector
 /// selects an element).
+/// `text` as a query string's value: every byte but letters and digits percent-encoded.
+fn query_value(text: &str) -> String {
+    text.bytes()
+        .map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") })
+        .collect()
+}
+
 fn page(name: &str, url: &str, steps: Value) -> Value {
     json!({ "name": name, "url": url, "steps": steps })
 }
@@ -169,6 +176,7 @@ fn check(found: &Value, expect: Expect) {
 const FRONT: [&str; 2] = ["/static/arena.js", "/static/front.js"];
 const MATCH: [&str; 3] = ["/static/arena.js", "/static/draw.js", "/static/match.js"];
 const PLAY: [&str; 2] = ["/static/arena.js", "/static/play.js"];
+const AGENT: [&str; 2] = ["/static/arena.js", "/static/agent.js"];
 const GAME: [&str; 3] = ["inline application/json", "/static/draw.js", "/static/viewer.js"];
 const REPORT_GAME: [&str; 3] = ["inline application/json", "inline text/javascript", "inline text/javascript"];
 
@@ -313,6 +321,13 @@ fn every_string_from_a_stranger_is_text_in_every_page() {
         ),
         page("a ladder's game", &format!("{l_url}/game?ladder=1"), wait(&VIEWER_READY)),
         page(
+            "an agent's page",
+            &format!("{l_url}/agent?name={}", query_value(&agents[0])),
+            // (These stored names are longer than a Hello may say: the page shows the name and
+            // the ladder's refusal to look it up, as text.)
+            wait(&["#problem:not([hidden])"]),
+        ),
+        page(
             "the play page",
             &format!("{s_url}/play"),
             json!([
@@ -347,6 +362,8 @@ fn every_string_from_a_stranger_is_text_in_every_page() {
     check(next(), Expect { scripts: &FRONT, shown: ladder_shown, some_of: &[], refusal: None });
     let shown = agents.to_vec();
     check(next(), Expect { scripts: &GAME, shown, some_of: &content_names, refusal: None });
+    let refusal = Some(("GET http", "the server responded with a status of 400"));
+    check(next(), Expect { scripts: &AGENT, shown: vec![agents[0].clone()], some_of: &[], refusal });
     // The match is refused (a 4xx to its POST, which the browser reports), the refusal shown.
     let refusal = Some(("POST http", "the server responded with a status of 4"));
     check(next(), Expect { scripts: &PLAY, shown: vec![typed.to_string()], some_of: &[], refusal });

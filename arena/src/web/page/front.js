@@ -25,7 +25,15 @@ function showStandings(s) {
     table.append(head);
     const row = (r, rank) => {
       const tr = arena.el('tr');
-      const who = arena.el('td', r.agent + (r.anchor ? ' (anchor)' : ''), r.connected ? 'connected' : 'away');
+      const who = arena.el('td', '', r.connected ? 'connected' : 'away');
+      tr.dataset.agent = r.agent.toLowerCase();
+      if (kind === 'ladder') {
+        const link = arena.el('a', r.agent);
+        link.href = '/agent?name=' + encodeURIComponent(r.agent);
+        who.append(link, r.anchor ? ' (anchor)' : '');
+      } else {
+        who.textContent = r.agent + (r.anchor ? ' (anchor)' : '');
+      }
       // A rating that is only a bound ("no wins": its real results put it below everyone it
       // met) is written as the report and `arena ladder standings` write it: "≤ -72.0" and
       // "[no wins]", never as a plain number; and a rest.
@@ -61,6 +69,15 @@ function showStandings(s) {
     }
   }
   document.getElementById('standings').hidden = false;
+  filter();
+}
+
+// The rows whose agent's name holds what the search box holds (every row when empty).
+function filter() {
+  const wanted = document.getElementById('search').value.trim().toLowerCase();
+  for (const tr of document.querySelectorAll('#lists tr[data-agent]')) {
+    tr.hidden = Boolean(wanted) && !tr.dataset.agent.includes(wanted);
+  }
 }
 
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#8c564b', '#e377c2', '#7f7f7f'];
@@ -159,3 +176,4 @@ async function listMatches() {
 followStandings();
 listMatches();
 setInterval(listMatches, 2000);
+document.getElementById('search').addEventListener('input', filter);
