@@ -315,7 +315,7 @@ fn standings(url: &str, offset: u32, limit: u32) -> Result<(), String> {
     })?;
     outln!("ladder `{}`: {} games, {} rated, {} in play", s.ladder, s.games, s.rated_games, s.in_play);
     let line = |rank: String, r: &v1::RatingRow| {
-        let mark = mark(r.anchor, r.connected);
+        let mark = if r.person { " (person)" } else { mark(r.anchor, r.connected) };
         let bound = if r.bound.is_empty() { String::new() } else { format!("  [{}]", r.bound) };
         let rested = if r.rested.is_empty() { String::new() } else { format!("  rested: {}", r.rested) };
         outln!(

@@ -11,6 +11,10 @@ pub trait Marks {
     fn anchor(&self, _participant: usize) -> bool {
         false
     }
+    /// A person (who played on the web face), rated like an agent.
+    fn person(&self, _participant: usize) -> bool {
+        false
+    }
     /// Playing now (connected, or an anchor).
     fn connected(&self, _participant: usize) -> bool {
         false
@@ -77,6 +81,7 @@ pub fn rating_table(label: &str, list: &RatingList, marks: &dyn Marks, page: Pag
             bound: e.bound.map(|b| b.label().to_string()).unwrap_or_default(),
             qualifying: if rank == 0 { marks.qualifying(e.participant) } else { 0 },
             rested: marks.rested(e.participant),
+            person: marks.person(e.participant),
         }
     };
     let (ranked, provisional): (Vec<_>, Vec<_>) = list.entries.iter().partition(|e| marks.established(e.participant));

@@ -32,6 +32,7 @@
 //!   versions_per_name: 5        # versions of one name validating or playing at once
 //!   games: 1                    # pairings in flight per submission
 //!   connect_timeout_ms: 20000   # a launched submission's time to say Hello
+//! challenge_move_time_ms: 120000 # a person's per-move limit in a challenge on the web face
 //! workers:                      # optional: games of anchors and submissions played by workers
 //!   keys: workers.txt           # NAME=KEY lines, one per worker (`arena worker --name --key`)
 //!   lease_ms: 30000             # a lease not kept (Progress) this long is voided, its game replayed
@@ -163,6 +164,13 @@ pub struct LadderConfig {
     /// Workers that play the games of anchors and submissions (none: the ladder plays them).
     #[serde(default)]
     pub workers: Option<WorkersConfig>,
+    /// The per-move limit of a person's challenge on the web face (people think slower).
+    #[serde(default = "two_minutes")]
+    pub challenge_move_time_ms: u64,
+}
+
+fn two_minutes() -> u64 {
+    120_000
 }
 
 fn thirty_s() -> u64 {

@@ -24,6 +24,7 @@
 pub mod config;
 pub mod launches;
 pub mod matchmaking;
+pub mod people;
 pub mod service;
 pub mod store;
 pub mod submissions;
@@ -102,6 +103,8 @@ struct State {
     needed: u32,
     /// The submissions, by the agent each plays as.
     submission: HashMap<usize, launches::Sub>,
+    /// People: agents who are persons playing on the web face (challenges), not programs.
+    person: Vec<bool>,
 }
 
 impl State {
@@ -120,6 +123,7 @@ impl State {
             self.rests.push(0);
             self.rested.push(None);
             self.rest_told.push(None);
+            self.person.push(false);
         }
     }
 
@@ -292,6 +296,7 @@ impl Ladder {
         let mut state = State { needed: config.provisional_games, ..State::default() };
         for (i, a) in store.stored_agents()?.into_iter().enumerate() {
             state.add(i, &a.name);
+            state.person[i] = a.person;
             // Anchors, this file's or an earlier one's, are established.
             state.established[i] |= a.anchor;
             if let Some(owner) = &a.owner {
@@ -868,6 +873,7 @@ impl Ladder {
         let rested = (0..s.names.len()).map(|a| s.rest_note(a, now)).collect();
         LadderMarks {
             anchors: s.anchors.iter().map(Option::is_some).collect(),
+            people: s.person.clone(),
             connected,
             established: s.established.clone(),
             qualifying: s.qualifying.clone(),
@@ -1071,6 +1077,7 @@ impl Ladder {
 /// What the standings mark of each agent (by index), read at one moment.
 pub struct LadderMarks {
     anchors: Vec<bool>,
+    people: Vec<bool>,
     connected: HashSet<usize>,
     established: Vec<bool>,
     qualifying: Vec<u32>,
@@ -1080,6 +1087,9 @@ pub struct LadderMarks {
 impl crate::standings::Marks for LadderMarks {
     fn anchor(&self, p: usize) -> bool {
         self.anchors.get(p).copied().unwrap_or(false)
+    }
+    fn person(&self, p: usize) -> bool {
+        self.people.get(p).copied().unwrap_or(false)
     }
     fn connected(&self, p: usize) -> bool {
         self.anchor(p) || self.connected.contains(&p)
@@ -1114,9 +1124,25 @@ impl NameGate for Ladder {
                 session.name
             )));
         }
-        let owner = session.owner.stored();
-        let keyed = matches!(session.owner, ClientId::Name(_));
-        let name = &session.name;
+        if let Some(agent) = self.agent_index(&session.name)
+            && self.state().person[agent]
+        {
+            return Err(Status::permission_denied(format!(
+                "`{}` is a person's name on this ladder (one who plays on its web face): a program chooses another",
+                session.name
+            )));
+        }
+        self.admit_name(&session.name, &session.owner)
+    }
+}
+
+impl Ladder {
+    /// May `owner` hold the name `name` here? A name the ladder knows is its owner's (or its
+    /// key holder's); a new one is stored for good, within the client's caps
+    /// (`agents_per_client`, `new_agents_per_hour`).
+    fn admit_name(&self, name: &str, client: &ClientId) -> Result<(), Status> {
+        let owner = client.stored();
+        let keyed = matches!(client, ClientId::Name(_));
         if let Some(agent) = self.agent_index(name) {
             let mut s = self.state();
             let theirs = s.owner[agent].map(|n| s.owners[n as usize].clone());
@@ -1150,7 +1176,7 @@ impl NameGate for Ladder {
                 return Err(Status::resource_exhausted(format!(
                     "{} has {} agents on this ladder, its cap (agents_per_client: {cap}): play under one of them (a new \
                      version is a new agent)",
-                    session.owner,
+                    client,
                     added.len()
                 )));
             }
@@ -1162,7 +1188,7 @@ impl NameGate for Ladder {
                 return Err(Status::resource_exhausted(format!(
                     "{} added {} new agents (names or versions) to this ladder in the last hour, its rate \
                      (new_agents_per_hour: {rate}): the next in {wait} min, or play under one it has",
-                    session.owner,
+                    client,
                     recent.len()
                 )));
             }

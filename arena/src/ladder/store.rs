@@ -105,6 +105,8 @@ const MIGRATIONS: &[&str] = &[
         game INTEGER
     );
     CREATE INDEX leases_open ON leases(state) WHERE state = 'open';",
+    // 6: people: agents who are persons playing on the web face (a challenge), not programs.
+    "ALTER TABLE agents ADD COLUMN person INTEGER NOT NULL DEFAULT 0;",
 ];
 
 /// A game leased to a worker.
@@ -180,6 +182,8 @@ pub struct StoredAgent {
     pub owner: Option<String>,
     /// When it was added (ms since the Unix epoch).
     pub added_ms: u64,
+    /// A person (who plays on the web face).
+    pub person: bool,
 }
 
 fn err(what: &str) -> impl Fn(rusqlite::Error) -> String + '_ {
@@ -303,7 +307,7 @@ impl Store {
     pub fn stored_agents(&self) -> Result<Vec<StoredAgent>, String> {
         let mut q = self
             .conn
-            .prepare("SELECT name, anchor, owner, first_seen_ms FROM agents ORDER BY id")
+            .prepare("SELECT name, anchor, owner, first_seen_ms, person FROM agents ORDER BY id")
             .map_err(err("agents"))?;
         let rows = q
             .query_map([], |r| {
@@ -312,10 +316,19 @@ impl Store {
                     anchor: r.get(1)?,
                     owner: r.get(2)?,
                     added_ms: r.get::<_, i64>(3)? as u64,
+                    person: r.get(4)?,
                 })
             })
             .map_err(err("agents"))?;
         rows.collect::<Result<_, _>>().map_err(err("agents"))
+    }
+
+    /// Agent `agent` (by index) is a person.
+    pub fn set_person(&mut self, agent: usize) -> Result<(), String> {
+        self.conn
+            .execute("UPDATE agents SET person = 1 WHERE id = ?1", params![agent as i64 + 1])
+            .map(|_| ())
+            .map_err(err("agents"))
     }
 
     /// Agent `agent` (by index) is owned by `owner` from now on.

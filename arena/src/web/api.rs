@@ -71,6 +71,7 @@ pub fn router(face: Face, gate: Arc<Gate>) -> axum::Router {
         .route("/api/standings", get(standings))
         .route("/api/progression", get(progression))
         .route("/api/agents/{name}", get(agent))
+        .route("/api/challenge", post(challenge))
         .route("/api/key", get(whose_key).post(take_key).delete(forget_key))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "no such page") })
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
@@ -230,7 +231,64 @@ async fn about(State(face): State<Face>) -> Response {
         Some(Standings::Tournament(feed)) => ("tournament", Some(feed.standings.borrow().ladder.clone())),
         None => ("server", None),
     };
-    Json(serde_json::json!({ "kind": kind, "name": name })).into_response()
+    // A ladder's game entries a person may challenge an agent to (two-seat competitive ones).
+    let challenges: Vec<_> = match &face.standings {
+        Some(Standings::Ladder(l)) => l
+            .ladder
+            .challenge_entries()
+            .into_iter()
+            .map(|(entry, label)| serde_json::json!({ "entry": entry, "label": label }))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Json(serde_json::json!({ "kind": kind, "name": name, "challenges": challenges })).into_response()
+}
+
+/// A challenge from the web face: `{"agent", "entry", "name"}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewChallenge {
+    agent: String,
+    entry: usize,
+    name: String,
+    /// The name's key, if the operator gave it one (a keyed ladder's names all have one).
+    #[serde(default)]
+    key: String,
+}
+
+/// A person challenges an agent of the ladder: the match, and the person's seat and token (kept
+/// by the page in this tab's session storage, as a new match's).
+async fn challenge(
+    State(face): State<Face>,
+    caller: Caller,
+    body: Result<Json<NewChallenge>, axum::extract::rejection::JsonRejection>,
+) -> Response {
+    let Json(new) = match body {
+        Ok(b) => b,
+        Err(e) => return error(e.status(), &format!("a challenge: {}", e.body_text())),
+    };
+    let Some(Standings::Ladder(l)) = face.standings.clone() else {
+        return error(StatusCode::NOT_FOUND, "no ladder here: a challenge is a ladder's game");
+    };
+    let hub = &face.services.hub;
+    // Admitted at the browser's call rate, as a new match is.
+    if let Err(s) = hub.admit_call(caller.key.as_deref().map(str::as_bytes), Some(caller.peer), true) {
+        return refused(s);
+    }
+    let client = match face.services.client(&caller.call(()), true) {
+        Ok(c) => c,
+        Err(s) => return refused(s),
+    };
+    // The name's key makes its holder the name's owner, as a Hello's does.
+    let client = if new.key.is_empty() { client } else { hub.owner_of(&new.name, &new.key, &client) };
+    match l.ladder.challenge(&new.name, &client, &new.agent, new.entry) {
+        Ok(c) => Json(serde_json::json!({
+            "match_id": c.table.setup.id,
+            "seats": [{ "seat": c.seat, "token": c.token }],
+        }))
+        .into_response(),
+        Err(s) => refused(s),
+    }
 }
 
 async fn one_match(State(face): State<Face>, Path(id): Path<String>) -> Response {

@@ -89,7 +89,7 @@ fn rating_row(r: &v1::RatingRow) -> Value {
     json!({
         "rank": r.rank, "agent": r.agent, "rating": r.rating, "lower": r.lower, "upper": r.upper,
         "results": r.results, "score": r.score, "anchor": r.anchor, "connected": r.connected,
-        "bound": r.bound, "qualifying": r.qualifying, "rested": r.rested,
+        "bound": r.bound, "qualifying": r.qualifying, "rested": r.rested, "person": r.person,
         // A rating that is only a bound is shown as the report shows it: "≥ +455.7".
         "bound_sign": reports::ratings::Bound::from_label(&r.bound).map(|b| b.sign()),
     })

@@ -574,6 +574,59 @@ test("the front page follows a ladder's standings as games are rated", async () 
   assert.deepEqual(problems, [], 'console messages or page errors');
 });
 
+test('a person challenges an anchor from its page, plays it on the drawing, and is rated as a person', async () => {
+  const file = path.join(scratch, 'people.yaml');
+  fs.writeFileSync(
+    file,
+    [
+      'name: people',
+      'games:',
+      '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
+      '  - { game: journey, preset: classic, params: { travellers: 1 } }',
+      'anchors:',
+      '  - { name: random, bot: random }',
+      '  - { name: greedy, bot: greedy }',
+      'refit_ms: 300',
+      'provisional_games: 0',
+      '',
+    ].join('\n'),
+  );
+  const { proc, url } = await ladder(file, path.join(scratch, 'people'));
+  const b = await browser();
+  const problems = [];
+  try {
+    const page = await b.newPage();
+    watchConsole(page, problems);
+    await page.goto(url + 'agent?name=greedy');
+    await page.waitForSelector('#challenge:not([hidden]) #challenge-entry option', { state: 'attached' });
+    // Only the two-seat competitive entry is offered (a one-traveller journey is not a match).
+    const offered = await page.$$eval('#challenge-entry option', os => os.map(o => o.textContent));
+    assert.equal(offered.length, 1, offered.join(', '));
+    // A name an anchor holds is refused, by name.
+    await page.fill('#challenge-name', 'random');
+    await page.click('#challenge-start');
+    await page.waitForSelector('#problem:not([hidden])');
+    assert.match(await page.textContent('#problem'), /agent's name on this ladder/);
+    await page.fill('#challenge-name', 'ada');
+    await Promise.all([page.waitForURL(/\/match\?id=/), page.click('#challenge-start')]);
+    await page.waitForSelector('#table svg', { timeout: 20000 });
+    assert.ok((await playByDrawing(page, 23, [])) > 0, 'the person played');
+    // Rated, and marked as a person, in the standings.
+    await page.goto(url);
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('table.standings td:nth-child(2)')].some(td => td.textContent === 'ada (person)'),
+      null,
+      { timeout: 30000 },
+    );
+    assert.match(await page.textContent('#standings-legend'), /\(person\)/);
+  } finally {
+    await b.close();
+    await stopped(proc);
+  }
+  // The refused name's 403 was the page's to report: expected, not a fault.
+  assert.deepEqual(problems.filter(p => !/403/.test(p)), [], 'console messages or page errors');
+});
+
 test("the front page follows a tournament's standings to its last game", async () => {
   const file = path.join(scratch, 'watched.yaml');
   fs.writeFileSync(

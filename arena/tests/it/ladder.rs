@@ -883,3 +883,64 @@ fn the_web_faces_standings_list_a_new_agent_at_its_hello() {
     assert_eq!(s["rated_games"], 0, "listed before any game or refit: {s}");
     stop(server);
 }
+
+/// A person challenges an anchor on the ladder's face: the game is stored and rated, the name
+/// marked as a person's in the standings (kept across a restart); no program may say Hello
+/// with a person's name; a challenge names what is wrong with it.
+#[test]
+fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
+    let scratch = scratch::scratch("ladder", "people");
+    let dir: &Path = &scratch;
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("ladder.yaml");
+    std::fs::write(&file, LADDER).unwrap();
+    let data = dir.join("data");
+    let (ladder, url, web) = ladder_with_face(&file, &data);
+    let challenge = |body: &str| http(&web, "POST", "/api/challenge", body);
+    // What is wrong, by name: an unknown agent, a cooperative entry, an anchor's name.
+    let (status, said) = challenge(r#"{"agent":"nobody","entry":0,"name":"ada"}"#);
+    assert!(status == 404 && said.contains("no agent `nobody`"), "{status} {said}");
+    let (status, said) = challenge(r#"{"agent":"greedy","entry":1,"name":"ada"}"#);
+    assert!(status == 400 && said.contains("not a two-seat competitive game"), "{status} {said}");
+    let (status, said) = challenge(r#"{"agent":"greedy","entry":0,"name":"random"}"#);
+    assert!(status == 403 && said.contains("an agent's name"), "{status} {said}");
+    let (status, said) = challenge(r#"{"agent":"greedy","entry":0,"name":"ada","extra":1}"#);
+    assert!(status == 422 || status == 400, "{status} {said}");
+    // A challenge: the person resigns at once (the game ends, a loss for the person).
+    let (status, made) = challenge(r#"{"agent":"greedy","entry":0,"name":"ada"}"#);
+    assert_eq!(status, 200, "{made}");
+    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
+    let id = made["match_id"].as_str().unwrap();
+    let token = made["seats"][0]["token"].as_str().unwrap();
+    let resign = {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(&web).unwrap();
+        write!(
+            stream,
+            "POST /api/matches/{id}/resign HTTP/1.1\r\nHost: {web}\r\nAuthorization: Bearer {token}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    assert!(resign.starts_with("HTTP/1.1 200"), "{resign}");
+    let rated = |url: &str| {
+        until(url, Duration::from_secs(30), "the person rated", |s| {
+            // (Provisional: one result against an established agent of the two it needs.)
+            s.lists[0]
+                .rows
+                .iter()
+                .chain(&s.lists[0].provisional)
+                .any(|r| r.agent == "ada" && r.person && r.results == 1)
+        })
+    };
+    rated(&url);
+    // No program may say Hello with a person's name.
+    let e = runtime().block_on(refused(&url, [127, 0, 0, 1], named("ada", "")));
+    assert!(e.message().contains("a person's name"), "{e:?}");
+    // Kept across a restart.
+    stop(ladder);
+    let (_again, url) = self::ladder(&file, &data);
+    rated(&url);
+}

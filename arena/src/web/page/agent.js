@@ -40,6 +40,46 @@ function drawHistory(points) {
   chart.append(svg('text', { x: right - 160, y: 292 }, x0 + ' … ' + x1 + ' rated results'));
 }
 
+// A person challenges this agent: the match made, its seat's token kept in this tab (as the
+// play page keeps it), then the table.
+async function offerChallenge() {
+  let face;
+  try {
+    face = await arena.call('/api/face');
+  } catch (e) {
+    return;
+  }
+  if (face.kind !== 'ladder' || !face.challenges.length) return;
+  const entry = document.getElementById('challenge-entry');
+  for (const c of face.challenges) {
+    const o = arena.el('option', c.label);
+    o.value = String(c.entry);
+    entry.append(o);
+  }
+  const form = document.getElementById('challenge');
+  form.hidden = false;
+  document.getElementById('challenge-name').value = localStorage.getItem('arena-person-name') || '';
+  form.addEventListener('submit', async event => {
+    event.preventDefault();
+    problem('');
+    const name = document.getElementById('challenge-name').value.trim();
+    const button = document.getElementById('challenge-start');
+    button.disabled = true;
+    try {
+      const made = await arena.call('/api/challenge', {
+        method: 'POST',
+        body: { agent: agentName, entry: Number(entry.value), name, key: document.getElementById('challenge-key').value },
+      });
+      localStorage.setItem('arena-person-name', name);
+      sessionStorage.setItem('arena-seats:' + made.match_id, JSON.stringify(made.seats));
+      location.href = '/match?id=' + encodeURIComponent(made.match_id);
+    } catch (e) {
+      problem('The challenge was not made: ' + e.message);
+      button.disabled = false;
+    }
+  });
+}
+
 async function start() {
   document.getElementById('title').textContent = agentName;
   document.title = agentName + ' — Tabletop Arena';
@@ -55,6 +95,7 @@ async function start() {
     ? 'Overall rating ' + last[1].toFixed(1) + ' (95%: ' + last[2].toFixed(0) + ' … ' + last[3].toFixed(0) + ') after ' + last[0] + ' rated results.'
     : 'Not rated yet.';
   drawHistory(a.history);
+  offerChallenge();
   const h2h = document.getElementById('head-to-head');
   for (const h of a.head_to_head) {
     const tr = arena.el('tr');

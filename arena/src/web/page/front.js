@@ -30,7 +30,7 @@ function showStandings(s) {
       if (kind === 'ladder') {
         const link = arena.el('a', r.agent);
         link.href = '/agent?name=' + encodeURIComponent(r.agent);
-        who.append(link, r.anchor ? ' (anchor)' : '');
+        who.append(link, r.anchor ? ' (anchor)' : '', r.person ? ' (person)' : '');
       } else {
         who.textContent = r.agent + (r.anchor ? ' (anchor)' : '');
       }
