@@ -130,8 +130,19 @@ impl Ladder {
         let mut order = vec![me; 2];
         order[1 - seat] = opponent;
         let move_time = Some(Duration::from_millis(self.config.challenge_move_time_ms));
-        let table =
-            self.hub.create_hosted(&e.game, &e.preset, e.spec.clone(), seed, &seats, &names, move_time, None, None)?;
+        // Its place among the matches in play is the challenger's (its client's share of them).
+        let table = self.hub.create_hosted_for(
+            client,
+            &e.game,
+            &e.preset,
+            e.spec.clone(),
+            seed,
+            &seats,
+            &names,
+            move_time,
+            None,
+            None,
+        )?;
         let token =
             table.setup.tokens[seat].clone().ok_or_else(|| Status::internal("a person's seat without a token"))?;
         {

@@ -902,9 +902,29 @@ impl Hub {
         bank: Option<crate::referee::Clock>,
         deal: Option<Arc<SharedDeal>>,
     ) -> Result<Arc<Table>, Status> {
-        let place = self.matches.take(&ClientId::Host)?;
+        self.create_hosted_for(&ClientId::Host, game, preset, spec, seed, seats, names, move_time, bank, deal)
+    }
+
+    /// [`Hub::create_hosted`], its place among the matches in play taken from `client`'s share
+    /// (a stranger's challenge on a ladder: one client cannot fill the pool with them).
+    #[allow(clippy::too_many_arguments)]
+    pub fn create_hosted_for(
+        self: &Arc<Hub>,
+        client: &ClientId,
+        game: &str,
+        preset: &str,
+        spec: Arc<dyn AnySpec>,
+        seed: u64,
+        seats: &[v1::SeatSpec],
+        names: &[String],
+        move_time: Option<Duration>,
+        bank: Option<crate::referee::Clock>,
+        deal: Option<Arc<SharedDeal>>,
+    ) -> Result<Arc<Table>, Status> {
+        let place = self.matches.take(client)?;
         let limits = Limits { move_time, bank, policy: Policy::Forfeit, idle: self.config.idle };
         let opening = Opening { game, preset, spec, limits, seed, seats, names, scenario: "" };
+        // Opened as the host's: its seats are the ladder's to choose.
         self.open(opening, place, &ClientId::Host, deal).map(|(table, _)| table)
     }
 

@@ -941,6 +941,21 @@ fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
     assert!(e.message().contains("a person's name"), "{e:?}");
     // Kept across a restart.
     stop(ladder);
-    let (_again, url) = self::ladder(&file, &data);
+    let (again, url) = self::ladder(&file, &data);
     rated(&url);
+    stop(again);
+    // A client's challenges in play count against its share of the matches in play: one
+    // stranger cannot fill the pool the ladder's own pairings take their places from.
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
+    let (_small, _, mut out) = served::serving(&[&args[..], &["--matches-per-client", "2"]].concat(), "serving on ");
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
+    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    for _ in 0..2 {
+        let (status, said) = http(&web, "POST", "/api/challenge", r#"{"agent":"greedy","entry":0,"name":"ada"}"#);
+        assert_eq!(status, 200, "{said}");
+    }
+    let (status, said) = http(&web, "POST", "/api/challenge", r#"{"agent":"greedy","entry":0,"name":"ada"}"#);
+    assert!(status == 429 && said.contains("a client's share"), "{status} {said}");
 }
