@@ -189,11 +189,11 @@ pub fn game_view(r: &MatchRecord, title: &str) -> Result<reports::viewer::GameVi
     let g = r.replay(&crate::files::refuse_files, |g| {
         let views = (0..g.seats()).map(|s| g.observation_text(engine::core::Seat(s as u8))).collect();
         let observations = (0..g.seats()).map(|s| g.observation_json(engine::core::Seat(s as u8))).collect();
-        let label = match (g.to_move(), r.game.actions.get(next)) {
-            (Some(_), Some(&a)) => g.action_label(a),
-            _ => String::new(),
+        let (label, target) = match (g.to_move(), r.game.actions.get(next)) {
+            (Some(_), Some(&a)) => (g.action_label(a), g.action_target(a).unwrap_or_default()),
+            _ => (String::new(), String::new()),
         };
-        steps.push(reports::viewer::Step { mover: g.to_move().map(|s| s.index()), label, views, observations });
+        steps.push(reports::viewer::Step { mover: g.to_move().map(|s| s.index()), label, target, views, observations });
         next += 1;
     })?;
     if let Some(last) = steps.last_mut() {

@@ -14,6 +14,9 @@ pub struct Step {
     pub mover: Option<usize>,
     /// The move made from here (empty at the end).
     pub label: String,
+    /// What that move acts on, as the drawing names it (`column:2`): marked at the next step.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub target: String,
     /// Each seat's view of the position, as text.
     pub views: Vec<String>,
     /// …and as the game's observation (JSON), drawn by [`DRAW`] when the game is one it draws.
@@ -78,6 +81,8 @@ function show(k) {
     // Drawn, where the game is one the drawing knows (the text beneath, for every reader).
     const o = (s.observations || [])[i];
     const drawn = o && typeof draw !== 'undefined' ? draw.table(game.game, o, [], () => {}, () => {}) : null;
+    // The thing the last move acted on, marked.
+    if (drawn && at > 0 && game.steps[at - 1].target) draw.mark(drawn, game.steps[at - 1].target);
     if (drawn) d.append(drawn);
     d.append(p);
     seats.append(d);
@@ -169,11 +174,18 @@ mod tests {
             steps: vec![
                 Step {
                     mover: Some(0),
+                    target: format!("t{hostile}"),
                     label: format!("play {hostile}"),
                     views: vec![format!("view {hostile}")],
                     observations: vec![serde_json::json!({ "seat": 0, "name": hostile })],
                 },
-                Step { mover: None, label: String::new(), views: vec!["view 1".into()], observations: Vec::new() },
+                Step {
+                    mover: None,
+                    label: String::new(),
+                    target: String::new(),
+                    views: vec!["view 1".into()],
+                    observations: Vec::new(),
+                },
             ],
             result: format!("won by {hostile}"),
         };

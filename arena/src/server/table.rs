@@ -262,6 +262,7 @@ impl Table {
     /// the seat chose it (not the policy).
     fn apply_locked(&self, s: &mut TableState, seat: usize, action: ActionId, by_seat: bool) {
         let label = s.game.action_label(action);
+        let target = s.game.action_target(action).unwrap_or_default();
         s.game.apply(action).expect("only legal actions are applied");
         s.actions.push(action);
         s.version += 1;
@@ -270,7 +271,7 @@ impl Table {
             s.last_acted = s.turn_started;
         }
         let to_move = s.game.to_move().map(|m| u32::from(m.0));
-        self.event(s, v1::match_event::Event::Moved(v1::Moved { seat: seat as u32, action, label, to_move }));
+        self.event(s, v1::match_event::Event::Moved(v1::Moved { seat: seat as u32, action, label, to_move, target }));
         if s.game.is_terminal() {
             let o = Referee::outcome(s.game.as_ref(), None);
             self.finish(s, o);

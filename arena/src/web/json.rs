@@ -53,7 +53,7 @@ pub fn event(e: &v1::MatchEvent) -> Value {
         }),
         Some(Event::Moved(m)) => json!({
             "kind": "moved", "version": e.version, "seat": m.seat, "action": m.action, "label": m.label,
-            "to_move": m.to_move,
+            "to_move": m.to_move, "target": m.target,
         }),
         Some(Event::Ended(x)) => json!({
             "kind": "ended", "version": e.version, "outcome": x.outcome.as_ref().map(outcome),

@@ -377,14 +377,17 @@ for (const [game, preset, others, seed, width] of [
       const missing = await page.evaluate(seats => {
         const short = [];
         const total = Number(/of (\d+)/.exec(document.getElementById('where').textContent)[1]);
+        let marked = 0;
         for (let k = 0; k <= total; k++) {
           if (document.querySelectorAll('#seats svg.table').length !== seats) short.push(k);
+          if (document.querySelector('#seats svg.table .last')) marked += 1;
           document.getElementById('next').click();
         }
-        return { short, total };
+        return { short, total, marked };
       }, others.length + 1);
       assert.deepEqual(missing.short, [], `positions not drawn for every seat (of ${missing.total})`);
       assert.ok(missing.total > 5, 'the game had positions to step through');
+      assert.ok(missing.marked > 0, 'the thing the last move acted on is marked');
     } finally {
       await b.close();
       await stopped(proc);

@@ -291,5 +291,10 @@ const draw = (() => {
     return svg;
   }
 
-  return { table };
+  // Mark the drawn things `target` names (the last move's): a class, for the style to show.
+  function mark(svgEl, target) {
+    for (const g of svgEl.querySelectorAll('[data-target]')) g.classList.toggle('last', g.dataset.target === target);
+  }
+
+  return { table, mark };
 })();

@@ -11,6 +11,8 @@ let shownVersion = -1;
 let current = null;
 let deadline = 0;
 let gameName = '';
+// What the last move acted on (its event's target): marked on the drawing.
+let lastTarget = '';
 
 function problem(message) {
   const p = document.getElementById('problem');
@@ -35,6 +37,9 @@ function onEvent(e, source) {
     if (!status.textContent) status.textContent = 'The game has started.';
   } else if (e.kind === 'moved') {
     shownVersion = e.version;
+    lastTarget = e.target || '';
+    const drawn = document.querySelector('#table svg');
+    if (drawn) draw.mark(drawn, lastTarget);
     const li = arena.el('li', arena.seatName(players, e.seat) + ': ' + e.label);
     li.dataset.version = e.version;
     document.getElementById('moves').append(li);
@@ -104,6 +109,7 @@ function showState(seat, s) {
     ? draw.table(s.observation.game, s.observation.view, mineNow ? s.legal : [], id => choose(seat, id), actions => ask(seat, actions))
     : null;
   const table = document.getElementById('table');
+  if (drawn && lastTarget) draw.mark(drawn, lastTarget);
   table.replaceChildren(...(drawn ? [drawn] : []));
   table.dataset.version = s.version;
   const legal = document.getElementById('legal');
