@@ -393,3 +393,41 @@ fn every_string_from_a_stranger_is_text_in_every_page() {
     check(&found[0], Expect { scripts: &MATCH, shown: players.to_vec(), some_of: &content_names, refusal: None });
     check(&found[1], Expect { scripts: &GAME, shown: players.to_vec(), some_of: &content_names, refusal: None });
 }
+
+/// A long ladder's front page pages through its ranks (50 at a time), and a name on the second
+/// page opens that agent's page.
+#[test]
+#[ignore = "needs headless Chromium and arena/tests/browser's packages: .ci/run installs both and runs it"]
+fn a_long_ladders_front_page_pages_through_its_ranks() {
+    let scratch = scratch::scratch("inert", "paging");
+    let dir: &Path = &scratch;
+    std::fs::create_dir_all(dir).unwrap();
+    let text = "name: long\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\nprovisional_games: 0\nbootstrap: 20\nrefit_ms: 200\n";
+    let file = dir.join("ladder.yaml");
+    std::fs::write(&file, text).unwrap();
+    let config = arena::ladder::config::LadderConfig::parse("long", text).unwrap();
+    let data = dir.join("data");
+    arena::ladder::synthetic::fill(&config, text, &data, 120, 2400, 1).unwrap();
+    let (_ladder, _, mut said) = served::serving(
+        &["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"],
+        "serving on ",
+    );
+    let url = line_starting(&mut said, "the web face: ");
+    let url = url.trim_end_matches('/');
+    let pages = [page(
+        "a long ladder's front page",
+        &format!("{url}/"),
+        json!([
+            { "wait": "#paging:not([hidden]) #page-next:not([disabled])" },
+            { "click": "#page-next" },
+            { "wait": "table.standings td.num:text-is('51')" },
+            { "click": "table.standings tr:has(td.num:text-is('51')) a" },
+            { "wait": "#games a[href^='/game?ladder=']" },
+        ]),
+    )];
+    let found = look(&pages);
+    let f = &found[0];
+    assert_eq!(f["done"], json!(true), "{f:#}");
+    assert!(f["errors"].as_array().unwrap().is_empty() && f["console"].as_array().unwrap().is_empty(), "{f:#}");
+    assert!(f["title"].as_str().unwrap().ends_with("— Tabletop Arena"), "an agent's page: {f:#}");
+}

@@ -129,19 +129,49 @@ async function drawProgression() {
   });
 }
 
-async function followStandings() {
-  const face = await arena.call('/api/face');
-  if (!face.name) return;
-  kind = face.kind;
-  const source = new EventSource('/api/standings');
+// The page of each list shown: from this rank on, this many rows.
+const PAGE = 50;
+let offset = 0;
+let source = null;
+
+function showPaging(s) {
+  const longest = Math.max(0, ...s.lists.map(l => l.total));
+  const paging = document.getElementById('paging');
+  paging.hidden = longest <= PAGE;
+  document.getElementById('page-where').textContent =
+    'ranks ' + (offset + 1) + ' to ' + Math.min(offset + PAGE, longest) + ' of ' + longest;
+  document.getElementById('page-prev').disabled = offset === 0;
+  document.getElementById('page-next').disabled = offset + PAGE >= longest;
+}
+
+function turnPage(by) {
+  offset = Math.max(0, offset + by * PAGE);
+  followPage();
+}
+
+// The standings' stream, for the page shown.
+function followPage() {
+  if (source) source.close();
+  source = new EventSource('/api/standings?offset=' + offset + '&limit=' + PAGE);
   source.addEventListener('standings', e => {
     const s = JSON.parse(e.data);
     showStandings(s);
+    showPaging(s);
     // Redrawn at most every 5 s, and at a tournament's end.
     const over = kind === 'tournament' && s.games === s.scheduled;
     if (over || Date.now() - drawnAt > 5000) drawProgression();
   });
 }
+
+async function followStandings() {
+  const face = await arena.call('/api/face');
+  if (!face.name) return;
+  kind = face.kind;
+  document.getElementById('page-prev').addEventListener('click', () => turnPage(-1));
+  document.getElementById('page-next').addEventListener('click', () => turnPage(1));
+  followPage();
+}
+
 
 // Fill table `id` with a row per match (its id linked to `page`, then `cells`), or show the
 // `none` line instead.
