@@ -32,7 +32,7 @@ async function main() {
   try {
     let bytes = 0;
     const parts = [];
-    for (const p of ['match?id=x', 'static/arena.css', 'static/arena.js', 'static/draw.js', 'static/match.js']) {
+    for (const p of ['match?id=x', 'static/arena.css', 'static/draw.css', 'static/arena.js', 'static/draw.js', 'static/match.js']) {
       const n = (await (await fetch(url + p)).arrayBuffer()).byteLength;
       bytes += n;
       parts.push(`${p.replace(/\?.*/, '')} ${n}`);
