@@ -80,7 +80,7 @@ function show(k) {
     d.append(h);
     // Drawn, where the game is one the drawing knows (the text beneath, for every reader).
     const o = (s.observations || [])[i];
-    const drawn = o && typeof draw !== 'undefined' ? draw.table(game.game, o, [], () => {}, () => {}) : null;
+    const drawn = o && typeof draw !== 'undefined' ? draw.table(game.game, o, [], () => {}, () => {}, window.innerWidth < 600) : null;
     // The thing the last move acted on, marked.
     if (drawn && at > 0 && game.steps[at - 1].target) draw.mark(drawn, game.steps[at - 1].target);
     if (drawn) d.append(drawn);

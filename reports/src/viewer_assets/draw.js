@@ -22,6 +22,9 @@ const draw = (() => {
 
   const red = c => /[♥♦]/.test(c);
 
+  // A name cut to `n` characters to fit its box (the whole in the box's title).
+  const fit = (text, n) => (String(text).length > n ? String(text).slice(0, n - 1) + '…' : String(text));
+
   // A playing card (journey) or a named card, face up.
   function card(parent, x, y, text, { w = 34, h = 48, cls = '' } = {}) {
     const g = node('g', { class: 'card ' + cls });
@@ -87,7 +90,8 @@ const draw = (() => {
   function tile(parent, x, y, t, { w = 165, h = 40 } = {}) {
     const g = node('g', { class: 'tile ' + (t.kind || '') });
     g.append(node('rect', { x, y, width: w, height: h, rx: 4, class: 'tile' }));
-    label(g, x + 5, y + 15, t.name, 'name');
+    label(g, x + 5, y + 15, fit(t.name, Math.floor(w / 7)), 'name');
+    g.append(node('title', {}, t.name + ' — ' + (t.kind || '') + ': ' + (t.tools || []).join('+')));
     label(g, x + 5, y + 32, (t.kind || '') + ': ' + (t.tools || []).join('+'), 'small');
     parent.append(g);
     return g;
@@ -104,47 +108,65 @@ const draw = (() => {
   function expeditionCard(parent, x, y, c, w = 140, h = 78) {
     const g = node('g', { class: 'xcard ' + ((c && c.kind) || '') });
     g.append(node('rect', { x, y, width: w, height: h, rx: 5, class: 'xcard' }));
-    missionText(c).slice(0, 5).forEach((line, k) => label(g, x + 5, y + 14 + k * 14, line, k === 0 ? 'name' : 'small'));
+    missionText(c).slice(0, 5).forEach((line, k) => label(g, x + 5, y + 14 + k * 14, fit(line, Math.floor(w / 7)), k === 0 ? 'name' : 'small'));
+    g.append(node('title', {}, missionText(c).join(' · ')));
     parent.append(g);
     return g;
   }
 
   function expedition(v, ctx) {
-    const W = 760;
+    // Four columns across, or (a narrow screen) two.
+    const narrow = ctx.narrow;
+    const W = narrow ? 390 : 760;
+    const per = narrow ? 2 : 4;
     const root = node('g');
     const me = v.seat;
     let y = 16;
     const pile = v.pile_count + ' tiles' + (v.pile_top_is_place === null || v.pile_top_is_place === undefined ? '' :
       ' (top: ' + (v.pile_top_is_place ? 'a place' : 'an artifact') + ')');
-    label(root, 10, y, 'Round ' + v.round + ' of at most ' + v.max_rounds + (v.last_round ? ' (the last)' : '') +
-      ' · pile: ' + pile + ' · bag: ' + TOOLS.map(t => t + ' ' + (v.bag[t] || 0)).join(', '), 'head');
+    const round = 'Round ' + v.round + ' of at most ' + v.max_rounds + (v.last_round ? ' (the last)' : '') + ' · pile: ' + pile;
+    const bag = 'bag: ' + TOOLS.map(t => t + ' ' + (v.bag[t] || 0)).join(', ');
+    if (narrow) {
+      label(root, 10, y, round, 'head');
+      y += 14;
+      label(root, 10, y, bag, 'head');
+    } else {
+      label(root, 10, y, round + ' · ' + bag, 'head');
+    }
     y += 12;
     label(root, 10, y + 10, 'Headquarters', 'zone-name');
     y += 16;
     v.hq.forEach((col, i) => {
-      const x = 10 + i * 185;
+      const x = 10 + (i % per) * 185;
+      const cy = y + Math.floor(i / per) * 96;
       const g = node('g', { class: 'column' });
-      g.append(node('rect', { x, y, width: 175, height: 86, rx: 6, class: 'zone' }));
-      label(g, x + 6, y + 14, 'column ' + (i + 1), 'small');
-      if (col.tile) tile(g, x + 5, y + 20, col.tile);
-      tokens(g, x + 5, y + 74, col.tools || [], ctx, false);
+      g.append(node('rect', { x, y: cy, width: 175, height: 86, rx: 6, class: 'zone' }));
+      label(g, x + 6, cy + 14, 'column ' + (i + 1), 'small');
+      if (col.tile) tile(g, x + 5, cy + 20, col.tile);
+      tokens(g, x + 5, cy + 74, col.tools || [], ctx, false);
       offer(g, 'column:' + i, ctx);
       root.append(g);
     });
-    y += 96;
+    y += 96 * Math.max(1, Math.ceil(v.hq.length / per));
     label(root, 10, y + 10, 'Face-up cards', 'zone-name');
     y += 16;
+    const step = narrow ? 185 : 148;
     v.face_up.forEach((c, i) => {
-      const g = expeditionCard(root, 10 + i * 148, y, c);
+      const g = expeditionCard(root, 10 + (i % per) * step, y + Math.floor(i / per) * 86, c, narrow ? 175 : 140);
       offer(g, 'face-up:' + i, ctx);
     });
-    const deck = back(root, 610, y, v.deck_count, 'cards in the deck', { w: 60, h: 78 });
-    label(deck, 615, y + 92, 'deck', 'small');
+    let x = 610;
+    if (narrow) {
+      y += 86 * Math.max(1, Math.ceil(v.face_up.length / per));
+      x = 10;
+    }
+    const deck = back(root, x, y, v.deck_count, 'cards in the deck', { w: 60, h: 78 });
+    label(deck, x + 5, y + 92, 'deck', 'small');
     offer(deck, 'deck', ctx);
     if (v.dice_game || v.die !== null) {
       const g = node('g', { class: 'die' });
-      g.append(node('rect', { x: 690, y, width: 60, height: 60, rx: 10, class: 'die' }));
-      label(g, 698, y + 36, v.die === null || v.die === undefined ? 'die' : String(v.die), 'name');
+      g.append(node('rect', { x: x + 80, y, width: 60, height: 60, rx: 10, class: 'die' }));
+      label(g, x + 88, y + 36, v.die === null || v.die === undefined ? 'die' : String(v.die), 'name');
       root.append(g);
       offer(g, 'die', ctx);
     }
@@ -152,36 +174,63 @@ const draw = (() => {
     for (const s of v.seats) {
       const mine = s.seat === me;
       const g = node('g', { class: 'player' + (mine ? ' mine' : '') + (v.to_move === s.seat ? ' to-move' : '') });
-      g.append(node('rect', { x: 10, y, width: W - 20, height: 132, rx: 6, class: 'zone' }));
-      label(g, 16, y + 16, 'seat ' + s.seat + (mine ? ' (you)' : '') + ': ' + s.character + ' · score ' + s.score +
-        ' · torch ' + (s.torch_lit ? 'lit' : 'out') + ' · favourite ' + s.favourite + (v.to_move === s.seat ? ' · to move' : ''), 'name');
-      label(g, 16, y + 36, 'backpack', 'small');
-      tokens(g, 70, y + 32, s.tools, ctx, mine);
-      label(g, 16, y + 58, 'tiles', 'small');
-      (s.tiles || []).forEach((t, k) => {
-        const tg = tile(g, 70 + k * 172, y + 44, t);
+      const panel = node('rect', { x: 10, y, width: W - 20, height: 0, rx: 6, class: 'zone' });
+      g.append(panel);
+      const who = 'seat ' + s.seat + (mine ? ' (you)' : '') + ': ' + s.character;
+      const state = 'score ' + s.score + ' · torch ' + (s.torch_lit ? 'lit' : 'out') + ' · favourite ' + s.favourite +
+        (v.to_move === s.seat ? ' · to move' : '');
+      let py = y + 16;
+      if (narrow) {
+        label(g, 16, py, who, 'name');
+        py += 14;
+        label(g, 16, py, state, 'small');
+      } else {
+        label(g, 16, py, who + ' · ' + state, 'name');
+      }
+      py += 20;
+      label(g, 16, py, 'backpack', 'small');
+      tokens(g, 70, py - 4, s.tools, ctx, mine);
+      py += 10;
+      const tiles = s.tiles || [];
+      const tileX = narrow ? 16 : 70;
+      if (!narrow) label(g, 16, py + 14, 'tiles', 'small');
+      tiles.forEach((t, k) => {
+        const tg = tile(g, tileX + (k % per) * 172, py + Math.floor(k / per) * 44, t, { w: 165 });
         if (mine) offer(tg, 'tile:' + t.id, ctx);
       });
-      label(g, 16, y + 102, 'discoveries: ' + (s.discoveries || []).length + ' · coins visible: ' + s.coins_visible, 'small');
+      py += 44 * Math.max(1, Math.ceil(tiles.length / per)) + 8;
+      label(g, 16, py + 10, 'discoveries: ' + (s.discoveries || []).length + ' · coins visible: ' + s.coins_visible, 'small');
+      // The cards: beside that line, or (narrow) beneath it.
+      let cx = 250;
+      let cy = py - 4;
+      if (narrow) {
+        cx = 16;
+        cy = py + 18;
+      }
       if (s.cards) {
-        s.cards.slice(0, 3).forEach((c, k) => {
+        const shown = s.cards.slice(0, 3);
+        shown.forEach((c, k) => {
+          const at = narrow ? { x: cx + (k % 2) * 178, y: cy + Math.floor(k / 2) * 42 } : { x: cx + k * 165, y: cy };
           const cg = node('g', { class: 'xcard ' + ((c && c.kind) || '') });
-          cg.append(node('rect', { x: 250 + k * 165, y: y + 88, width: 160, height: 38, rx: 5, class: 'xcard' }));
-          label(cg, 255 + k * 165, y + 102, (c && c.name) || (c && c.kind) || '', 'name');
-          label(cg, 255 + k * 165, y + 118, ((c && c.tiles) || []).length + ' tiles · ' + ((c && c.coins) || 0) + ' coins', 'small');
+          cg.append(node('rect', { x: at.x, y: at.y, width: 160, height: 38, rx: 5, class: 'xcard' }));
+          label(cg, at.x + 5, at.y + 14, fit((c && c.name) || (c && c.kind) || '', 22), 'name');
+          label(cg, at.x + 5, at.y + 30, ((c && c.tiles) || []).length + ' tiles · ' + ((c && c.coins) || 0) + ' coins', 'small');
           cg.append(node('title', {}, missionText(c).join(' · ')));
           g.append(cg);
         });
-        if (s.cards.length > 3) label(g, 250 + 3 * 165, y + 112, '+' + (s.cards.length - 3), 'small');
+        if (s.cards.length > 3) label(g, narrow ? cx + 178 : cx + 3 * 165, narrow ? cy + 72 : cy + 24, '+' + (s.cards.length - 3), 'small');
+        py = narrow ? cy + 42 * Math.max(1, Math.ceil(shown.length / 2)) : py + 40;
       } else {
-        back(g, 250, y + 88, s.cards_held, 'cards held (hidden)', { w: 40, h: 38 });
-        label(g, 296, y + 112, s.cards_held + ' cards (hidden)', 'small');
+        back(g, cx, cy, s.cards_held, 'cards held (hidden)', { w: 40, h: 38 });
+        label(g, cx + 46, cy + 24, s.cards_held + ' cards (hidden)', 'small');
+        py = narrow ? cy + 42 : py + 40;
       }
+      panel.setAttribute('height', String(py - y + 4));
       root.append(g);
-      y += 142;
+      y = py + 12;
     }
     // The actions with no thing of their own.
-    let x = 10;
+    x = 10;
     for (const [t, text] of [['dice-card', 'Dice card'], ['end-turn', 'End turn']]) {
       if (!ctx.byTarget.has(t)) continue;
       offer(button(root, x, y, text), t, ctx);
@@ -193,16 +242,19 @@ const draw = (() => {
 
   // ---- journey ------------------------------------------------------------------------------
 
-  function row(parent, x, y, cards, kind, ctx, { offerIt = true, max = 18 } = {}) {
-    (cards || []).slice(0, max).forEach((c, k) => {
-      const g = card(parent, x + k * 38, y, c);
+  // Cards in rows of `per`: how many rows they took (at least one).
+  function row(parent, x, y, cards, kind, ctx, { offerIt = true, per = 18 } = {}) {
+    (cards || []).forEach((c, k) => {
+      const g = card(parent, x + (k % per) * 38, y + Math.floor(k / per) * 52, c);
       if (offerIt) offer(g, kind + ':' + c, ctx);
     });
-    if ((cards || []).length > max) label(parent, x + max * 38, y + 30, '+' + (cards.length - max), 'small');
+    return Math.max(1, Math.ceil((cards || []).length / per));
   }
 
   function journey(v, ctx) {
-    const W = 760;
+    const narrow = ctx.narrow;
+    const W = narrow ? 390 : 760;
+    const per = narrow ? 9 : 18;
     const root = node('g');
     let y = 16;
     label(root, 10, y, (v.doing || '') + ' · turn ' + v.turns + ' · score ' + v.score, 'head');
@@ -226,6 +278,11 @@ const draw = (() => {
     offer(supply, 'supply', ctx);
     void journeyDeck;
     let x = 280;
+    if (narrow) {
+      // The destination, refuge and companion on a row of their own.
+      y += 86;
+      x = 10;
+    }
     for (const [name, c] of [['destination', v.destination], ['refuge', v.refuge], ['companion', v.companion]]) {
       if (!c) continue;
       const g = card(root, x, y + 10, c);
@@ -245,20 +302,24 @@ const draw = (() => {
     for (const t of v.travellers) {
       const mine = t.seat === v.seat;
       const g = node('g', { class: 'traveller' + (mine ? ' mine' : '') + (v.to_move === t.seat ? ' to-move' : '') });
-      g.append(node('rect', { x: 10, y, width: W - 20, height: 76, rx: 6, class: 'zone' }));
+      const panel = node('rect', { x: 10, y, width: W - 20, height: 76, rx: 6, class: 'zone' });
+      g.append(panel);
       label(g, 16, y + 16, 'traveller ' + t.seat + (mine ? ' (you)' : '') + ' · ' + t.status +
-        (v.to_move === t.seat ? ' · to move' : '') + ' · satchel (limit ' + v.satchel_limit + ')', 'name');
-      row(g, 16, y + 22, t.satchel, 'satchel', ctx, { offerIt: mine });
+        (v.to_move === t.seat ? ' · to move' : '') + ' · satchel of ' + v.satchel_limit + ' at most', 'name');
+      const rows = row(g, 16, y + 22, t.satchel, 'satchel', ctx, { offerIt: mine, per });
+      panel.setAttribute('height', String(24 + rows * 52));
       root.append(g);
-      y += 84;
+      y += 32 + rows * 52;
     }
     // The discard and the wreckage.
+    // The discard and the wreckage: beside their names, or (narrow) beneath them.
+    const pileX = narrow ? 10 : 70;
     label(root, 10, y + 12, 'discard', 'zone-name');
-    row(root, 70, y, v.discard, 'discard', ctx);
-    y += 56;
+    if (narrow) y += 18;
+    y += 4 + 52 * row(root, pileX, y, v.discard, 'discard', ctx, { per: narrow ? 9 : 17 });
     label(root, 10, y + 12, 'wreckage', 'zone-name');
-    row(root, 70, y, v.wreckage, 'wreckage', ctx);
-    y += 56;
+    if (narrow) y += 18;
+    y += 4 + 52 * row(root, pileX, y, v.wreckage, 'wreckage', ctx, { per: narrow ? 9 : 17 });
     if ((v.boxed || []).length) {
       label(root, 10, y + 4, 'out of the game: ' + v.boxed.join(' '), 'small');
       y += 16;
@@ -266,6 +327,10 @@ const draw = (() => {
     x = 10;
     for (const [t, text] of [['pass', 'Pass'], ['end-refuge', 'End the refuge'], ['reckoning', 'The Reckoning'], ['deliverance', 'The Deliverance']]) {
       if (!ctx.byTarget.has(t)) continue;
+      if (x + 130 > W) {
+        x = 10;
+        y += 34;
+      }
       offer(button(root, x, y, text, 130), t, ctx);
       x += 140;
     }
@@ -275,14 +340,15 @@ const draw = (() => {
 
   // The table of `game` from the seat's observation `view`; `legal` the seat's legal actions
   // now (empty when it is not to move); `choose(id)` plays one; `ask(actions)` offers several.
-  function table(game, view, legal, choose, ask) {
+  // `narrow`: laid out for a narrow screen (half as wide, taller).
+  function table(game, view, legal, choose, ask, narrow = false) {
     const byTarget = new Map();
     for (const a of legal || []) {
       if (!a.target) continue;
       if (!byTarget.has(a.target)) byTarget.set(a.target, []);
       byTarget.get(a.target).push(a);
     }
-    const ctx = { byTarget, pick: actions => (actions.length === 1 ? choose(actions[0].id) : ask(actions)) };
+    const ctx = { byTarget, narrow, pick: actions => (actions.length === 1 ? choose(actions[0].id) : ask(actions)) };
     const drawn = game === 'expedition' ? expedition(view, ctx) : game === 'journey' ? journey(view, ctx) : null;
     if (!drawn) return null;
     const svg = node('svg', { viewBox: `0 0 ${drawn.width} ${drawn.height}`, class: 'table', role: 'img' });

@@ -106,7 +106,8 @@ function showState(seat, s) {
   document.getElementById('chooser').hidden = true;
   const mineNow = !s.outcome && s.to_move === s.seat;
   const drawn = s.observation && typeof draw !== 'undefined'
-    ? draw.table(s.observation.game, s.observation.view, mineNow ? s.legal : [], id => choose(seat, id), actions => ask(seat, actions))
+    ? draw.table(s.observation.game, s.observation.view, mineNow ? s.legal : [], id => choose(seat, id),
+      actions => ask(seat, actions), document.getElementById('table').clientWidth < 560)
     : null;
   const table = document.getElementById('table');
   if (drawn && lastTarget) draw.mark(drawn, lastTarget);
