@@ -65,6 +65,8 @@ struct Worker {
     /// One fetch of a submission's files at a time.
     fetching: tokio::sync::Mutex<()>,
     free: tokio::sync::Semaphore,
+    /// The rules this arena plays, as every Acquire tells them (built once).
+    rules: Vec<String>,
     /// The health service's reporter, and whether it says SERVING now.
     health: Option<tonic_health::server::HealthReporter>,
     serving: std::sync::atomic::AtomicBool,
@@ -146,6 +148,7 @@ pub async fn run(config: WorkerConfig, stop: impl std::future::Future<Output = (
     let slots = config.slots as usize;
     let grace = config.grace;
     let worker = Arc::new(Worker {
+        rules: rules(),
         health,
         serving: std::sync::atomic::AtomicBool::new(false),
         free: tokio::sync::Semaphore::new(config.slots as usize),
@@ -251,8 +254,12 @@ impl Worker {
                 p.forget();
                 free += 1;
             }
-            let req =
-                v1::AcquireRequest { worker: self.id(), slots: free, sandbox: self.subs.is_some(), rules: rules() };
+            let req = v1::AcquireRequest {
+                worker: self.id(),
+                slots: free,
+                sandbox: self.subs.is_some(),
+                rules: self.rules.clone(),
+            };
             let leases = match self.client.clone().acquire(req).await {
                 Ok(r) => {
                     backoff = Duration::from_millis(100);

@@ -13,17 +13,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::scratch;
-use crate::served::{self, Process, http, ladder_with_face};
+use crate::served::{self, Process, http, ladder, ladder_with_face};
 
 const LADDER: &str = "name: test\ngames:\n  - { game: expedition, preset: no-dice, params: { players: 2 } }\n  - { game: journey, preset: classic, params: { travellers: 1 } }\nanchors:\n  - { name: random, bot: random }\n  - { name: greedy, bot: greedy }\nmove_time_ms: 5000\nanchor_interval: 100000\nrefit_ms: 200\nbootstrap: 100\nmax_games: 2\nprovisional_games: 2\n";
-
-/// The ladder started on a free port: the process and its URL.
-fn ladder(file: &Path, data: &Path) -> (Process, String) {
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
-    let (child, url, mut out) = served::serving(&args, "serving on ");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (child, url)
-}
 
 /// `arena bot random` joined as `name` (and `version`).
 fn client(url: &str, name: &str, version: &str) -> Process {
@@ -941,17 +933,12 @@ fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
     assert!(e.message().contains("a person's name"), "{e:?}");
     // Kept across a restart.
     stop(ladder);
-    let (again, url) = self::ladder(&file, &data);
+    let (again, url) = served::ladder(&file, &data);
     rated(&url);
     stop(again);
     // A client's challenges in play count against its share of the matches in play: one
     // stranger cannot fill the pool the ladder's own pairings take their places from.
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
-    let (_small, _, mut out) = served::serving(&[&args[..], &["--matches-per-client", "2"]].concat(), "serving on ");
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut out, &mut line).unwrap();
-    let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let (_small, _, web) = served::ladder_with_face_and(&file, &data, &["--matches-per-client", "2"]);
     for _ in 0..2 {
         let (status, said) = http(&web, "POST", "/api/challenge", r#"{"agent":"greedy","entry":0,"name":"ada"}"#);
         assert_eq!(status, 200, "{said}");

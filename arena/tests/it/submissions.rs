@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::scratch;
-use crate::served::{self, Process};
+use crate::served::ladder;
 
 const KEY: &str = "alice-key-0123456789abcdef";
 
@@ -28,13 +28,6 @@ fn ladder_file(dir: &Path) -> PathBuf {
     )
     .unwrap();
     file
-}
-
-fn ladder(file: &Path, data: &Path) -> (Process, String) {
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
-    let (child, url, mut out) = served::serving(&args, "serving on ");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (child, url)
 }
 
 type Client = v1::ladder_client::LadderClient<tonic::transport::Channel>;

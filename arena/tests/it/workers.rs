@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::scratch;
-use crate::served::{self, Process};
+use crate::served::{self, Process, ladder};
 
 const W1: &str = "w1-key-0123456789abcdef";
 const W2: &str = "w2-key-0123456789abcdef";
@@ -43,13 +43,6 @@ fn ladder_file(dir: &Path, games: &str, extra: &str) -> PathBuf {
 }
 
 const NO_DICE: &str = "  - { game: expedition, preset: no-dice, params: { players: 2 } }\n";
-
-fn ladder(file: &Path, data: &Path) -> (Process, String) {
-    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
-    let (child, url, mut out) = served::serving(&args, "serving on ");
-    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    (child, url)
-}
 
 /// The ladder at a fixed address (a restarted one is found where it was), started once it
 /// binds (a port just freed may take a moment).

@@ -104,11 +104,29 @@ pub fn http(addr: &str, method: &str, path: &str, body: &str) -> (u16, String) {
 /// `arena ladder FILE --data DATA --http 127.0.0.1:0`: the process, its gRPC URL and its web
 /// face's address (`host:port`).
 pub fn ladder_with_face(file: &std::path::Path, data: &std::path::Path) -> (Process, String, String) {
+    ladder_with_face_and(file, data, &[])
+}
+
+/// [`ladder_with_face`] with more flags.
+pub fn ladder_with_face_and(
+    file: &std::path::Path,
+    data: &std::path::Path,
+    flags: &[&str],
+) -> (Process, String, String) {
     let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"];
-    let (server, url, mut out) = serving(&args, "serving on ");
+    let (server, url, mut out) = serving(&[&args[..], flags].concat(), "serving on ");
     let mut line = String::new();
     std::io::BufRead::read_line(&mut out, &mut line).unwrap();
     let web = line.trim().rsplit("http://").next().unwrap().trim_end_matches('/').to_string();
     std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
     (server, url, web)
+}
+
+/// `arena ladder FILE --data DATA` on a free port: the process and its URL (the rest of what it
+/// prints read and dropped).
+pub fn ladder(file: &std::path::Path, data: &std::path::Path) -> (Process, String) {
+    let args = ["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap()];
+    let (child, url, mut out) = serving(&args, "serving on ");
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    (child, url)
 }
