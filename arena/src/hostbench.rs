@@ -559,7 +559,9 @@ async fn hostile(url: String, pools: Vec<Pool>, past_share: bool, calls_per_seco
             }
             Pool::Spectators => {
                 let id = held_matches.last().map(|c| c.match_id.clone()).unwrap_or_default();
-                let r = m.spectate(keyed(v1::SpectateRequest { match_id: id, from_version: 0 }, &key)).await;
+                let r = m
+                    .spectate(keyed(v1::SpectateRequest { match_id: id, from_version: 0, with_table: false }, &key))
+                    .await;
                 count(r.is_ok());
                 if let Ok(s) = r {
                     spectators.push(s.into_inner());

@@ -308,7 +308,7 @@ fn standings(url: &str, offset: u32, limit: u32) -> Result<(), String> {
         let channel = arena::client::connect(url).await?;
         let mut client = v1::ladder_client::LadderClient::new(channel);
         client
-            .standings(v1::StandingsRequest { offset, limit })
+            .standings(v1::StandingsRequest { offset, limit, search: String::new() })
             .await
             .map(|r| r.into_inner())
             .map_err(|e| format!("{url}: {}", e.message()))

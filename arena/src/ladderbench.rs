@@ -264,7 +264,7 @@ fn measure_workers(args: &BenchLadderArgs, dir: &std::path::Path, n: usize) -> R
         rt.block_on(async {
             let channel = arena::client::connect(&url).await?;
             let mut c = proto::v1::ladder_client::LadderClient::new(channel);
-            c.standings(proto::v1::StandingsRequest { offset: 0, limit: 1 })
+            c.standings(proto::v1::StandingsRequest { offset: 0, limit: 1, search: String::new() })
                 .await
                 .map(|r| r.into_inner().games)
                 .map_err(|e| e.message().to_string())

@@ -37,27 +37,44 @@ pub trait Marks {
 pub struct NoMarks;
 impl Marks for NoMarks {}
 
-/// Which rows of each list: from rank `offset` on (0 the first), at most `limit`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Which rows of each list: of the agents whose name holds `search` (any, when empty; letters
+/// of either case alike), from the `offset`-th on (0 the first), at most `limit`.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
     pub offset: usize,
     pub limit: usize,
+    /// Lower case.
+    pub search: String,
 }
 
 impl Page {
     /// Rows a page holds when the request names no limit, and at most.
     pub const DEFAULT_LIMIT: usize = 50;
     pub const MAX_LIMIT: usize = 500;
+    /// The longest search, in bytes.
+    pub const MAX_SEARCH: usize = 64;
     /// Every row.
-    pub const ALL: Page = Page { offset: 0, limit: usize::MAX };
+    pub const ALL: Page = Page { offset: 0, limit: usize::MAX, search: String::new() };
 
-    /// The page a request asks for.
-    pub fn of(req: &v1::StandingsRequest) -> Page {
+    /// The page a request asks for, or why there is none.
+    pub fn of(req: &v1::StandingsRequest) -> Result<Page, String> {
         let limit = match req.limit {
             0 => Page::DEFAULT_LIMIT,
             n => (n as usize).min(Page::MAX_LIMIT),
         };
-        Page { offset: req.offset as usize, limit }
+        if req.search.len() > Page::MAX_SEARCH {
+            return Err(format!(
+                "search: {} bytes, at most {} are taken (a part of an agent's name)",
+                req.search.len(),
+                Page::MAX_SEARCH
+            ));
+        }
+        Ok(Page { offset: req.offset as usize, limit, search: req.search.to_lowercase() })
+    }
+
+    /// Does the page list the agent named `name`?
+    fn lists(&self, name: &str) -> bool {
+        self.search.is_empty() || name.to_lowercase().contains(&self.search)
     }
 }
 
@@ -65,7 +82,7 @@ impl Page {
 /// ranks count them alone) and of its provisional ones, as `marks` tell them apart. Of those
 /// without a rating, it lists the ones that are playing (connected or anchors) and the ones
 /// kept out of the rated pool; an agent gone before its first rated result is left out.
-pub fn rating_table(label: &str, list: &RatingList, marks: &dyn Marks, page: Page) -> v1::RatingTable {
+pub fn rating_table(label: &str, list: &RatingList, marks: &dyn Marks, page: &Page) -> v1::RatingTable {
     let row = |e: &reports::ratings::Rated, rank: u32| {
         let (lower, upper) = e.interval.unwrap_or((e.rating, e.rating));
         v1::RatingRow {
@@ -85,12 +102,16 @@ pub fn rating_table(label: &str, list: &RatingList, marks: &dyn Marks, page: Pag
         }
     };
     let (ranked, provisional): (Vec<_>, Vec<_>) = list.entries.iter().partition(|e| marks.established(e.participant));
-    let page_of = |all: &[&reports::ratings::Rated], ranked: bool| -> Vec<v1::RatingRow> {
+    // Each with its rank in the whole list, then those the search keeps.
+    fn matching<'a>(all: Vec<&'a reports::ratings::Rated>, page: &Page) -> Vec<(usize, &'a reports::ratings::Rated)> {
+        all.into_iter().enumerate().filter(|(_, e)| page.lists(&e.name)).collect()
+    }
+    let (ranked, provisional) = (matching(ranked, page), matching(provisional, page));
+    let page_of = |all: &[(usize, &reports::ratings::Rated)], ranked: bool| -> Vec<v1::RatingRow> {
         all.iter()
-            .enumerate()
             .skip(page.offset)
             .take(page.limit)
-            .map(|(k, e)| row(e, if ranked { k as u32 + 1 } else { 0 }))
+            .map(|&(k, e)| row(e, if ranked { k as u32 + 1 } else { 0 }))
             .collect()
     };
     v1::RatingTable {
@@ -106,6 +127,7 @@ pub fn rating_table(label: &str, list: &RatingList, marks: &dyn Marks, page: Pag
                 connected: marks.connected(u.participant),
             })
             .filter(|u| u.anchor || u.connected || u.reason != reports::ratings::NO_RATED_GAME)
+            .filter(|u| page.lists(&u.agent))
             .take(page.limit)
             .collect(),
         provisional: page_of(&provisional, false),
@@ -172,7 +194,7 @@ mod tests {
         // a and b met; c (connected), d (an anchor) and e (gone) have played nothing.
         let names: Vec<String> = ["a", "b", "c", "d", "e"].iter().map(|s| s.to_string()).collect();
         let list = rate(&names, &games(&[(0, 1)]), &RatingOptions { anchor: None, bootstrap: 20, seed: 1 });
-        let table = rating_table("overall", &list, &NoMarks, Page::ALL);
+        let table = rating_table("overall", &list, &NoMarks, &Page::ALL);
         assert_eq!(table.rows.iter().map(|r| r.agent.as_str()).collect::<Vec<_>>(), ["a", "b"]);
         struct Playing;
         impl Marks for Playing {
@@ -183,7 +205,7 @@ mod tests {
                 p == 2
             }
         }
-        let table = rating_table("overall", &list, &Playing, Page::ALL);
+        let table = rating_table("overall", &list, &Playing, &Page::ALL);
         let unrated: Vec<_> =
             table.unrated.iter().map(|u| (u.agent.as_str(), u.reason.as_str(), u.anchor, u.connected)).collect();
         assert_eq!(unrated, [("c", "no rated game", false, true), ("d", "no rated game", true, false)]);
@@ -197,7 +219,7 @@ mod tests {
             &games(&[(0, 1), (1, 2), (2, 3), (3, 0)]),
             &RatingOptions { anchor: None, bootstrap: 20, seed: 1 },
         );
-        let all = rating_table("overall", &list, &Test, Page::ALL);
+        let all = rating_table("overall", &list, &Test, &Page::ALL);
         assert_eq!(all.total, 3);
         assert_eq!(all.rows.iter().map(|r| r.rank).collect::<Vec<_>>(), [1, 2, 3], "ranks count the established");
         assert!(all.rows.iter().all(|r| r.agent != "b"));
@@ -205,15 +227,25 @@ mod tests {
         let b = &all.provisional[0];
         assert_eq!((b.agent.as_str(), b.rank, b.qualifying), ("b", 0, 4));
         // The second page of one row: the second rank.
-        let page = rating_table("overall", &list, &Test, Page { offset: 1, limit: 1 });
+        let page = rating_table("overall", &list, &Test, &Page { offset: 1, limit: 1, search: String::new() });
         assert_eq!((page.rows.len(), page.rows[0].rank, page.offset, page.total), (1, 2, 1, 3));
         assert_eq!(page.rows[0].agent, all.rows[1].agent);
         assert!(page.provisional.is_empty(), "the provisional rows are paged alike");
         assert_eq!(page.provisional_total, 1);
         // Past the end: no rows, the totals told.
-        let past = rating_table("overall", &list, &Test, Page { offset: 9, limit: 5 });
+        let past = rating_table("overall", &list, &Test, &Page { offset: 9, limit: 5, search: String::new() });
         assert!(past.rows.is_empty() && past.offset == 3 && past.total == 3);
-        assert_eq!(Page::of(&v1::StandingsRequest { offset: 0, limit: 0 }).limit, Page::DEFAULT_LIMIT);
-        assert_eq!(Page::of(&v1::StandingsRequest { offset: 7, limit: 100_000 }), Page { offset: 7, limit: 500 });
+        let asked = |offset, limit, search: &str| Page::of(&v1::StandingsRequest { offset, limit, search: search.into() });
+        assert_eq!(asked(0, 0, "").unwrap().limit, Page::DEFAULT_LIMIT);
+        assert_eq!(asked(7, 100_000, "").unwrap(), Page { offset: 7, limit: 500, search: String::new() });
+        // A search keeps the rows whose name holds it, either case, each with its own rank.
+        let found = rating_table("overall", &list, &Test, &asked(0, 0, "D").unwrap());
+        let named: Vec<_> = found.rows.iter().map(|r| (r.agent.as_str(), r.rank)).collect();
+        let d = all.rows.iter().find(|r| r.agent == "d").unwrap().rank;
+        assert_eq!((named, found.total, found.provisional_total), (vec![("d", d)], 1, 0));
+        let none = rating_table("overall", &list, &Test, &asked(0, 0, "zz").unwrap());
+        assert!(none.rows.is_empty() && none.provisional.is_empty() && none.total == 0);
+        let long = asked(0, 0, &"x".repeat(65)).unwrap_err();
+        assert!(long.contains("search: 65 bytes, at most 64"), "{long}");
     }
 }

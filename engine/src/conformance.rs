@@ -208,6 +208,7 @@ fn check_views(
     rng: &mut SmallRng,
     extra: &mut dyn Extra,
 ) -> Result<(), String> {
+    check_public_view(spec, g, rng)?;
     let width = crate::core::tensor_size(&spec.tensor_layout());
     for s in 0..g.seats() {
         let seat = Seat(s as u8);
@@ -261,6 +262,27 @@ fn check_views(
         }
         ensure!(d.is_terminal() && d.outcome().is_some(), "{}", seen("a determinisation played on to no end"));
         extra.view(g, seat, &o).map_err(|e| seen(&e))?;
+    }
+    Ok(())
+}
+
+/// A watcher's view: marked as one, it crosses JSON, rebuilds a state that shows it alike,
+/// and no seat's redraw of what that seat cannot see changes it (so it holds only what every
+/// seat sees).
+fn check_public_view(spec: &dyn AnySpec, g: &dyn AnyGame, rng: &mut SmallRng) -> Result<(), String> {
+    let o = g.public_observation_json();
+    ensure!(o.get("watcher") == Some(&serde_json::Value::Bool(true)), "a watcher's view not marked as one: {o}");
+    let wire: serde_json::Value = serde_json::from_str(&o.to_string()).map_err(|e| e.to_string())?;
+    ensure!(wire == o, "a watcher's view changed crossing JSON");
+    let rebuilt = spec.state_from_observation(&o).map_err(|e| format!("no state from a watcher's view: {e}"))?;
+    ensure!(rebuilt.public_observation_json() == o, "a state rebuilt from a watcher's view shows it otherwise");
+    ensure!(!g.public_observation_text().is_empty(), "a watcher's view has no text");
+    for s in 0..g.seats() {
+        let redrawn = g.redraw_hidden(Seat(s as u8), rng);
+        ensure!(
+            redrawn.public_observation_json() == o,
+            "redrawing what seat {s} cannot see changed a watcher's view: it shows what not every seat sees"
+        );
     }
     Ok(())
 }

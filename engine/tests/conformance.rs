@@ -49,7 +49,7 @@ fn the_suite_catches_a_game_that_breaks_its_contract() {
     impl Extra for LosesACard {
         fn view(&mut self, _: &dyn AnyGame, _: Seat, _: &serde_json::Value) -> Result<(), String> {
             self.0 += 1;
-            if self.0 > 3 { Err("the wire lost a card".into()) } else { Ok(()) }
+            if self.0 > 1 { Err("the wire lost a card".into()) } else { Ok(()) }
         }
     }
     let err = check_game(spec.as_ref(), 3, None, Depth::default(), &mut LosesACard(0)).unwrap_err();

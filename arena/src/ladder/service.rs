@@ -57,7 +57,7 @@ impl LadderService {
 
     /// The standings as the wire has them, the page `page` of each list, who is connected,
     /// provisional and rested read now.
-    pub fn table(&self, s: &Standings, page: Page) -> v1::LadderStandings {
+    pub fn table(&self, s: &Standings, page: &Page) -> v1::LadderStandings {
         let marks = self.ladder.marks();
         let mut connected: Vec<usize> = marks.connected.iter().copied().collect();
         connected.sort_unstable();
@@ -114,9 +114,9 @@ impl LadderService {
 impl v1::ladder_server::Ladder for LadderService {
     async fn standings(&self, req: Request<v1::StandingsRequest>) -> Result<Response<v1::LadderStandings>, Status> {
         self.services.client(&req, false)?;
-        let page = Page::of(req.get_ref());
+        let page = Page::of(req.get_ref()).map_err(Status::invalid_argument)?;
         let now = self.ladder.standings.borrow().clone();
-        Ok(Response::new(self.table(&now, page)))
+        Ok(Response::new(self.table(&now, &page)))
     }
 
     type WatchStandingsStream = Stream_<v1::LadderStandings>;
@@ -126,7 +126,7 @@ impl v1::ladder_server::Ladder for LadderService {
         req: Request<v1::StandingsRequest>,
     ) -> Result<Response<Self::WatchStandingsStream>, Status> {
         let place = self.services.spectator(&req)?;
-        let page = Page::of(req.get_ref());
+        let page = Page::of(req.get_ref()).map_err(Status::invalid_argument)?;
         let mut changes = self.ladder.standings.subscribe();
         // Sent again when a client joins or leaves too: a new agent is listed (not rated yet)
         // from its Hello on, and who is connected is told as it changes.
@@ -138,7 +138,7 @@ impl v1::ladder_server::Ladder for LadderService {
             loop {
                 let now = changes.borrow_and_update().clone();
                 roster.borrow_and_update();
-                if tx.send(Ok(me.table(&now, page))).await.is_err() {
+                if tx.send(Ok(me.table(&now, &page))).await.is_err() {
                     return;
                 }
                 let next = tokio::select! {

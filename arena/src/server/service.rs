@@ -12,10 +12,13 @@ use futures_util::StreamExt;
 use proto::v1;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
+
+/// A spectator asking for the table is sent it at most this often while the match moves.
+const TABLE_EVERY: Duration = Duration::from_millis(100);
 
 pub type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -239,6 +242,8 @@ impl v1::matches_server::Matches for Services {
             // The events from `from_version` on, read from the match itself: a spectator never
             // falls behind, however slow (it is sent what it has room for, then waits).
             let mut next = 0;
+            // The last table sent (when, of which version), and whether one is due once it may be.
+            let mut table_sent: Option<(Instant, u64)> = None;
             loop {
                 let changed = table.changed.notified();
                 tokio::pin!(changed);
@@ -258,7 +263,7 @@ impl v1::matches_server::Matches for Services {
                         _ = tx.closed() => break,
                     }
                 }
-                let (batch, over) = {
+                let (batch, over, view, pending) = {
                     let s = table.lock();
                     let batch: Vec<v1::MatchEvent> = s.events[next..]
                         .iter()
@@ -268,18 +273,49 @@ impl v1::matches_server::Matches for Services {
                         .cloned()
                         .collect();
                     next = s.events.len();
-                    (batch, s.ended.is_some())
+                    // The table as it stands after these events, when asked for and due: at
+                    // most every TABLE_EVERY, and at the end.
+                    let due = table_sent.is_none_or(|(at, version): (Instant, u64)| {
+                        version != s.version && (s.ended.is_some() || at.elapsed() >= TABLE_EVERY)
+                    });
+                    let view = (r.with_table && due).then(|| table.public_table(&s));
+                    let pending = r.with_table && !due && table_sent.is_some_and(|(_, v)| v != s.version);
+                    (batch, s.ended.is_some(), view, pending)
                 };
+                let mut view = match view.transpose() {
+                    Ok(v) => v,
+                    Err(e) => {
+                        let _ = tx.send(Err(e)).await;
+                        return;
+                    }
+                };
+                if let Some(v) = &view {
+                    table_sent = Some((Instant::now(), v.version));
+                }
                 for e in batch {
+                    // The last table comes before the end (a client may stop reading there).
+                    if matches!(e.event, Some(v1::match_event::Event::Ended(_)))
+                        && let Some(v) = view.take()
+                        && tx.send(Ok(v)).await.is_err()
+                    {
+                        return;
+                    }
                     if tx.send(Ok(e)).await.is_err() {
                         return;
                     }
                 }
+                if let Some(v) = view
+                    && tx.send(Ok(v)).await.is_err()
+                {
+                    return;
+                }
                 if over {
                     break;
                 }
+                let due_at = table_sent.map_or_else(Instant::now, |(at, _)| at + TABLE_EVERY);
                 tokio::select! {
                     _ = changed => {}
+                    _ = tokio::time::sleep_until(due_at.into()), if pending => {}
                     _ = tx.closed() => break,
                 }
             }

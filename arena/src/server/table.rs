@@ -258,6 +258,22 @@ impl Table {
         })
     }
 
+    /// The table as anyone watching sees it now (a Table event of the current version): the
+    /// game's public observation, no seat's. Whoever asks for it must hold back what
+    /// [`Table::moves_held_by`] holds back: it tells the deal as the moves do.
+    pub fn public_table(&self, s: &TableState) -> Result<v1::MatchEvent, Status> {
+        let view = s.game.public_observation_json();
+        let observation =
+            proto::convert::observation_to_proto(&self.setup.game_name, &view, &s.game.public_observation_text())
+                .map_err(Status::internal)?;
+        let to_move = s.game.to_move().filter(|_| s.ended.is_none()).map(|m| u32::from(m.0));
+        Ok(v1::MatchEvent {
+            match_id: self.setup.id.clone(),
+            version: s.version,
+            event: Some(v1::match_event::Event::Table(v1::Table { observation: Some(observation), to_move })),
+        })
+    }
+
     /// Apply a legal action (the lock held); ends the match if the game is over. `by_seat`:
     /// the seat chose it (not the policy).
     fn apply_locked(&self, s: &mut TableState, seat: usize, action: ActionId, by_seat: bool) {

@@ -202,11 +202,11 @@ impl ShownGame for ShownTable {
 
 fn fit(t: &Tournament, rated: &[RatedGame], played: usize) -> v1::LadderStandings {
     let opts = &t.options;
-    let mut lists = vec![rating_table("overall", &rate(&t.names, rated, opts), &NoMarks, Page::ALL)];
+    let mut lists = vec![rating_table("overall", &rate(&t.names, rated, opts), &NoMarks, &Page::ALL)];
     if t.labels.len() > 1 {
         for (group, label) in t.labels.iter().enumerate() {
             let of: Vec<RatedGame> = rated.iter().filter(|g| g.group == group).cloned().collect();
-            lists.push(rating_table(label, &rate(&t.names, &of, opts), &NoMarks, Page::ALL));
+            lists.push(rating_table(label, &rate(&t.names, &of, opts), &NoMarks, &Page::ALL));
         }
     }
     v1::LadderStandings {

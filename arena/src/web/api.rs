@@ -417,8 +417,26 @@ async fn create(
     }
 }
 
-async fn events(State(face): State<Face>, caller: Caller, Path(id): Path<String>) -> Response {
-    match face.services.spectate(caller.call(v1::SpectateRequest { match_id: id, from_version: 0 })).await {
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventsOptions {
+    /// Also the table as anyone watching sees it (Table events): what a spectator draws.
+    #[serde(default)]
+    table: bool,
+}
+
+async fn events(
+    State(face): State<Face>,
+    caller: Caller,
+    Path(id): Path<String>,
+    options: Result<axum::extract::Query<EventsOptions>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    let with_table = match options {
+        Ok(axum::extract::Query(o)) => o.table,
+        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("the events' options: {}", e.body_text())),
+    };
+    let request = v1::SpectateRequest { match_id: id, from_version: 0, with_table };
+    match face.services.spectate(caller.call(request)).await {
         Ok(r) => events_of(r.into_inner(), "event", json::event),
         Err(s) => refused(s),
     }
@@ -539,7 +557,8 @@ async fn progression(State(face): State<Face>, caller: Caller) -> Response {
     }
 }
 
-/// Which rows of each list (`/api/standings?offset=N&limit=N`), as `StandingsRequest` has them.
+/// Which rows of each list (`/api/standings?offset=N&limit=N&search=S`), as `StandingsRequest`
+/// has them.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StandingsPage {
@@ -547,6 +566,8 @@ struct StandingsPage {
     offset: u32,
     #[serde(default)]
     limit: u32,
+    #[serde(default)]
+    search: String,
 }
 
 async fn standings(
@@ -558,7 +579,7 @@ async fn standings(
         Ok(axum::extract::Query(p)) => p,
         Err(e) => return error(StatusCode::BAD_REQUEST, &format!("the standings' page: {}", e.body_text())),
     };
-    let request = v1::StandingsRequest { offset: page.offset, limit: page.limit };
+    let request = v1::StandingsRequest { offset: page.offset, limit: page.limit, search: page.search };
     match &face.standings {
         Some(Standings::Ladder(ladder)) => match ladder.watch_standings(caller.call(request)).await {
             Ok(r) => events_of(r.into_inner(), "standings", json::standings),

@@ -58,6 +58,16 @@ pub fn event(e: &v1::MatchEvent) -> Value {
         Some(Event::Ended(x)) => json!({
             "kind": "ended", "version": e.version, "outcome": x.outcome.as_ref().map(outcome),
         }),
+        Some(Event::Table(t)) => {
+            let observation = t.observation.as_ref();
+            json!({
+                "kind": "table", "version": e.version, "to_move": t.to_move,
+                "observation": observation
+                    .and_then(|o| proto::convert::observation_from_proto(o).ok())
+                    .map(|(game, json, _)| json!({"game": game, "view": json})),
+                "text": observation.map(|o| o.text.as_str()).unwrap_or_default(),
+            })
+        }
         None => json!({"kind": "unknown", "version": e.version}),
     }
 }

@@ -221,6 +221,7 @@ for (const [game, preset, others, seed] of [
     const b = await browser();
     const problems = [];
     let spectatorMoves = [];
+    let watchedTables = [];
     try {
       const player = await b.newPage();
       watchConsole(player, problems);
@@ -236,6 +237,18 @@ for (const [game, preset, others, seed] of [
       const asked = [];
       spectator.on('request', r => asked.push(new URL(r.url()).pathname));
       await spectator.goto(url + 'match?id=' + id);
+      // The table as a watcher sees it, drawn: what it held at each version it showed.
+      await spectator.waitForSelector('#watched:not([hidden]) #watched-table svg.table', { timeout: 10000 });
+      await spectator.evaluate(() => {
+        const place = document.getElementById('watched-table');
+        const note = () => window.watchedTables.push({
+          version: Number(place.dataset.version),
+          text: document.getElementById('watched').textContent,
+        });
+        window.watchedTables = [];
+        note();
+        new MutationObserver(note).observe(place, { attributes: true, attributeFilter: ['data-version'] });
+      });
       // While the game is played, a seat's token may be typed here to sit at it.
       await spectator.waitForSelector('#join:not([hidden])', { timeout: 5000 });
       // The table links to the game's rules, a page of the face with a named section each.
@@ -275,6 +288,8 @@ for (const [game, preset, others, seed] of [
       assert.equal(await spectator.isVisible('#seat'), false);
       assert.equal((await spectator.textContent('#view')).trim(), '');
       assert.ok(!asked.some(p => p.endsWith('/seat') || p.endsWith('/act')), asked.join(' '));
+      watchedTables = await spectator.evaluate(() => window.watchedTables);
+      assert.equal(await spectator.$$eval('#watched-table svg title', t => t[0].textContent), 'The table as anyone watching sees it');
       await spectatorContext.close();
       // The front page lists it among the finished, linked to the viewer.
       const front2 = await b.newPage();
@@ -302,8 +317,28 @@ for (const [game, preset, others, seed] of [
     // What the spectator saw, against the full state.
     const named = checkPublic(spectatorMoves, records, others.length + 1);
     assert.ok(named > 0, 'the labels name cards: the check checked something');
+    // The spectator's drawn table followed the game to its last position, and at every version
+    // it showed named no card that some seat could not see then.
+    const { views } = viewsOf(records, others.length + 1);
+    const versions = watchedTables.map(t => t.version);
+    assert.ok(versions.length >= 3, `the table was drawn ${versions.length} times`);
+    assert.ok(versions.every((v, i) => i === 0 || v > versions[i - 1]), versions.join(' '));
+    assert.equal(versions[versions.length - 1], views[0].length - 1, 'the last position drawn');
+    let checked = 0;
+    for (const { version, text } of watchedTables) {
+      for (const thing of thingsNamed(game, views)) {
+        if (!text.includes(thing)) continue;
+        checked += 1;
+        const hidden = views.findIndex(v => !v[version].includes(thing));
+        assert.equal(hidden, -1, `at version ${version} the watched table names ${thing}, which seat ${hidden} could not see`);
+      }
+    }
+    assert.ok(checked > 0, 'the watched tables named cards: the check checked something');
   });
 }
+
+// How many times a drawn thing's hint linked to its rule (playByDrawing's last game).
+let hints = 0;
 
 // Click the drawn things the seat may act on (chosen at random; where several actions share a
 // thing, one of those offered) until the result shows. Before each click and at the end, what
@@ -311,6 +346,7 @@ for (const [game, preset, others, seed] of [
 async function playByDrawing(page, seed, seen) {
   const pick = rng(seed);
   let clicks = 0;
+  hints = 0;
   for (;;) {
     const next = await Promise.race([
       page.waitForSelector('#result:not([hidden])', { timeout: 60000 }).then(() => 'over'),
@@ -325,6 +361,19 @@ async function playByDrawing(page, seed, seen) {
     const things = await page.$$eval('#table svg .legal', gs => gs.map(g => g.dataset.target));
     if (things.length === 0) continue;
     const target = things[Math.floor(pick() * things.length)];
+    if (clicks === 0) {
+      // The pointer on a drawn thing says its actions beside the drawing, their rules linked
+      // to sections of the rules page that exist.
+      await page.hover(`#table:not(.waiting) svg .legal[data-target="${target}"]`, { timeout: 2000 }).catch(() => {});
+      const hinted = await page.waitForSelector('#hint:not([hidden]) a.rule', { timeout: 2000 }).then(() => true, () => false);
+      if (hinted) {
+        const href = await page.getAttribute('#hint a.rule', 'href');
+        const [rulesPath, section] = href.split('#');
+        const rules = await (await page.request.get(new URL(rulesPath, page.url()).href)).text();
+        assert.ok(rules.includes(`id="${decodeURIComponent(section)}"`), `${href}: no such section`);
+        hints += 1;
+      }
+    }
     const clicked = await page
       .locator(`#table:not(.waiting) svg .legal[data-target="${target}"]`)
       .first()
@@ -394,6 +443,7 @@ for (const [game, preset, others, seed, width] of [
     }
     assert.deepEqual(problems, [], 'console messages or page errors');
     assert.ok(clicks > 0, 'the person moved by clicking the drawing');
+    assert.equal(hints, 1, "the first drawn thing's hint linked to its rule");
     assert.ok(widest <= width, `the page is ${widest} px wide in a ${width} px viewport: no sideways scrolling`);
     // Nothing the person's page held at any step named a card their seat could not see then.
     const { views } = viewsOf(records, others.length + 1);

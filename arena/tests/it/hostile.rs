@@ -256,7 +256,9 @@ async fn a_client_at_its_share_leaves_room_for_the_next_and_for_keyed_bots() {
     assert!(e.message().contains("its limit"), "{}", e.message());
     let _keeper = play(channel.clone(), hello("Keeper", BOT_KEY), "").await.unwrap();
 
-    let spectate = |id: &str, key: &str| keyed(v1::SpectateRequest { match_id: id.into(), from_version: 0 }, key);
+    let spectate = |id: &str, key: &str| {
+        keyed(v1::SpectateRequest { match_id: id.into(), from_version: 0, with_table: false }, key)
+    };
     let mut held = Vec::new();
     for c in &created {
         held.push(m.spectate(spectate(&c.match_id, ALICE)).await.unwrap().into_inner());
@@ -302,7 +304,7 @@ async fn an_operator_can_require_a_key_to_create_matches() {
     let created = m.create_match(keyed(token_match("journey"), BOB)).await.unwrap().into_inner();
     // Playing, watching and listing need no key.
     play(channel.clone(), hello("anyone", ""), "").await.unwrap();
-    m.spectate(v1::SpectateRequest { match_id: created.match_id, from_version: 0 }).await.unwrap();
+    m.spectate(v1::SpectateRequest { match_id: created.match_id, from_version: 0, with_table: false }).await.unwrap();
     let limits = v1::catalogue_client::CatalogueClient::new(channel)
         .list_games(v1::ListGamesRequest {})
         .await
@@ -333,7 +335,10 @@ async fn a_spectator_that_goes_gives_its_place_back_at_once() {
     for round in 0..3 {
         // A spectator, then a seat watching its view, each dropped after its first message.
         let mut events = free_place(|| {
-            let (mut m, r) = (m.clone(), v1::SpectateRequest { match_id: created.match_id.clone(), from_version: 0 });
+            let (mut m, r) = (
+                m.clone(),
+                v1::SpectateRequest { match_id: created.match_id.clone(), from_version: 0, with_table: false },
+            );
             async move { m.spectate(r).await }
         })
         .await

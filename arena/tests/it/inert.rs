@@ -395,7 +395,8 @@ fn every_string_from_a_stranger_is_text_in_every_page() {
 }
 
 /// A long ladder's front page pages through its ranks (50 at a time), and a name on the second
-/// page opens that agent's page.
+/// page opens that agent's page; its search finds an agent of any rank (the server searches),
+/// shown with its rank.
 #[test]
 #[ignore = "needs headless Chromium and arena/tests/browser's packages: .ci/run installs both and runs it"]
 fn a_long_ladders_front_page_pages_through_its_ranks() {
@@ -408,12 +409,31 @@ fn a_long_ladders_front_page_pages_through_its_ranks() {
     let config = arena::ladder::config::LadderConfig::parse("long", text).unwrap();
     let data = dir.join("data");
     arena::ladder::synthetic::fill(&config, text, &data, 120, 2400, 1).unwrap();
-    let (_ladder, _, mut said) = served::serving(
+    let (_ladder, grpc, mut said) = served::serving(
         &["ladder", file.to_str().unwrap(), "--data", data.to_str().unwrap(), "--http", "127.0.0.1:0"],
         "serving on ",
     );
     let url = line_starting(&mut said, "the web face: ");
     let url = url.trim_end_matches('/');
+    // The agent at rank 101, by gRPC; a search too long is refused, naming the field.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (far, refused) = rt.block_on(async {
+        let mut c = v1::ladder_client::LadderClient::new(arena::client::connect(&grpc).await.unwrap());
+        let asked = |offset, search: &str| v1::StandingsRequest { offset, limit: 1, search: search.into() };
+        let s = loop {
+            let s = c.standings(asked(100, "")).await.unwrap().into_inner();
+            if !s.lists[0].rows.is_empty() {
+                break s;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let refused = c.standings(asked(0, &"é".repeat(33))).await.unwrap_err();
+        (s.lists[0].rows[0].clone(), refused)
+    });
+    assert_eq!(refused.code(), tonic::Code::InvalidArgument);
+    assert!(refused.message().contains("search: 66 bytes"), "{}", refused.message());
+    assert_eq!(far.rank, 101);
+    let far_row = format!("tr[data-agent='{}'] td.num:text-is('101')", far.agent.to_lowercase());
     let pages = [page(
         "a long ladder's front page",
         &format!("{url}/"),
@@ -424,10 +444,21 @@ fn a_long_ladders_front_page_pages_through_its_ranks() {
             { "click": "table.standings tr:has(td.num:text-is('51')) a" },
             { "wait": "#games a[href^='/game?ladder=']" },
         ]),
+    ), page(
+        "a long ladder's front page, searched",
+        &format!("{url}/"),
+        json!([
+            { "wait": "table.standings td.num:text-is('1')" },
+            { "fill": ["#search", far.agent.to_uppercase()] },
+            { "wait": far_row },
+        ]),
     )];
     let found = look(&pages);
     let f = &found[0];
     assert_eq!(f["done"], json!(true), "{f:#}");
     assert!(f["errors"].as_array().unwrap().is_empty() && f["console"].as_array().unwrap().is_empty(), "{f:#}");
     assert!(f["title"].as_str().unwrap().ends_with("— Tabletop Arena"), "an agent's page: {f:#}");
+    let f = &found[1];
+    assert_eq!(f["done"], json!(true), "{f:#}");
+    assert!(f["errors"].as_array().unwrap().is_empty() && f["console"].as_array().unwrap().is_empty(), "{f:#}");
 }

@@ -423,8 +423,11 @@ async fn spectators_see_public_events_to_the_end() {
         v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("greedy".into())) },
     ];
     let id = m.create_match(req).await.unwrap().into_inner().match_id;
-    let mut events =
-        m.spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0 }).await.unwrap().into_inner();
+    let mut events = m
+        .spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0, with_table: false })
+        .await
+        .unwrap()
+        .into_inner();
     let mut moves = 0;
     let mut ended = false;
     let mut first = true;
@@ -443,12 +446,85 @@ async fn spectators_see_public_events_to_the_end() {
                 ended = true;
                 assert_eq!(end.outcome.unwrap().ranks.len(), 2);
             }
+            v1::match_event::Event::Table(_) => panic!("a table not asked for"),
         }
         first = false;
     }
     assert!(ended);
     let record = wait_record(&mut m, &id, Duration::from_secs(120)).await;
     assert_eq!(record.actions.len() as u64, moves);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_asking_for_the_table_sees_what_every_seat_sees_and_no_more() {
+    // A person's seat (played by this test, a move at a time) against a built-in agent: the
+    // spectator's tables follow the game, each what a watcher of the replayed record sees.
+    let (running, mut m) = start(ServerConfig::default()).await;
+    let mut req = create("expedition", 8);
+    req.seats = vec![
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("greedy".into())) },
+    ];
+    let created = m.create_match(req).await.unwrap().into_inner();
+    let (id, token) = (created.match_id.clone(), created.tokens[0].token.clone());
+    let mut events = m
+        .spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0, with_table: true })
+        .await
+        .unwrap()
+        .into_inner();
+    let watcher = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(e) = events.message().await.unwrap() {
+            seen.push(e);
+        }
+        seen
+    });
+    loop {
+        let s = m.observe(v1::ObserveRequest { match_id: id.clone(), token: token.clone(), tensors: false }).await;
+        let s = s.unwrap().into_inner();
+        if s.outcome.is_some() {
+            break;
+        }
+        if s.to_move == Some(0) {
+            let action = s.legal[s.version as usize % s.legal.len()].id;
+            m.act(v1::ActRequest { match_id: id.clone(), token: token.clone(), action, version: Some(s.version) })
+                .await
+                .unwrap();
+        }
+        // Slower than the tables' pace, now and then: some moves get a table each.
+        tokio::time::sleep(Duration::from_millis(if s.version % 3 == 0 { 120 } else { 5 })).await;
+    }
+    let seen = watcher.await.unwrap();
+    let record = wait_record(&mut m, &id, Duration::from_secs(60)).await;
+    let entry = find_game("expedition").unwrap();
+    let source = engine::core::ParamSource::Yaml { name: "record".into(), text: record.params_yaml.clone() };
+    let spec = (entry.spec)(None, &[source], &arena::files::refuse_files).unwrap();
+    let mut tables = Vec::new();
+    for (i, e) in seen.iter().enumerate() {
+        if let Some(v1::match_event::Event::Table(t)) = &e.event {
+            let mut g = spec.new_game(record.seed);
+            for a in &record.actions[..e.version as usize] {
+                g.apply(*a).unwrap();
+            }
+            let (game, view, text) = proto::convert::observation_from_proto(t.observation.as_ref().unwrap()).unwrap();
+            assert_eq!(game, "expedition");
+            assert_eq!(view, g.public_observation_json(), "the table at version {}", e.version);
+            assert_eq!(text, g.public_observation_text());
+            assert_eq!(t.to_move, g.to_move().map(|s| u32::from(s.0)));
+            if !g.is_terminal() {
+                assert!(view["seats"].as_array().unwrap().iter().all(|p| p["cards"].is_null()), "{view}");
+            }
+            tables.push((i, e.version));
+        }
+    }
+    // In order, more than one, the last of the final position just before the end.
+    assert!(tables.len() >= 3, "{tables:?}");
+    assert!(tables.windows(2).all(|w| w[0].1 < w[1].1), "{tables:?}");
+    let (last_at, last_version) = *tables.last().unwrap();
+    assert_eq!(last_version, record.actions.len() as u64);
+    assert!(matches!(seen[last_at + 1].event, Some(v1::match_event::Event::Ended(_))));
+    assert_eq!(last_at + 2, seen.len());
     running.stop().await.unwrap();
 }
 
@@ -655,7 +731,11 @@ async fn nothing_from_the_wire_opens_a_file_of_the_server() {
             let Some(v1::observation::Game::Expedition(o)) = s.observation.unwrap().game else { panic!() };
             assert_eq!(o.hq.len(), 4);
             let mut events = m
-                .spectate(v1::SpectateRequest { match_id: created.match_id.clone(), from_version: 0 })
+                .spectate(v1::SpectateRequest {
+                    match_id: created.match_id.clone(),
+                    from_version: 0,
+                    with_table: false,
+                })
                 .await
                 .unwrap()
                 .into_inner();
@@ -1197,7 +1277,11 @@ async fn reflection_v1alpha_and_v1_list_the_arena_and_not_the_bench() {
     ];
     let id = m.create_match(r).await.unwrap().into_inner().match_id;
     let record = wait_record(&mut m, &id, Duration::from_secs(120)).await;
-    let mut events = m.spectate(v1::SpectateRequest { match_id: id, from_version: 5 }).await.unwrap().into_inner();
+    let mut events = m
+        .spectate(v1::SpectateRequest { match_id: id, from_version: 5, with_table: false })
+        .await
+        .unwrap()
+        .into_inner();
     let mut versions = Vec::new();
     while let Some(e) = events.message().await.unwrap() {
         versions.push(e.version);

@@ -34,8 +34,11 @@ async fn matches(url: &str) -> v1::matches_client::MatchesClient<tonic::transpor
 
 /// A match's public events, read to its end.
 async fn spectated(url: &str, id: &str) -> Vec<v1::match_event::Event> {
-    let mut stream =
-        matches(url).await.spectate(v1::SpectateRequest { match_id: id.into(), from_version: 0 }).await.unwrap();
+    let mut stream = matches(url)
+        .await
+        .spectate(v1::SpectateRequest { match_id: id.into(), from_version: 0, with_table: false })
+        .await
+        .unwrap();
     let mut events = Vec::new();
     while let Some(e) = stream.get_mut().message().await.unwrap() {
         events.push(e.event.unwrap());
@@ -134,7 +137,7 @@ fn with_strangers_at_the_tables_a_deal_shows_nothing_until_all_its_games_are_ove
         // Over, but its deal is played at another table: it shows that it started, nothing more.
         let mut stream = matches(&url)
             .await
-            .spectate(v1::SpectateRequest { match_id: first.setup.id.clone(), from_version: 0 })
+            .spectate(v1::SpectateRequest { match_id: first.setup.id.clone(), from_version: 0, with_table: true })
             .await
             .unwrap()
             .into_inner();
@@ -151,15 +154,18 @@ fn with_strangers_at_the_tables_a_deal_shows_nothing_until_all_its_games_are_ove
         assert!(refused.message().contains("its deal is still in play"), "{}", refused.message());
         // The other game of the deal ends: the waiting spectator gets every move, then the end.
         play(&jobs[1]);
-        let mut moves = 0;
+        let (mut moves, mut tables) = (0, Vec::new());
         while let Some(e) = tokio::time::timeout(Duration::from_secs(10), stream.message()).await.unwrap().unwrap() {
             match e.event.unwrap() {
                 v1::match_event::Event::Moved(_) => moves += 1,
+                v1::match_event::Event::Table(_) => tables.push(e.version),
                 v1::match_event::Event::Ended(_) => break,
                 other => panic!("{other:?}"),
             }
         }
         assert_eq!(moves, first.lock().actions.len());
+        // The table (asked for) came with the moves, not before: once, as the game ended.
+        assert_eq!(tables, vec![moves as u64]);
         let record = matches(&url)
             .await
             .get_record(v1::GetRecordRequest { match_id: first.setup.id.clone() })

@@ -536,8 +536,11 @@ fn a_workers_game_is_shown_live_on_the_ladder_and_stored_as_shown() {
     let events = runtime().block_on(async {
         let channel = arena::client::connect(&url).await.unwrap();
         let mut c = v1::matches_client::MatchesClient::new(channel);
-        let mut stream =
-            c.spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0 }).await.unwrap().into_inner();
+        let mut stream = c
+            .spectate(v1::SpectateRequest { match_id: id.clone(), from_version: 0, with_table: false })
+            .await
+            .unwrap()
+            .into_inner();
         let mut events = Vec::new();
         while let Some(e) = stream.message().await.unwrap() {
             let e = e.event.unwrap();

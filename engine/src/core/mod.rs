@@ -190,6 +190,12 @@ pub trait Game: Clone + PartialEq + Send + Sync + 'static {
     }
     /// The observation as text a person can read.
     fn observation_text(&self, seat: Seat) -> String;
+    /// What anyone watching the table may know, holding no seat: the facts every seat sees,
+    /// none that only some see (the observation's `watcher` set). What a spectator is shown;
+    /// the conformance suite checks that no seat's redraw of what it cannot see changes it.
+    fn public_observation(&self) -> Self::Observation;
+    /// [`Game::public_observation`] as text.
+    fn public_observation_text(&self) -> String;
     /// A full state built from one seat's observation alone (OpenSpiel's "resample from
     /// infostate", in two steps): every fact the observation shows, as shown; what it hides,
     /// in some fixed arrangement — follow with [`Game::redraw_hidden`]. An observation that

@@ -81,6 +81,9 @@ pub trait AnyGame: Send + Sync {
     fn action_target(&self, action: ActionId) -> Option<String>;
     fn observation_json(&self, seat: Seat) -> serde_json::Value;
     fn observation_text(&self, seat: Seat) -> String;
+    /// [`Game::public_observation`] as JSON, and as text.
+    fn public_observation_json(&self) -> serde_json::Value;
+    fn public_observation_text(&self) -> String;
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
     /// A state `seat` cannot tell from this one (see [`Game::redraw_hidden`]).
     fn redraw_hidden(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame>;
@@ -148,6 +151,12 @@ impl<G: Game> AnyGame for Dyn<G> {
     }
     fn observation_text(&self, seat: Seat) -> String {
         self.0.observation_text(seat)
+    }
+    fn public_observation_json(&self) -> serde_json::Value {
+        serde_json::to_value(self.0.public_observation()).unwrap_or(serde_json::Value::Null)
+    }
+    fn public_observation_text(&self) -> String {
+        self.0.public_observation_text()
     }
     fn determinize(&self, seat: Seat, rng: &mut SmallRng) -> Box<dyn AnyGame> {
         Box::new(Dyn(self.0.determinize(seat, rng)))

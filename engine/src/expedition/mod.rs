@@ -359,7 +359,15 @@ impl Game for Expedition {
     }
 
     fn observation(&self, seat: Seat) -> Observation {
-        self.observe(seat)
+        self.observe(Some(seat))
+    }
+
+    fn public_observation(&self) -> Observation {
+        self.observe(None)
+    }
+
+    fn public_observation_text(&self) -> String {
+        observe::render(&self.observe(None))
     }
 
     fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
@@ -367,7 +375,7 @@ impl Game for Expedition {
     }
 
     fn observation_text(&self, seat: Seat) -> String {
-        observe::render(&self.observe(seat))
+        observe::render(&self.observe(Some(seat)))
     }
 
     fn from_observation(params: &ExpeditionParams, observation: &Observation) -> Result<Self, String> {

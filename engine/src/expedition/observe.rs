@@ -116,7 +116,12 @@ pub enum Returning {
 /// can be rebuilt from it with `Game::from_observation`, the hidden facts drawn afresh).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Observation {
+    /// Whose observation this is (0 in a watcher's).
     pub seat: u8,
+    /// A watcher's observation ([`crate::core::Game::public_observation`]): no seat's, no
+    /// held card in it until the game is over.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub watcher: bool,
     pub players: u8,
     pub dice_game: bool,
     pub first_player: u8,
@@ -228,9 +233,10 @@ impl Iterator for Bits {
 impl ExactSizeIterator for Bits {}
 
 impl Expedition {
-    /// Does `viewer` see the cards `seat` holds? Its own, and everyone's once the game is over.
-    pub(crate) fn shows_cards(&self, viewer: Seat, seat: usize) -> bool {
-        self.step == Step::Over || seat == viewer.index()
+    /// Does `viewer` see the cards `seat` holds? Its own, and everyone's once the game is over
+    /// (a watcher, `None`: only then).
+    pub(crate) fn shows_cards(&self, viewer: Option<Seat>, seat: usize) -> bool {
+        self.step == Step::Over || viewer.is_some_and(|v| seat == v.index())
     }
 
     /// Lost Coins visible on `seat`'s board: the printed ones not covered, and Place backs.
@@ -254,7 +260,8 @@ impl Expedition {
         }
     }
 
-    pub(crate) fn observe(&self, seat: Seat) -> Observation {
+    /// What `viewer` may know: a seat's observation, or with `None` a watcher's.
+    pub(crate) fn observe(&self, viewer: Option<Seat>) -> Observation {
         let c = &*self.shared.content;
         let rule = self.shared.params.discovery_cards;
         let view = |k: u8| card_view(c, k, rule);
@@ -279,13 +286,14 @@ impl Expedition {
                     coins_visible: self.coins_visible(s),
                     score: p.score,
                     cards_held: p.cards.count_ones() as u8,
-                    cards: self.shows_cards(seat, s).then(|| bits(p.cards).map(view).collect()),
+                    cards: self.shows_cards(viewer, s).then(|| bits(p.cards).map(view).collect()),
                     cards_seen_taken: bits(p.known).map(view).collect(),
                 }
             })
             .collect();
         Observation {
-            seat: seat.0,
+            seat: viewer.map_or(0, |v| v.0),
+            watcher: viewer.is_none(),
             players: self.n,
             dice_game: self.shared.params.dice,
             first_player: self.first,
@@ -553,7 +561,11 @@ pub(crate) fn from_observation(params: &ExpeditionParams, o: &Observation) -> Re
 pub(crate) fn render(o: &Observation) -> String {
     let mut s = String::new();
     let variant = if o.dice_game { "dice game" } else { "no-dice variant" };
-    let _ = writeln!(s, "Expedition, {} players, {variant}. You are seat {}.", o.players, o.seat);
+    if o.watcher {
+        let _ = writeln!(s, "Expedition, {} players, {variant}. You are watching.", o.players);
+    } else {
+        let _ = writeln!(s, "Expedition, {} players, {variant}. You are seat {}.", o.players, o.seat);
+    }
     // The same words whatever the player to move holds: the text must not tell a Dice card.
     let step = match o.step {
         Step::Roll => "roll the die",
@@ -566,7 +578,7 @@ pub(crate) fn render(o: &Observation) -> String {
     };
     match o.to_move {
         Some(p) => {
-            let who = if p == o.seat { "you".to_string() } else { format!("seat {p}") };
+            let who = if p == o.seat && !o.watcher { "you".to_string() } else { format!("seat {p}") };
             let _ = write!(
                 s,
                 "Round {} of at most {}{}: {who} to move, {step}",
@@ -640,7 +652,7 @@ pub(crate) fn render(o: &Observation) -> String {
         let _ = writeln!(s, "  {}: {}", i + 1, c.as_ref().map(card_line).unwrap_or_else(|| "(empty)".into()));
     }
     for p in &o.seats {
-        let you = if p.seat == o.seat { " (you)" } else { "" };
+        let you = if p.seat == o.seat && !o.watcher { " (you)" } else { "" };
         let first = if p.turn_position == 0 { ", first player" } else { "" };
         let _ = writeln!(
             s,

@@ -280,7 +280,7 @@ impl Facts {
                 coins_visible: g.coins_visible(s),
                 score: p.score,
                 cards_held: p.cards.count_ones() as u8,
-                cards: if g.shows_cards(seat, s) { shown_cards(c, p.cards) } else { 0 },
+                cards: if g.shows_cards(Some(seat), s) { shown_cards(c, p.cards) } else { 0 },
                 cards_seen_taken: shown_cards(c, p.known),
             };
         }

@@ -767,6 +767,14 @@ impl Game for Journey {
         observation::observe(self, seat.0, Detail::Full)
     }
 
+    fn public_observation(&self) -> JourneyObservation {
+        JourneyObservation { watcher: true, ..observation::observe(self, 0, Detail::Full) }
+    }
+
+    fn public_observation_text(&self) -> String {
+        observation::render(self, &self.public_observation())
+    }
+
     fn write_tensor(&self, seat: Seat, out: &mut [f32]) {
         thread_local! {
             /// The last observation a tensor was written from on this thread, written over by

@@ -34,8 +34,12 @@ pub struct RoundView {
 /// can be rebuilt from it with [`from_observation`], the hidden orders drawn afresh).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JourneyObservation {
-    /// Whose observation this is.
+    /// Whose observation this is (0 in a watcher's).
     pub seat: u8,
+    /// A watcher's observation ([`crate::core::Game::public_observation`]): a traveller's
+    /// without its seat (the journey hides nothing from one traveller that another sees).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub watcher: bool,
     pub to_move: Option<u8>,
     pub front: u8,
     pub turns: u16,
@@ -154,6 +158,7 @@ pub(super) fn observe(g: &Journey, seat: u8, detail: Detail) -> JourneyObservati
 pub(super) fn blank() -> JourneyObservation {
     JourneyObservation {
         seat: 0,
+        watcher: false,
         to_move: None,
         front: 0,
         turns: 0,
@@ -226,6 +231,7 @@ pub(super) fn observe_into(g: &Journey, seat: u8, detail: Detail, o: &mut Journe
     };
     let ace_at_bottom = g.destination_at_bottom();
     o.seat = seat;
+    o.watcher = false;
     o.to_move = crate::core::Game::to_move(g).map(|s| s.0);
     o.front = g.front;
     o.turns = g.turns;
@@ -338,7 +344,7 @@ fn hide_notes(g: &Journey, o: &JourneyObservation, adversary: Card) -> Option<St
             }
             let ace = if p.ace_rank == super::params::AceRank::Low { " (an Ace always does)" } else { "" };
             let bar = o.hide_bar.unwrap_or_else(|| g.rank(adversary));
-            let room = if g.has_room(o.seat) { "" } else { "; you may not: your satchel is at its limit" };
+            let room = if o.watcher || g.has_room(o.seat) { "" } else { "; you may not: your satchel is at its limit" };
             Some(format!("the next reveal must rank below {bar}{ace}{room}"))
         }
     }
@@ -354,9 +360,10 @@ fn list(cards: &[Card]) -> String {
 /// The observation as text, one fact per line.
 pub(super) fn render(g: &Journey, o: &JourneyObservation) -> String {
     let mut t = String::new();
-    let _ = writeln!(t, "traveller {} sees — turn {}, front: traveller {} — {}", o.seat, o.turns, o.front, o.doing);
+    let who = if o.watcher { "a watcher".to_string() } else { format!("traveller {}", o.seat) };
+    let _ = writeln!(t, "{who} sees — turn {}, front: traveller {} — {}", o.turns, o.front, o.doing);
     for v in &o.travellers {
-        let you = if v.seat == o.seat { " (you)" } else { "" };
+        let you = if v.seat == o.seat && !o.watcher { " (you)" } else { "" };
         let _ = writeln!(
             t,
             "  traveller {}{you} [{}]: satchel {} (limit {})",
@@ -579,6 +586,7 @@ mod tests {
         let c = Card::JOKER;
         JourneyObservation {
             seat: 9,
+            watcher: true,
             to_move: Some(9),
             front: 9,
             turns: 9999,

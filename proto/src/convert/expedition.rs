@@ -241,6 +241,7 @@ fn seat_from_proto(s: &v1::ExpeditionSeat, field: &str) -> Result<x::SeatView, S
 pub fn expedition_to_proto(o: &x::Observation) -> v1::ExpeditionObservation {
     v1::ExpeditionObservation {
         seat: o.seat.into(),
+        watcher: o.watcher,
         players: o.players.into(),
         dice_game: o.dice_game,
         first_player: o.first_player.into(),
@@ -308,6 +309,7 @@ pub fn expedition_from_proto(o: &v1::ExpeditionObservation) -> Result<x::Observa
         .collect::<Result<Vec<_>, String>>()?;
     Ok(x::Observation {
         seat: num(o.seat, "expedition.seat")?,
+        watcher: o.watcher,
         players: num(o.players, "expedition.players")?,
         dice_game: o.dice_game,
         first_player: num(o.first_player, "expedition.first_player")?,

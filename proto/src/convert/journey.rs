@@ -208,6 +208,7 @@ pub fn phase_from_proto(p: Option<&v1::JourneyPhase>, field: &str) -> Result<j::
 pub fn journey_to_proto(o: &j::JourneyObservation) -> v1::JourneyObservation {
     v1::JourneyObservation {
         seat: o.seat.into(),
+        watcher: o.watcher,
         to_move: o.to_move.map(u32::from),
         front: o.front.into(),
         turns: o.turns.into(),
@@ -295,6 +296,7 @@ pub fn journey_from_proto(o: &v1::JourneyObservation) -> Result<j::JourneyObserv
     };
     Ok(j::JourneyObservation {
         seat: num(o.seat, "journey.seat")?,
+        watcher: o.watcher,
         to_move: opt_num(o.to_move, "journey.to_move")?,
         front: num(o.front, "journey.front")?,
         turns: num(o.turns, "journey.turns")?,

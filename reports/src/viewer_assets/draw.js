@@ -1,5 +1,5 @@
 'use strict';
-// The table drawn: a seat's own observation (what the server sent this seat, nothing more) as
+// The table drawn: a seat's own observation (or a watcher's, which is no seat's) (what the server sent this seat, nothing more) as
 // SVG made here, no external asset. What the seat cannot see is drawn as a card's back with a
 // count. Each legal action is offered on the thing it acts on (its `target`, from the engine:
 // `column:2`, `satchel:7♦`, `supply`, `end-turn`): a click plays it, or, when several actions
@@ -64,6 +64,8 @@ const draw = (() => {
     if (old) old.remove();
     g.append(node('title', {}, title));
     g.addEventListener('click', () => ctx.pick(actions));
+    // The page may say more of them beside the drawing (the rules they apply, as links).
+    if (ctx.hint) g.addEventListener('mouseenter', () => ctx.hint(actions));
     return g;
   }
 
@@ -120,7 +122,8 @@ const draw = (() => {
     const W = narrow ? 390 : 760;
     const per = narrow ? 2 : 4;
     const root = node('g');
-    const me = v.seat;
+    // A watcher's view (a spectator's) is no seat's.
+    const me = v.watcher ? -1 : v.seat;
     let y = 16;
     const pile = v.pile_count + ' tiles' + (v.pile_top_is_place === null || v.pile_top_is_place === undefined ? '' :
       ' (top: ' + (v.pile_top_is_place ? 'a place' : 'an artifact') + ')');
@@ -300,7 +303,7 @@ const draw = (() => {
     y += 86;
     // The travellers' satchels.
     for (const t of v.travellers) {
-      const mine = t.seat === v.seat;
+      const mine = !v.watcher && t.seat === v.seat;
       const g = node('g', { class: 'traveller' + (mine ? ' mine' : '') + (v.to_move === t.seat ? ' to-move' : '') });
       const panel = node('rect', { x: 10, y, width: W - 20, height: 76, rx: 6, class: 'zone' });
       g.append(panel);
@@ -340,19 +343,20 @@ const draw = (() => {
 
   // The table of `game` from the seat's observation `view`; `legal` the seat's legal actions
   // now (empty when it is not to move); `choose(id)` plays one; `ask(actions)` offers several.
-  // `narrow`: laid out for a narrow screen (half as wide, taller).
-  function table(game, view, legal, choose, ask, narrow = false) {
+  // `narrow`: laid out for a narrow screen (half as wide, taller). `hint(actions)`, if given, is
+  // told the actions of a thing the pointer comes onto.
+  function table(game, view, legal, choose, ask, narrow = false, hint = null) {
     const byTarget = new Map();
     for (const a of legal || []) {
       if (!a.target) continue;
       if (!byTarget.has(a.target)) byTarget.set(a.target, []);
       byTarget.get(a.target).push(a);
     }
-    const ctx = { byTarget, narrow, pick: actions => (actions.length === 1 ? choose(actions[0].id) : ask(actions)) };
+    const ctx = { byTarget, narrow, hint, pick: actions => (actions.length === 1 ? choose(actions[0].id) : ask(actions)) };
     const drawn = game === 'expedition' ? expedition(view, ctx) : game === 'journey' ? journey(view, ctx) : null;
     if (!drawn) return null;
     const svg = node('svg', { viewBox: `0 0 ${drawn.width} ${drawn.height}`, class: 'table', role: 'img' });
-    svg.append(node('title', {}, 'The table as seat ' + view.seat + ' sees it'));
+    svg.append(node('title', {}, view.watcher ? 'The table as anyone watching sees it' : 'The table as seat ' + view.seat + ' sees it'));
     svg.append(drawn.root);
     return svg;
   }

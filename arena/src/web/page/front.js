@@ -72,7 +72,9 @@ function showStandings(s) {
   filter();
 }
 
-// The rows whose agent's name holds what the search box holds (every row when empty).
+// The rows whose agent's name holds what the search box holds (every row when empty): a
+// ladder's server lists only those (each list's pages count them); here the rows shown are
+// kept to them too (a tournament's lists come whole).
 function filter() {
   const wanted = document.getElementById('search').value.trim().toLowerCase();
   for (const tr of document.querySelectorAll('#lists tr[data-agent]')) {
@@ -133,13 +135,16 @@ async function drawProgression() {
 const PAGE = 50;
 let offset = 0;
 let source = null;
+// The search the server was last asked for (a ladder's), and a pending one.
+let searched = '';
+let searchTimer = 0;
 
 function showPaging(s) {
   const longest = Math.max(0, ...s.lists.map(l => l.total));
   const paging = document.getElementById('paging');
   paging.hidden = longest <= PAGE;
-  document.getElementById('page-where').textContent =
-    'ranks ' + (offset + 1) + ' to ' + Math.min(offset + PAGE, longest) + ' of ' + longest;
+  document.getElementById('page-where').textContent = (searched ? 'matches ' : 'ranks ') + (offset + 1) + ' to ' +
+    Math.min(offset + PAGE, longest) + ' of ' + longest + (searched ? ' named “' + searched + '”' : '');
   document.getElementById('page-prev').disabled = offset === 0;
   document.getElementById('page-next').disabled = offset + PAGE >= longest;
 }
@@ -152,7 +157,8 @@ function turnPage(by) {
 // The standings' stream, for the page shown.
 function followPage() {
   if (source) source.close();
-  source = new EventSource('/api/standings?offset=' + offset + '&limit=' + PAGE);
+  source = new EventSource('/api/standings?offset=' + offset + '&limit=' + PAGE +
+    (searched ? '&search=' + encodeURIComponent(searched) : ''));
   source.addEventListener('standings', e => {
     const s = JSON.parse(e.data);
     showStandings(s);
@@ -206,4 +212,17 @@ async function listMatches() {
 followStandings();
 listMatches();
 setInterval(listMatches, 2000);
-document.getElementById('search').addEventListener('input', filter);
+document.getElementById('search').addEventListener('input', () => {
+  filter();
+  // A ladder lists the matching agents of all its ranks, a page at a time: asked once the
+  // typing pauses.
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(() => {
+    let wanted = document.getElementById('search').value.trim();
+    while (new TextEncoder().encode(wanted).length > 64) wanted = wanted.slice(0, -1);
+    if (kind !== 'ladder' || wanted === searched) return;
+    searched = wanted;
+    offset = 0;
+    followPage();
+  }, 300);
+});

@@ -2,7 +2,8 @@
 // One match, live. Everyone sees its public events (the moves as the referee applied them,
 // who is to move, the result). A person who holds a seat of it (its token, kept in this tab's
 // session storage by the play page, sent in a header) also sees that seat's own view and its
-// legal actions, as buttons, with the time left.
+// legal actions, as buttons, with the time left. Anyone else watching sees the table as a
+// watcher does (what every seat sees, no seat's own cards), drawn as it changes.
 
 const matchId = new URLSearchParams(location.search).get('id') || '';
 const held = JSON.parse(sessionStorage.getItem('arena-seats:' + matchId) || '[]');
@@ -13,6 +14,8 @@ let deadline = 0;
 let gameName = '';
 // What the last move acted on (its event's target): marked on the drawing.
 let lastTarget = '';
+// Watching, holding no seat: the table is drawn from the server's Table events.
+let watching = held.length === 0;
 
 function problem(message) {
   const p = document.getElementById('problem');
@@ -38,19 +41,32 @@ function onEvent(e, source) {
   } else if (e.kind === 'moved') {
     shownVersion = e.version;
     lastTarget = e.target || '';
-    const drawn = document.querySelector('#table svg');
-    if (drawn) draw.mark(drawn, lastTarget);
+    for (const drawn of document.querySelectorAll('#table svg, #watched-table svg')) draw.mark(drawn, lastTarget);
     const li = arena.el('li', arena.seatName(players, e.seat) + ': ' + e.label);
     li.dataset.version = e.version;
     document.getElementById('moves').append(li);
     document.getElementById('status').textContent =
       e.to_move === null || e.to_move === undefined ? '' : arena.seatName(players, e.to_move) + ' to move.';
+  } else if (e.kind === 'table') {
+    showTable(e);
   } else if (e.kind === 'ended') {
     // Over: no seat is left to sit at.
     document.getElementById('join').hidden = true;
     source.close();
     showResult(e.outcome);
   }
+}
+
+// The table as anyone watching sees it (a Table event), for whoever holds no seat here.
+function showTable(e) {
+  if (!watching || !e.observation || typeof draw === 'undefined') return;
+  const place = document.getElementById('watched-table');
+  const drawn = draw.table(e.observation.game, e.observation.view, [], () => {}, () => {}, place.clientWidth < 560);
+  if (drawn && lastTarget) draw.mark(drawn, lastTarget);
+  place.replaceChildren(...(drawn ? [drawn] : []));
+  place.dataset.version = e.version;
+  document.getElementById('watched-text').textContent = e.text || '';
+  document.getElementById('watched').hidden = !drawn;
 }
 
 function tick() {
@@ -78,6 +94,31 @@ async function choose(seat, action) {
   }
 }
 
+// The rule an action applies: a link to its section of the game's rules page (or nothing).
+function ruleLink(a, text = '§') {
+  if (!a.section) return null;
+  const rule = arena.el('a', text, 'rule');
+  rule.href = '/rules/' + encodeURIComponent(gameName) + '#' + encodeURIComponent(a.section);
+  rule.target = '_blank';
+  rule.rel = 'noopener';
+  rule.title = 'The rule: ' + a.section.replace(/-/g, ' ');
+  rule.setAttribute('aria-label', 'the rule for ' + a.label);
+  return rule;
+}
+
+// The actions of the drawn thing the pointer is on: each in words, with its rule linked.
+function hint(actions) {
+  const line = document.getElementById('hint');
+  line.replaceChildren();
+  actions.forEach((a, i) => {
+    if (i) line.append('; ');
+    line.append(a.label);
+    const rule = ruleLink(a, 'the rule: ' + (a.section || '').replace(/-/g, ' '));
+    if (rule) line.append(' (', rule, ')');
+  });
+  line.hidden = actions.length === 0;
+}
+
 // Several actions on one drawn thing: offered by name, under the drawing.
 function ask(seat, actions) {
   const chooser = document.getElementById('chooser');
@@ -90,7 +131,10 @@ function ask(seat, actions) {
       chooser.hidden = true;
       choose(seat, a.id);
     });
-    chooser.append(b);
+    const rule = ruleLink(a);
+    const choice = arena.el('span', '', 'choice');
+    choice.append(b, ...(rule ? [rule] : []));
+    chooser.append(choice);
   }
   const cancel = arena.el('button', 'none of these');
   cancel.type = 'button';
@@ -104,10 +148,11 @@ function showState(seat, s) {
   current = s;
   document.getElementById('view').textContent = s.text;
   document.getElementById('chooser').hidden = true;
+  document.getElementById('hint').hidden = true;
   const mineNow = !s.outcome && s.to_move === s.seat;
   const drawn = s.observation && typeof draw !== 'undefined'
     ? draw.table(s.observation.game, s.observation.view, mineNow ? s.legal : [], id => choose(seat, id),
-      actions => ask(seat, actions), document.getElementById('table').clientWidth < 560)
+      actions => ask(seat, actions), document.getElementById('table').clientWidth < 560, hint)
     : null;
   const table = document.getElementById('table');
   if (drawn && lastTarget) draw.mark(drawn, lastTarget);
@@ -124,15 +169,10 @@ function showState(seat, s) {
       b.addEventListener('click', () => choose(seat, a.id));
       const choice = arena.el('span', '', 'choice');
       choice.append(b);
-      if (a.section) {
-        // The rule the action applies: its section of the game's rules, a click away.
-        const rule = arena.el('a', '§', 'rule');
-        rule.href = '/rules/' + encodeURIComponent(gameName) + '#' + encodeURIComponent(a.section);
-        rule.target = '_blank';
-        rule.rel = 'noopener';
-        rule.title = 'The rule: ' + a.section.replace(/-/g, ' ');
-        rule.setAttribute('aria-label', 'the rule for ' + a.label);
-        b.title = 'The rule: ' + a.section.replace(/-/g, ' ');
+      // The rule the action applies: its section of the game's rules, a click away.
+      const rule = ruleLink(a);
+      if (rule) {
+        b.title = rule.title;
         choice.append(rule);
       }
       legal.append(choice);
@@ -149,6 +189,8 @@ function showState(seat, s) {
 }
 
 async function followSeat(seat) {
+  watching = false;
+  document.getElementById('watched').hidden = true;
   document.getElementById('seat').hidden = false;
   document.getElementById('seat-title').textContent = 'Your seat: ' + arena.seatName(players, seat.seat);
   document.getElementById('resign').addEventListener('click', async () => {
@@ -189,7 +231,7 @@ async function start() {
     document.getElementById('status').textContent =
       'Its deal is being played at other tables too: its moves are shown once every game on it is over.';
   }
-  const source = new EventSource('/api/matches/' + encodeURIComponent(matchId) + '/events');
+  const source = new EventSource('/api/matches/' + encodeURIComponent(matchId) + '/events' + (watching ? '?table=true' : ''));
   source.addEventListener('event', e => onEvent(JSON.parse(e.data), source));
   source.addEventListener('error', e => {
     if (e.data) {
