@@ -303,6 +303,11 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// A clock of `base_ms` for the game and `increment_ms` a move.
+    pub fn from_ms(base_ms: u64, increment_ms: u64) -> Clock {
+        Clock { base: Duration::from_millis(base_ms), increment: Duration::from_millis(increment_ms) }
+    }
+
     /// What is left of `seat`'s time on `clock` (a game clock, or an overage bank), kept by
     /// seat in `left`: its `base` before the seat's first move.
     fn left(left: &[Option<Duration>], seat: usize, clock: Option<Clock>) -> Option<Duration> {

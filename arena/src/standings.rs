@@ -235,7 +235,8 @@ mod tests {
         // Past the end: no rows, the totals told.
         let past = rating_table("overall", &list, &Test, &Page { offset: 9, limit: 5, search: String::new() });
         assert!(past.rows.is_empty() && past.offset == 3 && past.total == 3);
-        let asked = |offset, limit, search: &str| Page::of(&v1::StandingsRequest { offset, limit, search: search.into() });
+        let asked =
+            |offset, limit, search: &str| Page::of(&v1::StandingsRequest { offset, limit, search: search.into() });
         assert_eq!(asked(0, 0, "").unwrap().limit, Page::DEFAULT_LIMIT);
         assert_eq!(asked(7, 100_000, "").unwrap(), Page { offset: 7, limit: 500, search: String::new() });
         // A search keeps the rows whose name holds it, either case, each with its own rank.

@@ -376,10 +376,7 @@ impl Worker {
             })
             .collect();
         let names: Vec<String> = lease.seats.iter().map(|s| s.name.clone()).collect();
-        let bank = (lease.bank_ms > 0).then(|| crate::referee::Clock {
-            base: Duration::from_millis(lease.bank_ms),
-            increment: Duration::from_millis(lease.bank_increment_ms),
-        });
+        let bank = (lease.bank_ms > 0).then(|| crate::referee::Clock::from_ms(lease.bank_ms, lease.bank_increment_ms));
         let table = self.hub.create_hosted(
             &lease.game,
             &lease.preset,

@@ -229,10 +229,7 @@ pub struct SubmissionsConfig {
 impl LadderConfig {
     /// The bank as the referee keeps it.
     pub fn bank_clock(&self) -> Option<crate::referee::Clock> {
-        self.bank.map(|b| crate::referee::Clock {
-            base: std::time::Duration::from_millis(b.base_ms),
-            increment: std::time::Duration::from_millis(b.increment_ms),
-        })
+        self.bank.map(|b| crate::referee::Clock::from_ms(b.base_ms, b.increment_ms))
     }
 
     /// Read a ladder file; `source` names it in errors.

@@ -784,10 +784,7 @@ impl Hub {
                         "bank_ms: a bank is drawn on past a per-move limit, and this match has none",
                     ));
                 }
-                Some(crate::referee::Clock {
-                    base: Duration::from_millis(base.into()),
-                    increment: Duration::from_millis(increment.into()),
-                })
+                Some(crate::referee::Clock::from_ms(base.into(), increment.into()))
             }
         };
         Ok(Limits { move_time, bank, policy, idle: self.config.idle })

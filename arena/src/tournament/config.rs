@@ -520,10 +520,7 @@ impl TournamentConfig {
 
     /// Each participant's time control: its own limit, clock and bank, else the tournament's.
     pub fn time_controls(&self) -> Vec<crate::referee::TimeControl> {
-        let clock = |c: &ClockSpec| crate::referee::Clock {
-            base: std::time::Duration::from_millis(c.base_ms),
-            increment: std::time::Duration::from_millis(c.increment_ms),
-        };
+        let clock = |c: &ClockSpec| crate::referee::Clock::from_ms(c.base_ms, c.increment_ms);
         self.participants
             .iter()
             .map(|p| crate::referee::TimeControl {

@@ -434,25 +434,28 @@ fn a_long_ladders_front_page_pages_through_its_ranks() {
     assert!(refused.message().contains("search: 66 bytes"), "{}", refused.message());
     assert_eq!(far.rank, 101);
     let far_row = format!("tr[data-agent='{}'] td.num:text-is('101')", far.agent.to_lowercase());
-    let pages = [page(
-        "a long ladder's front page",
-        &format!("{url}/"),
-        json!([
-            { "wait": "#paging:not([hidden]) #page-next:not([disabled])" },
-            { "click": "#page-next" },
-            { "wait": "table.standings td.num:text-is('51')" },
-            { "click": "table.standings tr:has(td.num:text-is('51')) a" },
-            { "wait": "#games a[href^='/game?ladder=']" },
-        ]),
-    ), page(
-        "a long ladder's front page, searched",
-        &format!("{url}/"),
-        json!([
-            { "wait": "table.standings td.num:text-is('1')" },
-            { "fill": ["#search", far.agent.to_uppercase()] },
-            { "wait": far_row },
-        ]),
-    )];
+    let pages = [
+        page(
+            "a long ladder's front page",
+            &format!("{url}/"),
+            json!([
+                { "wait": "#paging:not([hidden]) #page-next:not([disabled])" },
+                { "click": "#page-next" },
+                { "wait": "table.standings td.num:text-is('51')" },
+                { "click": "table.standings tr:has(td.num:text-is('51')) a" },
+                { "wait": "#games a[href^='/game?ladder=']" },
+            ]),
+        ),
+        page(
+            "a long ladder's front page, searched",
+            &format!("{url}/"),
+            json!([
+                { "wait": "table.standings td.num:text-is('1')" },
+                { "fill": ["#search", far.agent.to_uppercase()] },
+                { "wait": far_row },
+            ]),
+        ),
+    ];
     let found = look(&pages);
     let f = &found[0];
     assert_eq!(f["done"], json!(true), "{f:#}");

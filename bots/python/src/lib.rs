@@ -289,6 +289,17 @@ impl State {
         Ok(self.game.observation_text(seat_of(self.game.seats(), seat)?))
     }
 
+    /// What anyone watching may know, holding no seat (a spectator's view: what every seat
+    /// sees, `watcher` set), as a dict.
+    fn public_observation<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        from_json(py, &self.game.public_observation_json().to_string())
+    }
+
+    /// The public observation as text.
+    fn public_observation_text(&self) -> String {
+        self.game.public_observation_text()
+    }
+
     /// The observation as a numpy `float32` vector of `Game.tensor_shape` (fields as in
     /// `Game.tensor_fields`), built from the observation alone.
     fn observation_tensor<'py>(&self, py: Python<'py>, seat: usize) -> PyResult<Bound<'py, PyAny>> {

@@ -104,3 +104,21 @@ def test_an_observation_of_another_seat_is_refused():
     # The seat defaults to the observation's own.
     rebuilt = game.from_observation(seen, seed=7)
     assert rebuilt.observation(0) == seen
+
+
+@pytest.mark.parametrize("name,preset,params", CONFIGS)
+def test_a_watchers_view_holds_only_what_every_seat_sees(name, preset, params):
+    """`State.public_observation()`, a spectator's view: marked a watcher's, and unchanged
+    when any seat's hidden facts are redrawn (so it holds only what every seat sees)."""
+    game = ta.load(name, preset, **params)
+    checked = 0
+    for i, state in enumerate(visited(game, 10 if name == "journey" else 3, 2)):
+        public = state.public_observation()
+        assert public["watcher"] is True
+        assert "(you)" not in state.public_observation_text()
+        for seat in range(game.seats):
+            assert state.redraw_hidden(seat, i).public_observation() == public, f"{name}: seat {seat}'s redraw"
+            checked += 1
+        if name == "expedition" and not state.is_over():
+            assert all(p["cards"] is None for p in public["seats"]), "a held card shown to a watcher"
+    assert checked > 50
