@@ -17,9 +17,6 @@ use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
 use tonic::{Request, Response, Status, Streaming};
 
-/// A spectator asking for the table is sent it at most this often while the match moves.
-const TABLE_EVERY: Duration = Duration::from_millis(100);
-
 pub type Stream_<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
 #[derive(Clone)]
@@ -242,8 +239,8 @@ impl v1::matches_server::Matches for Services {
             // The events from `from_version` on, read from the match itself: a spectator never
             // falls behind, however slow (it is sent what it has room for, then waits).
             let mut next = 0;
-            // The last table sent (when, of which version), and whether one is due once it may be.
-            let mut table_sent: Option<(Instant, u64)> = None;
+            // Which table to send, and when (if asked for).
+            let mut feed = super::table::TableFeed::default();
             loop {
                 let changed = table.changed.notified();
                 tokio::pin!(changed);
@@ -263,8 +260,8 @@ impl v1::matches_server::Matches for Services {
                         _ = tx.closed() => break,
                     }
                 }
-                let (batch, over, view, pending) = {
-                    let s = table.lock();
+                let (batch, over, table_due) = {
+                    let mut s = table.lock();
                     let batch: Vec<v1::MatchEvent> = s.events[next..]
                         .iter()
                         .filter(|e| {
@@ -273,25 +270,20 @@ impl v1::matches_server::Matches for Services {
                         .cloned()
                         .collect();
                     next = s.events.len();
-                    // The table as it stands after these events, when asked for and due: at
-                    // most every TABLE_EVERY, and at the end.
-                    let due = table_sent.is_none_or(|(at, version): (Instant, u64)| {
-                        version != s.version && (s.ended.is_some() || at.elapsed() >= TABLE_EVERY)
-                    });
-                    let view = (r.with_table && due).then(|| table.public_table(&s));
-                    let pending = r.with_table && !due && table_sent.is_some_and(|(_, v)| v != s.version);
-                    (batch, s.ended.is_some(), view, pending)
+                    // The table as it stands after these events, when asked for and due.
+                    let table_due = match r.with_table {
+                        true => feed.next(&table, &mut s, Instant::now()),
+                        false => Ok((None, None)),
+                    };
+                    (batch, s.ended.is_some(), table_due)
                 };
-                let mut view = match view.transpose() {
-                    Ok(v) => v,
+                let (mut view, wake) = match table_due {
+                    Ok(due) => due,
                     Err(e) => {
                         let _ = tx.send(Err(e)).await;
                         return;
                     }
                 };
-                if let Some(v) = &view {
-                    table_sent = Some((Instant::now(), v.version));
-                }
                 for e in batch {
                     // The last table comes before the end (a client may stop reading there).
                     if matches!(e.event, Some(v1::match_event::Event::Ended(_)))
@@ -312,10 +304,10 @@ impl v1::matches_server::Matches for Services {
                 if over {
                     break;
                 }
-                let due_at = table_sent.map_or_else(Instant::now, |(at, _)| at + TABLE_EVERY);
+                let wake_at = wake.unwrap_or_else(Instant::now);
                 tokio::select! {
                     _ = changed => {}
-                    _ = tokio::time::sleep_until(due_at.into()), if pending => {}
+                    _ = tokio::time::sleep_until(wake_at.into()), if wake.is_some() => {}
                     _ = tx.closed() => break,
                 }
             }

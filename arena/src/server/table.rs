@@ -43,6 +43,8 @@ pub struct TableState {
     pub ended: Option<MatchOutcome>,
     /// Every public event so far (spectators read them from here, from any version).
     pub events: Vec<v1::MatchEvent>,
+    /// The last table made for spectators ([`Table::public_table`]), and when: they share it.
+    public: Option<(Instant, v1::MatchEvent)>,
     /// The Play streams' seats, counted as theirs until the match ends.
     held: Vec<SeatHeld>,
 }
@@ -51,6 +53,47 @@ impl TableState {
     /// The outcome as it crosses the wire, once over.
     pub fn outcome(&self, cooperative: bool) -> Option<v1::MatchOutcome> {
         self.ended.as_ref().map(|o| wire::outcome(o, self.referee.verdicts(), cooperative))
+    }
+}
+
+/// A spectator asking for the table is sent it at most this often while the match moves, and
+/// a table is made at most this often for all of them.
+pub const TABLE_EVERY: Duration = Duration::from_millis(100);
+
+/// Which table one spectator's stream sends, and when: the newest there is once the last sent
+/// is TABLE_EVERY old, and the last at the end.
+#[derive(Default)]
+pub struct TableFeed {
+    /// The last sent: when, and of which version.
+    sent: Option<(Instant, u64)>,
+}
+
+impl TableFeed {
+    /// The table to send now, if one is due and newer than the last sent, and when to look
+    /// again if the stream is not up to date by then (`None`: at the match's next change).
+    pub fn next(
+        &mut self,
+        table: &Table,
+        s: &mut TableState,
+        now: Instant,
+    ) -> Result<(Option<v1::MatchEvent>, Option<Instant>), Status> {
+        if self.sent.is_some_and(|(_, v)| v == s.version) {
+            return Ok((None, None));
+        }
+        if let Some((at, _)) = self.sent
+            && s.ended.is_none()
+            && now < at + TABLE_EVERY
+        {
+            return Ok((None, Some(at + TABLE_EVERY)));
+        }
+        let (event, made) = table.public_table(s, now)?;
+        if self.sent.is_some_and(|(_, v)| event.version <= v) {
+            // Not newer than what this stream has: the next is made once this one is old.
+            return Ok((None, Some(made + TABLE_EVERY)));
+        }
+        self.sent = Some((now, event.version));
+        let behind = event.version != s.version;
+        Ok((Some(event), behind.then_some(now + TABLE_EVERY)))
     }
 }
 
@@ -198,6 +241,7 @@ impl Table {
                 referee,
                 ended: None,
                 events: Vec::new(),
+                public: None,
                 held,
             }),
             changed: tokio::sync::Notify::new(),
@@ -258,14 +302,26 @@ impl Table {
         })
     }
 
-    /// The table as anyone watching sees it now (a Table event of the current version): the
-    /// game's public observation, no seat's. Whoever asks for it must hold back what
+    /// The table as anyone watching sees it (a Table event): the game's public observation, no
+    /// seat's, typed and as text; and when it was made. Spectators share one: it is made again
+    /// only once it is TABLE_EVERY old (or the match is over) and the match has moved since,
+    /// so it may be of an earlier version than now. Whoever asks for it must hold back what
     /// [`Table::moves_held_by`] holds back: it tells the deal as the moves do.
-    pub fn public_table(&self, s: &TableState) -> Result<v1::MatchEvent, Status> {
-        let view = s.game.public_observation_json();
-        let observation =
-            proto::convert::observation_to_proto(&self.setup.game_name, &view, &s.game.public_observation_text())
-                .map_err(Status::internal)?;
+    pub fn public_table(&self, s: &mut TableState, now: Instant) -> Result<(v1::MatchEvent, Instant), Status> {
+        if let Some((at, e)) = &s.public
+            && (e.version == s.version || (s.ended.is_none() && now < *at + TABLE_EVERY))
+        {
+            return Ok((e.clone(), *at));
+        }
+        let event = self.make_public_table(s)?;
+        s.public = Some((now, event.clone()));
+        Ok((event, now))
+    }
+
+    /// The table as anyone watching sees it now, made afresh (what [`Table::public_table`]
+    /// shares).
+    pub fn make_public_table(&self, s: &TableState) -> Result<v1::MatchEvent, Status> {
+        let observation = wire::public_observation(&self.setup.game_name, s.game.as_ref()).map_err(Status::internal)?;
         let to_move = s.game.to_move().filter(|_| s.ended.is_none()).map(|m| u32::from(m.0));
         Ok(v1::MatchEvent {
             match_id: self.setup.id.clone(),

@@ -5,7 +5,7 @@
 use crate::record::MatchRecord;
 use crate::referee::{MatchOutcome, Verdict, as_ms};
 use bots::SeatView;
-use engine::core::{ActionId, Game};
+use engine::core::{ActionId, AnyGame, Dyn, Game};
 use proto::convert::{self, ObservationSource};
 use proto::v1;
 
@@ -22,6 +22,24 @@ impl ObservationSource for FromView<'_, '_> {
 /// The seat's observation in game `game`, typed and as text.
 pub fn observation(game: &str, view: &SeatView) -> Result<v1::Observation, String> {
     convert::observation_to_proto(game, &FromView(view), &view.observation_text())
+}
+
+/// A game's public observation (what anyone watching sees), read by the contract's conversion
+/// as its game's own (typed: no JSON in between).
+struct Public<'g>(&'g dyn AnyGame);
+
+impl ObservationSource for Public<'_> {
+    fn read<G: Game>(&self) -> Result<G::Observation, String> {
+        match self.0.as_any().downcast_ref::<Dyn<G>>() {
+            Some(d) => Ok(d.0.public_observation()),
+            None => Err(format!("this game is {}, not {}", self.0.name(), G::NAME)),
+        }
+    }
+}
+
+/// The public observation of `game` (named `name`), typed and as text.
+pub fn public_observation(name: &str, game: &dyn AnyGame) -> Result<v1::Observation, String> {
+    convert::observation_to_proto(name, &Public(game), &game.public_observation_text())
 }
 
 /// The seat's observation in game `game`, typed only (its text empty).

@@ -528,6 +528,59 @@ async fn a_spectator_asking_for_the_table_sees_what_every_seat_sees_and_no_more(
     running.stop().await.unwrap();
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_share_one_table_made_at_most_every_100_ms_and_get_the_last_at_once() {
+    use arena::server::table::{TABLE_EVERY, TableFeed};
+    let (running, _) = start(ServerConfig { move_time: None, ..ServerConfig::default() }).await;
+    let mut req = create("expedition", 4);
+    req.seats = (0..2).map(|_| v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) }).collect();
+    let made = running.hub.create(req, &arena::server::ClientId::Host).unwrap();
+    let table = running.hub.table(&made.match_id).unwrap();
+    let play = |k: usize| {
+        let (seat, version, action) = {
+            let s = table.lock();
+            let mut legal = Vec::new();
+            s.game.legal_actions(&mut legal);
+            (s.game.to_move().unwrap().index(), s.version, legal[k % legal.len()])
+        };
+        table.act(seat, action, Some(version)).unwrap();
+    };
+    let version = |e: &Option<v1::MatchEvent>| e.as_ref().map(|e| e.version);
+    let t0 = Instant::now();
+    let (mut a, mut b) = (TableFeed::default(), TableFeed::default());
+    // The first is sent at once; up to date, nothing to wait for.
+    let (sent, wake) = a.next(&table, &mut table.lock(), t0).unwrap();
+    assert_eq!((version(&sent), wake), (Some(0), None));
+    play(0);
+    // Within 100 ms of the last: nothing yet, look again then.
+    let (sent, wake) = a.next(&table, &mut table.lock(), t0 + TABLE_EVERY / 10).unwrap();
+    assert_eq!((version(&sent), wake), (None, Some(t0 + TABLE_EVERY)));
+    let t1 = t0 + TABLE_EVERY;
+    let (sent, wake) = a.next(&table, &mut table.lock(), t1).unwrap();
+    assert_eq!((version(&sent), wake), (Some(1), None));
+    // Another spectator, just after a move: the shared table (made at t1, of version 1) until it
+    // is 100 ms old, then the newest.
+    play(1);
+    let (sent, wake) = b.next(&table, &mut table.lock(), t1 + TABLE_EVERY / 2).unwrap();
+    assert_eq!((version(&sent), wake), (Some(1), Some(t1 + TABLE_EVERY / 2 + TABLE_EVERY)));
+    let (sent, wake) = a.next(&table, &mut table.lock(), t1 + TABLE_EVERY / 2).unwrap();
+    assert_eq!((version(&sent), wake), (None, Some(t1 + TABLE_EVERY)), "not newer than what it has");
+    let (sent, _) = a.next(&table, &mut table.lock(), t1 + TABLE_EVERY).unwrap();
+    assert_eq!(version(&sent), Some(2));
+    // The end: its table at once, however recent the last.
+    let t2 = t1 + TABLE_EVERY;
+    let mut k = 2;
+    while !table.is_over() {
+        play(k);
+        k += 1;
+    }
+    let end = table.lock().version;
+    assert!(end > 2);
+    let (sent, wake) = a.next(&table, &mut table.lock(), t2 + TABLE_EVERY / 10).unwrap();
+    assert_eq!((version(&sent), wake), (Some(end), None));
+    running.stop().await.unwrap();
+}
+
 #[test]
 fn the_served_binary_answers_health_reflection_and_stops_on_sigterm() {
     let (mut child, url, mut out) = served::serve(&[]);
