@@ -715,6 +715,18 @@ impl Ladder {
         result
     }
 
+    /// A match of the ladder's counted among its matches in play (`playing`), or no more.
+    pub(super) fn mark_playing(&self, table: &Arc<crate::server::table::Table>, playing: bool) {
+        let mut s = self.state();
+        if playing {
+            if s.playing.insert(table.setup.id.clone(), table.clone()).is_none() {
+                s.in_play += 1;
+            }
+        } else if s.playing.remove(&table.setup.id).is_some() {
+            s.in_play -= 1;
+        }
+    }
+
     /// Play one game of a pairing here: its submissions launched, its anchors thinking on the
     /// hub's threads. Its record, and each submission's stderr in it.
     async fn local_game(
@@ -788,21 +800,13 @@ impl Ladder {
                 return Err(e);
             }
         };
-        {
-            let mut s = self.state();
-            s.in_play += 1;
-            s.playing.insert(table.setup.id.clone(), table.clone());
-        }
+        self.mark_playing(&table, true);
         table.wait_over().await;
         let mut finished = Vec::new();
         for (a, l) in &mut launched {
             finished.push((*a, self.finish(l).await));
         }
-        {
-            let mut s = self.state();
-            s.in_play -= 1;
-            s.playing.remove(&table.setup.id);
-        }
+        self.mark_playing(&table, false);
         let mut record = table.record().map_err(|e| e.message().to_string())?;
         // A submission whose process broke a limit lost its connection for that: its seats'
         // verdict says so.

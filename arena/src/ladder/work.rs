@@ -368,9 +368,7 @@ impl Ladder {
             };
             let mirror = self.hub.show(shown, job.spec.new_game(job.seed), job.deal.clone()).ok();
             if let Some(t) = &mirror {
-                let mut s = self.state();
-                s.in_play += 1;
-                s.playing.insert(t.setup.id.clone(), t.clone());
+                self.mark_playing(t, true);
             }
             let limits = self.config.submissions.as_ref().and_then(|c| c.limits).map(|l| v1::LaunchLimits {
                 cpus: l.cpus,
@@ -404,10 +402,7 @@ impl Ladder {
     fn unmirror(&self, mirror: Option<Arc<Table>>, outcome: MatchOutcome, verdicts: Vec<crate::referee::Verdict>) {
         if let Some(t) = mirror {
             self.hub.shown_over(&t, outcome, verdicts);
-            let mut s = self.state();
-            if s.playing.remove(&t.setup.id).is_some() {
-                s.in_play -= 1;
-            }
+            self.mark_playing(&t, false);
         }
     }
 

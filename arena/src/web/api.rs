@@ -231,7 +231,8 @@ async fn about(State(face): State<Face>) -> Response {
         Some(Standings::Tournament(feed)) => ("tournament", Some(feed.standings.borrow().ladder.clone())),
         None => ("server", None),
     };
-    // A ladder's game entries a person may challenge an agent to (two-seat competitive ones).
+    // A ladder's game entries a person may challenge an agent to (two-seat competitive ones, and
+    // cooperative ones).
     let challenges: Vec<_> = match &face.standings {
         Some(Standings::Ladder(l)) => l
             .ladder
@@ -284,7 +285,7 @@ async fn challenge(
     match l.ladder.challenge(&new.name, &client, &new.agent, new.entry) {
         Ok(c) => Json(serde_json::json!({
             "match_id": c.table.setup.id,
-            "seats": [{ "seat": c.seat, "token": c.token }],
+            "seats": c.seats.iter().map(|(seat, token)| serde_json::json!({ "seat": seat, "token": token })).collect::<Vec<_>>(),
         }))
         .into_response(),
         Err(s) => refused(s),

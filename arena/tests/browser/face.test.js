@@ -627,7 +627,7 @@ test("the front page follows a ladder's standings as games are rated", async () 
   assert.deepEqual(problems, [], 'console messages or page errors');
 });
 
-test('a person challenges an anchor from its page, plays it on the drawing, and is rated as a person', async () => {
+test('a person challenges an anchor from its page to a game and to a cooperative deal, plays both on the drawing, and is rated as a person', async () => {
   const file = path.join(scratch, 'people.yaml');
   fs.writeFileSync(
     file,
@@ -635,7 +635,8 @@ test('a person challenges an anchor from its page, plays it on the drawing, and 
       'name: people',
       'games:',
       '  - { game: expedition, preset: no-dice, params: { players: 2 } }',
-      '  - { game: journey, preset: classic, params: { travellers: 1 } }',
+      '  - { game: expedition, preset: no-dice, params: { players: 3 } }',
+      '  - { game: journey, preset: classic, params: { travellers: 2 } }',
       'anchors:',
       '  - { name: random, bot: random }',
       '  - { name: greedy, bot: greedy }',
@@ -652,9 +653,10 @@ test('a person challenges an anchor from its page, plays it on the drawing, and 
     watchConsole(page, problems);
     await page.goto(url + 'agent?name=greedy');
     await page.waitForSelector('#challenge:not([hidden]) #challenge-entry option', { state: 'attached' });
-    // Only the two-seat competitive entry is offered (a one-traveller journey is not a match).
+    // The two-seat competitive entry and the cooperative one are offered, not three seats.
     const offered = await page.$$eval('#challenge-entry option', os => os.map(o => o.textContent));
-    assert.equal(offered.length, 1, offered.join(', '));
+    assert.equal(offered.length, 2, offered.join(', '));
+    assert.ok(!offered.some(o => o.includes('players: 3') || o.includes('3p')), offered.join(', '));
     // A name an anchor holds is refused, by name.
     await page.fill('#challenge-name', 'random');
     await page.click('#challenge-start');
@@ -664,10 +666,21 @@ test('a person challenges an anchor from its page, plays it on the drawing, and 
     await Promise.all([page.waitForURL(/\/match\?id=/), page.click('#challenge-start')]);
     await page.waitForSelector('#table svg', { timeout: 20000 });
     assert.ok((await playByDrawing(page, 23, [])) > 0, 'the person played');
-    // Rated, and marked as a person, in the standings.
+    // A cooperative deal: the person plays it at both seats (the page shows the seat to move),
+    // greedy plays the same deal at both in a match of its own; the plays are compared.
+    await page.goto(url + 'agent?name=greedy');
+    await page.waitForSelector('#challenge:not([hidden]) #challenge-entry option', { state: 'attached' });
+    const journey = await page.$$eval('#challenge-entry option', os => os.find(o => /journey/.test(o.textContent)).value);
+    await page.selectOption('#challenge-entry', journey);
+    await page.fill('#challenge-name', 'ada');
+    await Promise.all([page.waitForURL(/\/match\?id=/), page.click('#challenge-start')]);
+    await page.waitForSelector('#table svg', { timeout: 20000 });
+    assert.match(await page.textContent('#seat-title'), /Your seats: .*seat 0.*seat 1|Your seats:/);
+    assert.ok((await playByDrawing(page, 29, [])) > 0, 'the person played the deal');
+    // Rated, and marked as a person, in the standings: overall, and in each entry's list.
     await page.goto(url);
     await page.waitForFunction(
-      () => [...document.querySelectorAll('table.standings td:nth-child(2)')].some(td => td.textContent === 'ada (person)'),
+      () => [...document.querySelectorAll('table.standings td:nth-child(2)')].filter(td => td.textContent === 'ada (person)').length >= 3,
       null,
       { timeout: 30000 },
     );

@@ -876,24 +876,27 @@ fn the_web_faces_standings_list_a_new_agent_at_its_hello() {
     stop(server);
 }
 
-/// A person challenges an anchor on the ladder's face: the game is stored and rated, the name
-/// marked as a person's in the standings (kept across a restart); no program may say Hello
-/// with a person's name; a challenge names what is wrong with it.
+/// A person challenges an anchor on the ladder's face, to a game and to a cooperative deal:
+/// each is stored and rated, the name marked as a person's in the standings (kept across a
+/// restart); no program may say Hello with a person's name; a challenge names what is wrong
+/// with it.
 #[test]
 fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
     let scratch = scratch::scratch("ladder", "people");
     let dir: &Path = &scratch;
     std::fs::create_dir_all(dir).unwrap();
     let file = dir.join("ladder.yaml");
-    std::fs::write(&file, LADDER).unwrap();
+    // A three-seat competitive entry besides: no challenge there.
+    let three = "  - { game: expedition, preset: no-dice, params: { players: 3 } }\nanchors:";
+    std::fs::write(&file, LADDER.replace("anchors:", three)).unwrap();
     let data = dir.join("data");
     let (ladder, url, web) = ladder_with_face(&file, &data);
     let challenge = |body: &str| http(&web, "POST", "/api/challenge", body);
-    // What is wrong, by name: an unknown agent, a cooperative entry, an anchor's name.
+    // What is wrong, by name: an unknown agent, a three-seat game, an anchor's name.
     let (status, said) = challenge(r#"{"agent":"nobody","entry":0,"name":"ada"}"#);
     assert!(status == 404 && said.contains("no agent `nobody`"), "{status} {said}");
-    let (status, said) = challenge(r#"{"agent":"greedy","entry":1,"name":"ada"}"#);
-    assert!(status == 400 && said.contains("not a two-seat competitive game"), "{status} {said}");
+    let (status, said) = challenge(r#"{"agent":"greedy","entry":2,"name":"ada"}"#);
+    assert!(status == 400 && said.contains("a competitive game of 3 seats"), "{status} {said}");
     let (status, said) = challenge(r#"{"agent":"greedy","entry":0,"name":"random"}"#);
     assert!(status == 403 && said.contains("an agent's name"), "{status} {said}");
     let (status, said) = challenge(r#"{"agent":"greedy","entry":0,"name":"ada","extra":1}"#);
@@ -901,10 +904,10 @@ fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
     // A challenge: the person resigns at once (the game ends, a loss for the person).
     let (status, made) = challenge(r#"{"agent":"greedy","entry":0,"name":"ada"}"#);
     assert_eq!(status, 200, "{made}");
-    let made: serde_json::Value = serde_json::from_str(&made).unwrap();
-    let id = made["match_id"].as_str().unwrap();
-    let token = made["seats"][0]["token"].as_str().unwrap();
-    let resign = {
+    let resign = |made: &str| {
+        let made: serde_json::Value = serde_json::from_str(made).unwrap();
+        let id = made["match_id"].as_str().unwrap();
+        let token = made["seats"][0]["token"].as_str().unwrap();
         use std::io::{Read, Write};
         let mut stream = std::net::TcpStream::connect(&web).unwrap();
         write!(
@@ -914,17 +917,26 @@ fn a_persons_challenge_is_rated_under_a_name_no_program_may_take() {
         .unwrap();
         let mut answer = String::new();
         stream.read_to_string(&mut answer).unwrap();
-        answer
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
     };
-    assert!(resign.starts_with("HTTP/1.1 200"), "{resign}");
+    resign(&made);
+    // A cooperative deal (one traveller): the person's play, resigned at once, and greedy's of
+    // the same deal, compared: the person's second result, in the journey's list.
+    let (status, made) = challenge(r#"{"agent":"greedy","entry":1,"name":"ada"}"#);
+    assert_eq!(status, 200, "{made}");
+    // Its moves held back while it is played: they would tell greedy's play the deal.
+    let id = serde_json::from_str::<serde_json::Value>(&made).unwrap()["match_id"].as_str().unwrap().to_string();
+    let (status, shown) = http(&web, "GET", &format!("/api/matches/{id}"), "");
+    assert!(status == 200 && shown.contains("\"held\":true"), "{status} {shown}");
+    resign(&made);
     let rated = |url: &str| {
         until(url, Duration::from_secs(30), "the person rated", |s| {
-            // (Provisional: one result against an established agent of the two it needs.)
-            s.lists[0]
-                .rows
-                .iter()
-                .chain(&s.lists[0].provisional)
-                .any(|r| r.agent == "ada" && r.person && r.results == 1)
+            // (Provisional: results against an established agent, of the two it needs.)
+            let has = |list: &v1::RatingTable, results| {
+                list.rows.iter().chain(&list.provisional).any(|r| r.agent == "ada" && r.person && r.results == results)
+            };
+            let journey = s.lists.iter().find(|l| l.label.contains("journey"));
+            has(&s.lists[0], 2) && journey.is_some_and(|l| has(l, 1))
         })
     };
     rated(&url);

@@ -6,6 +6,7 @@
 // watcher does (what every seat sees, no seat's own cards), drawn as it changes.
 
 const matchId = new URLSearchParams(location.search).get('id') || '';
+// The seats this tab holds: [{seat, token}], kept by the page that made the match.
 const held = JSON.parse(sessionStorage.getItem('arena-seats:' + matchId) || '[]');
 let players = [];
 let shownVersion = -1;
@@ -86,7 +87,8 @@ async function choose(seat, action) {
     const s = await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/act',
       { method: 'POST', token: seat.token, body: { action, version: current.version } });
     problem('');
-    if (s) showState(seat, s);
+    // Through the seats' states: with several held, another may be the one to show now.
+    if (s) onState(seat, s);
   } catch (e) {
     problem('Your move was refused: ' + e.message);
     for (const b of document.querySelectorAll('#legal button')) b.disabled = false;
@@ -188,26 +190,46 @@ function showState(seat, s) {
   tick();
 }
 
-async function followSeat(seat) {
+// Each held seat's latest state; the page shows the seat to move among them (else the first),
+// so one person may hold several (a cooperative deal played alone, a match made so).
+const states = new Map();
+let shownSeat = null;
+
+function onState(seat, s) {
+  const had = states.get(seat.seat);
+  if (had && s.version < had.version) return;
+  states.set(seat.seat, s);
+  const newest = Math.max(...[...states.values()].map(x => x.version));
+  const at = h => states.get(h.seat) && states.get(h.seat).version === newest;
+  const shown = held.find(h => at(h) && states.get(h.seat).to_move === h.seat) || held.find(at);
+  if (!shown) return;
+  shownSeat = shown;
+  if (held.length > 1) {
+    document.getElementById('seat-title').textContent = 'Your seats: ' +
+      held.map(h => arena.seatName(players, h.seat)).join(', ') + ' — showing ' + arena.seatName(players, shown.seat);
+  }
+  showState(shown, states.get(shown.seat));
+}
+
+async function followSeats() {
   watching = false;
   document.getElementById('watched').hidden = true;
   document.getElementById('seat').hidden = false;
-  document.getElementById('seat-title').textContent = 'Your seat: ' + arena.seatName(players, seat.seat);
+  document.getElementById('seat-title').textContent = 'Your seat: ' + arena.seatName(players, held[0].seat);
   document.getElementById('resign').addEventListener('click', async () => {
+    const seat = shownSeat || held[0];
     try {
-      showState(seat, await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/resign', { method: 'POST', token: seat.token }));
+      onState(seat, await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/resign', { method: 'POST', token: seat.token }));
     } catch (e) {
       problem('Resign refused: ' + e.message);
     }
   });
-  try {
-    await arena.stream('/api/matches/' + encodeURIComponent(matchId) + '/seat', seat.token, (name, data) => {
-      if (name === 'state') showState(seat, JSON.parse(data));
+  await Promise.all(held.map(seat => arena
+    .stream('/api/matches/' + encodeURIComponent(matchId) + '/seat', seat.token, (name, data) => {
+      if (name === 'state') onState(seat, JSON.parse(data));
       else if (name === 'error') problem(data);
-    });
-  } catch (e) {
-    problem('Your seat cannot be followed: ' + e.message);
-  }
+    })
+    .catch(e => problem('Your seat cannot be followed: ' + e.message))));
 }
 
 async function start() {
@@ -241,7 +263,7 @@ async function start() {
   });
   setInterval(tick, 250);
   if (held.length) {
-    followSeat(held[0]);
+    followSeats();
   } else if (!m.over) {
     // A seat's token given by whoever made the match (a program's CreateMatch): typed here,
     // kept in this tab's session storage, never in the address.
@@ -256,7 +278,8 @@ async function start() {
         sessionStorage.setItem('arena-seats:' + matchId, JSON.stringify([seat]));
         join.hidden = true;
         players[seat.seat] = 'you';
-        followSeat(seat);
+        held.push(seat);
+        followSeats();
       } catch (e) {
         problem('That token opens no seat here: ' + e.message);
       }
