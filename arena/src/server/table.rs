@@ -43,13 +43,23 @@ pub struct TableState {
     pub ended: Option<MatchOutcome>,
     /// Every public event so far (spectators read them from here, from any version).
     pub events: Vec<v1::MatchEvent>,
-    /// The last table made for spectators ([`Table::public_table`]), and when: they share it.
-    public: Option<(Instant, v1::MatchEvent)>,
+    /// The last table made for spectators ([`Table::public_table`]), when, and of which
+    /// [`TableState::stage`]: they share it.
+    public: Option<(Instant, Stage, v1::MatchEvent)>,
     /// The Play streams' seats, counted as theirs until the match ends.
     held: Vec<SeatHeld>,
 }
 
+/// How far a match has come, for its tables: its version, and whether it is over (a
+/// resignation or a timeout ends a match without a move).
+pub type Stage = (u64, bool);
+
 impl TableState {
+    /// How far the match has come now.
+    pub fn stage(&self) -> Stage {
+        (self.version, self.ended.is_some())
+    }
+
     /// The outcome as it crosses the wire, once over.
     pub fn outcome(&self, cooperative: bool) -> Option<v1::MatchOutcome> {
         self.ended.as_ref().map(|o| wire::outcome(o, self.referee.verdicts(), cooperative))
@@ -64,8 +74,8 @@ pub const TABLE_EVERY: Duration = Duration::from_millis(100);
 /// is TABLE_EVERY old, and the last at the end.
 #[derive(Default)]
 pub struct TableFeed {
-    /// The last sent: when, and of which version.
-    sent: Option<(Instant, u64)>,
+    /// The last sent: when, and of which stage.
+    sent: Option<(Instant, Stage)>,
 }
 
 impl TableFeed {
@@ -77,7 +87,7 @@ impl TableFeed {
         s: &mut TableState,
         now: Instant,
     ) -> Result<(Option<v1::MatchEvent>, Option<Instant>), Status> {
-        if self.sent.is_some_and(|(_, v)| v == s.version) {
+        if self.sent.is_some_and(|(_, stage)| stage == s.stage()) {
             return Ok((None, None));
         }
         if let Some((at, _)) = self.sent
@@ -86,13 +96,13 @@ impl TableFeed {
         {
             return Ok((None, Some(at + TABLE_EVERY)));
         }
-        let (event, made) = table.public_table(s, now)?;
-        if self.sent.is_some_and(|(_, v)| event.version <= v) {
+        let (event, made, stage) = table.public_table(s, now)?;
+        if self.sent.is_some_and(|(_, sent)| stage <= sent) {
             // Not newer than what this stream has: the next is made once this one is old.
             return Ok((None, Some(made + TABLE_EVERY)));
         }
-        self.sent = Some((now, event.version));
-        let behind = event.version != s.version;
+        self.sent = Some((now, stage));
+        let behind = stage != s.stage();
         Ok((Some(event), behind.then_some(now + TABLE_EVERY)))
     }
 }
@@ -307,15 +317,15 @@ impl Table {
     /// only once it is TABLE_EVERY old (or the match is over) and the match has moved since,
     /// so it may be of an earlier version than now. Whoever asks for it must hold back what
     /// [`Table::moves_held_by`] holds back: it tells the deal as the moves do.
-    pub fn public_table(&self, s: &mut TableState, now: Instant) -> Result<(v1::MatchEvent, Instant), Status> {
-        if let Some((at, e)) = &s.public
-            && (e.version == s.version || (s.ended.is_none() && now < *at + TABLE_EVERY))
+    pub fn public_table(&self, s: &mut TableState, now: Instant) -> Result<(v1::MatchEvent, Instant, Stage), Status> {
+        if let Some((at, stage, e)) = &s.public
+            && (*stage == s.stage() || (s.ended.is_none() && now < *at + TABLE_EVERY))
         {
-            return Ok((e.clone(), *at));
+            return Ok((e.clone(), *at, *stage));
         }
         let event = self.make_public_table(s)?;
-        s.public = Some((now, event.clone()));
-        Ok((event, now))
+        s.public = Some((now, s.stage(), event.clone()));
+        Ok((event, now, s.stage()))
     }
 
     /// The table as anyone watching sees it now, made afresh (what [`Table::public_table`]

@@ -578,6 +578,24 @@ async fn spectators_share_one_table_made_at_most_every_100_ms_and_get_the_last_a
     assert!(end > 2);
     let (sent, wake) = a.next(&table, &mut table.lock(), t2 + TABLE_EVERY / 10).unwrap();
     assert_eq!((version(&sent), wake), (Some(end), None));
+    // A match a seat resigns ends without a move: its table is sent again, at once, no one to
+    // move in it.
+    let mut req = create("expedition", 5);
+    req.seats = (0..2).map(|_| v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) }).collect();
+    let made = running.hub.create(req, &arena::server::ClientId::Host).unwrap();
+    let resigned = running.hub.table(&made.match_id).unwrap();
+    let mut c = TableFeed::default();
+    let (sent, _) = c.next(&resigned, &mut resigned.lock(), t0).unwrap();
+    let to_move = |e: &Option<v1::MatchEvent>| match e.as_ref().and_then(|e| e.event.as_ref()) {
+        Some(v1::match_event::Event::Table(t)) => t.to_move,
+        other => panic!("not a table: {other:?}"),
+    };
+    assert!(version(&sent) == Some(0) && to_move(&sent).is_some());
+    resigned.resign(0).unwrap();
+    let (sent, wake) = c.next(&resigned, &mut resigned.lock(), t0 + TABLE_EVERY / 10).unwrap();
+    assert_eq!((version(&sent), to_move(&sent), wake), (Some(0), None, None));
+    let (sent, wake) = c.next(&resigned, &mut resigned.lock(), t0 + TABLE_EVERY).unwrap();
+    assert!(sent.is_none() && wake.is_none(), "up to date");
     running.stop().await.unwrap();
 }
 
