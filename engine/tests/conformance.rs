@@ -1,36 +1,20 @@
 //! The conformance suite ([`engine::conformance`]) over every registered game, in every preset
 //! and every seat count it accepts: what a new game gets checked for free.
 
+mod common;
+
 use engine::conformance::{Depth, Extra, Nothing, check_game};
 use engine::core::{AnyGame, Seat};
-use engine::core::{AnySpec, ParamSource};
 use engine::games;
-
-/// Every (preset, seats) spec of every game.
-fn every_spec() -> Vec<(String, Box<dyn AnySpec>)> {
-    let mut specs = Vec::new();
-    for entry in games() {
-        for preset in entry.presets {
-            for seats in 1..=8 {
-                let sources = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
-                // A seat count the game does not accept is refused by its parameters.
-                if let Ok(spec) = (entry.spec)(Some(preset), &sources, &|_| Err("no files".into())) {
-                    specs.push((format!("{} {preset} with {seats} seats", entry.name), spec));
-                }
-            }
-        }
-    }
-    specs
-}
 
 #[test]
 fn every_game_preset_and_seat_count_passes_the_conformance_suite() {
-    let specs = every_spec();
+    let specs = common::every_case(8);
     for entry in games() {
-        assert!(specs.iter().any(|(name, _)| name.starts_with(entry.name)), "{} has no playable spec", entry.name);
+        assert!(specs.iter().any(|c| c.game == entry.name), "{} has no playable spec", entry.name);
     }
     let mut actions = 0;
-    for (name, spec) in &specs {
+    for common::Case { name, spec, .. } in &specs {
         for seed in 0..6 {
             let played = check_game(spec.as_ref(), seed * 7919 + 1, None, Depth::default(), &mut Nothing)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

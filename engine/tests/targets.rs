@@ -3,8 +3,9 @@
 //! column, face-up card or held tile it takes or completes; the tool it returns. So a page
 //! drawing only that observation can put every action on the thing it acts on.
 
-use engine::core::{ParamSource, Seat};
-use engine::games;
+mod common;
+
+use engine::core::Seat;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::Value;
@@ -45,33 +46,25 @@ fn located(game: &str, o: &Value, target: &str) -> bool {
 #[test]
 fn every_legal_actions_target_is_in_the_movers_observation() {
     let mut checked = 0;
-    for entry in games() {
-        for preset in entry.presets {
-            for seats in 1..=4 {
-                let sources = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
-                let Ok(spec) = (entry.spec)(Some(preset), &sources, &|_| Err("no files".into())) else { continue };
-                for seed in 0..4 {
-                    let mut g = spec.new_game(seed);
-                    let mut rng = SmallRng::seed_from_u64(seed);
-                    let mut legal = Vec::new();
-                    while let Some(mover) = g.to_move() {
-                        legal.clear();
-                        g.legal_actions(&mut legal);
-                        let o = g.observation_json(Seat(mover.0));
-                        for &a in &legal {
-                            let target = g.action_target(a).unwrap();
-                            assert!(
-                                located(entry.name, &o, &target),
-                                "{} {preset} ({seats} seats), seed {seed}: `{}` targets `{target}`, which the mover's observation \
-                                 does not hold",
-                                entry.name,
-                                g.action_label(a)
-                            );
-                            checked += 1;
-                        }
-                        g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
-                    }
+    for common::Case { game, name, spec } in common::every_case(4) {
+        for seed in 0..4 {
+            let mut g = spec.new_game(seed);
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut legal = Vec::new();
+            while let Some(mover) = g.to_move() {
+                legal.clear();
+                g.legal_actions(&mut legal);
+                let o = g.observation_json(Seat(mover.0));
+                for &a in &legal {
+                    let target = g.action_target(a).unwrap();
+                    assert!(
+                        located(game, &o, &target),
+                        "{name}, seed {seed}: `{}` targets `{target}`, which the mover's observation does not hold",
+                        g.action_label(a)
+                    );
+                    checked += 1;
                 }
+                g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
             }
         }
     }

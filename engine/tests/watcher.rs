@@ -4,8 +4,9 @@
 //! the same, any traveller's view. Checked at every position of random games of every preset
 //! and seat count.
 
-use engine::core::{ParamSource, Seat};
-use engine::games;
+mod common;
+
+use engine::core::Seat;
 use rand::rngs::SmallRng;
 use rand::{RngExt, SeedableRng};
 use serde_json::{Value, json};
@@ -25,43 +26,32 @@ fn as_watched(game: &str, mut o: Value) -> Value {
 #[test]
 fn a_watchers_view_is_every_seats_view_less_what_only_it_sees() {
     let (mut positions, mut hidden_hands) = (0, 0);
-    for entry in games() {
-        for preset in entry.presets {
-            for seats in 1..=4 {
-                let sources = [ParamSource::KeyValue { key: entry.seats_param.into(), value: seats.to_string() }];
-                let Ok(spec) = (entry.spec)(Some(preset), &sources, &|_| Err("no files".into())) else { continue };
-                for seed in 0..3 {
-                    let mut g = spec.new_game(seed);
-                    let mut rng = SmallRng::seed_from_u64(seed);
-                    let mut legal = Vec::new();
-                    loop {
-                        let public = g.public_observation_json();
-                        for s in 0..g.seats() {
-                            let own = g.observation_json(Seat(s as u8));
-                            assert_eq!(
-                                as_watched(entry.name, own),
-                                public,
-                                "{} {preset} {seats} seats, seed {seed}: seat {s}",
-                                entry.name
-                            );
-                        }
-                        if entry.name == "expedition" && !g.is_terminal() {
-                            for p in public["seats"].as_array().unwrap() {
-                                assert!(p["cards"].is_null(), "a held card shown to a watcher: {p}");
-                                hidden_hands += 1;
-                            }
-                        }
-                        let text = g.public_observation_text();
-                        assert!(!text.contains("(you)") && !text.contains("You are seat"), "{text}");
-                        positions += 1;
-                        if g.to_move().is_none() {
-                            break;
-                        }
-                        legal.clear();
-                        g.legal_actions(&mut legal);
-                        g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
+    for common::Case { game, name, spec } in common::every_case(4) {
+        for seed in 0..3 {
+            let mut g = spec.new_game(seed);
+            let mut rng = SmallRng::seed_from_u64(seed);
+            let mut legal = Vec::new();
+            loop {
+                let public = g.public_observation_json();
+                for s in 0..g.seats() {
+                    let own = g.observation_json(Seat(s as u8));
+                    assert_eq!(as_watched(game, own), public, "{name}, seed {seed}: seat {s}");
+                }
+                if game == "expedition" && !g.is_terminal() {
+                    for p in public["seats"].as_array().unwrap() {
+                        assert!(p["cards"].is_null(), "a held card shown to a watcher: {p}");
+                        hidden_hands += 1;
                     }
                 }
+                let text = g.public_observation_text();
+                assert!(!text.contains("(you)") && !text.contains("You are seat"), "{text}");
+                positions += 1;
+                if g.to_move().is_none() {
+                    break;
+                }
+                legal.clear();
+                g.legal_actions(&mut legal);
+                g.apply(legal[rng.random_range(0..legal.len())]).unwrap();
             }
         }
     }
