@@ -146,7 +146,18 @@ async fn decisions(
                 let names = [name.to_string(), "random".to_string()];
                 let start = Instant::now();
                 let table = hub
-                    .create_hosted("expedition", "no-dice", spec, 1000 + round as u64, &seats, &names, None, None, None)
+                    .create_hosted(
+                        &arena::server::ClientId::Host,
+                        "expedition",
+                        "no-dice",
+                        spec,
+                        1000 + round as u64,
+                        &seats,
+                        &names,
+                        None,
+                        None,
+                        None,
+                    )
                     .map_err(|e| e.message().to_string())?;
                 table.wait_over().await;
                 let took = start.elapsed();

@@ -378,6 +378,7 @@ impl Worker {
         let names: Vec<String> = lease.seats.iter().map(|s| s.name.clone()).collect();
         let bank = (lease.bank_ms > 0).then(|| crate::referee::Clock::from_ms(lease.bank_ms, lease.bank_increment_ms));
         let table = self.hub.create_hosted(
+            &crate::server::ClientId::Host,
             &lease.game,
             &lease.preset,
             spec,

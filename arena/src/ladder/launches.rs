@@ -453,6 +453,7 @@ impl Ladder {
         let seed = crate::server::hub::secret_seed().map_err(|e| (e.message().to_string(), String::new()))?;
         let move_time = Some(Duration::from_millis(self.config.move_time_ms));
         let table = self.hub.create_hosted(
+            &crate::server::ClientId::Host,
             &entry.game,
             &entry.preset,
             entry.spec.clone(),

@@ -780,6 +780,7 @@ impl Ladder {
         let table = self
             .hub
             .create_hosted(
+                &crate::server::ClientId::Host,
                 &entry.game,
                 &entry.preset,
                 entry.spec.clone(),

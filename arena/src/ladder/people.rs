@@ -141,7 +141,7 @@ impl Ladder {
         let mut order = vec![me; 2];
         order[1 - seat] = opponent;
         // Its place among the matches in play is the challenger's (its client's share of them).
-        let table = self.hub.create_hosted_for(
+        let table = self.hub.create_hosted(
             client,
             &e.game,
             &e.preset,
@@ -187,7 +187,7 @@ impl Ladder {
         let n = e.shape.seats;
         let deal = SharedDeal::records_and_moves();
         let open = |seat: v1::seat_spec::Player, name: &str, move_ms: u64, bank| {
-            self.hub.create_hosted_for(
+            self.hub.create_hosted(
                 client,
                 &e.game,
                 &e.preset,

@@ -882,30 +882,15 @@ impl Hub {
 
     /// A match the program that runs the server makes for itself (a ladder's): its game
     /// resolved already, each seat a built-in agent (not capped by the wire's bot limits: the
-    /// operator chose it) or a connected Play client. On a shared `deal`, its moves and record
-    /// are held back until the deal is released (the other games on it are over). `names`: what
-    /// each built-in agent's seat is called in the match lists, its events and its record (a
-    /// ladder's anchors by the names its standings give them); none, its agent spec.
+    /// operator chose it) or a connected Play client. Its place among the matches in play is
+    /// `client`'s (`ClientId::Host` for the program's own games; a stranger's challenge on a
+    /// ladder takes it from the stranger's share: one client cannot fill the pool with them).
+    /// On a shared `deal`, its moves and record are held back until the deal is released (the
+    /// other games on it are over). `names`: what each built-in agent's seat is called in the
+    /// match lists, its events and its record (a ladder's anchors by the names its standings
+    /// give them); none, its agent spec.
     #[allow(clippy::too_many_arguments)]
     pub fn create_hosted(
-        self: &Arc<Hub>,
-        game: &str,
-        preset: &str,
-        spec: Arc<dyn AnySpec>,
-        seed: u64,
-        seats: &[v1::SeatSpec],
-        names: &[String],
-        move_time: Option<Duration>,
-        bank: Option<crate::referee::Clock>,
-        deal: Option<Arc<SharedDeal>>,
-    ) -> Result<Arc<Table>, Status> {
-        self.create_hosted_for(&ClientId::Host, game, preset, spec, seed, seats, names, move_time, bank, deal)
-    }
-
-    /// [`Hub::create_hosted`], its place among the matches in play taken from `client`'s share
-    /// (a stranger's challenge on a ladder: one client cannot fill the pool with them).
-    #[allow(clippy::too_many_arguments)]
-    pub fn create_hosted_for(
         self: &Arc<Hub>,
         client: &ClientId,
         game: &str,
