@@ -117,6 +117,23 @@ async fn static_asset(Path(name): Path<String>) -> Response {
     }
 }
 
+/// A request's JSON body as `T`, or the refusal (its status) naming `what` and what is wrong.
+#[allow(clippy::result_large_err)] // the refusal is the route's answer, as it is
+fn read_body<T>(body: Result<Json<T>, axum::extract::rejection::JsonRejection>, what: &str) -> Result<T, Response> {
+    body.map(|Json(b)| b).map_err(|e| error(e.status(), &format!("{what}: {}", e.body_text())))
+}
+
+/// A request's query as `T`, or a 400 naming `what` and what is wrong.
+#[allow(clippy::result_large_err)] // the refusal is the route's answer, as it is
+fn read_query<T>(
+    query: Result<axum::extract::Query<T>, axum::extract::rejection::QueryRejection>,
+    what: &str,
+) -> Result<T, Response> {
+    query
+        .map(|axum::extract::Query(q)| q)
+        .map_err(|e| error(StatusCode::BAD_REQUEST, &format!("{what}: {}", e.body_text())))
+}
+
 /// A refusal of the gRPC call, as HTTP: its code's nearest status, its message (and where a
 /// browser gives its key, when a key is what was missing).
 fn refused(status: Status) -> Response {
@@ -264,9 +281,9 @@ async fn challenge(
     caller: Caller,
     body: Result<Json<NewChallenge>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let Json(new) = match body {
+    let new = match read_body(body, "a challenge") {
         Ok(b) => b,
-        Err(e) => return error(e.status(), &format!("a challenge: {}", e.body_text())),
+        Err(refusal) => return refusal,
     };
     let Some(Standings::Ladder(l)) = face.standings.clone() else {
         return error(StatusCode::NOT_FOUND, "no ladder here: a challenge is a ladder's game");
@@ -370,9 +387,9 @@ async fn create(
     caller: Caller,
     body: Result<Json<NewMatch>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let Json(new) = match body {
+    let new = match read_body(body, "a new match") {
         Ok(b) => b,
-        Err(e) => return error(e.status(), &format!("a new match: {}", e.body_text())),
+        Err(refusal) => return refusal,
     };
     let hub = &face.services.hub;
     // Admitted at the browser's call rate, as the gRPC door admits CreateMatch.
@@ -432,9 +449,9 @@ async fn events(
     Path(id): Path<String>,
     options: Result<axum::extract::Query<EventsOptions>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let with_table = match options {
-        Ok(axum::extract::Query(o)) => o.table,
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("the events' options: {}", e.body_text())),
+    let with_table = match read_query(options, "the events' options") {
+        Ok(o) => o.table,
+        Err(refusal) => return refusal,
     };
     let request = v1::SpectateRequest { match_id: id, from_version: 0, with_table };
     match face.services.spectate(caller.call(request)).await {
@@ -475,9 +492,9 @@ async fn act(
     body: Result<Json<Move>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
     let Some(token) = token(&headers) else { return no_token() };
-    let Json(m) = match body {
+    let m = match read_body(body, "a move") {
         Ok(b) => b,
-        Err(e) => return error(e.status(), &format!("a move: {}", e.body_text())),
+        Err(refusal) => return refusal,
     };
     let request = v1::ActRequest { match_id: id, token, action: m.action, version: m.version };
     match face.services.act(caller.call(request)).await {
@@ -576,9 +593,9 @@ async fn standings(
     caller: Caller,
     page: Result<axum::extract::Query<StandingsPage>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    let page = match page {
-        Ok(axum::extract::Query(p)) => p,
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("the standings' page: {}", e.body_text())),
+    let page = match read_query(page, "the standings' page") {
+        Ok(p) => p,
+        Err(refusal) => return refusal,
     };
     let request = v1::StandingsRequest { offset: page.offset, limit: page.limit, search: page.search };
     match &face.standings {
@@ -635,9 +652,9 @@ async fn take_key(
     caller: Caller,
     body: Result<Json<NewKey>, axum::extract::rejection::JsonRejection>,
 ) -> Response {
-    let Json(new) = match body {
+    let new = match read_body(body, "a client key") {
         Ok(b) => b,
-        Err(e) => return error(e.status(), &format!("a client key: {}", e.body_text())),
+        Err(refusal) => return refusal,
     };
     let key = new.key.trim();
     if key.is_empty() {
