@@ -71,8 +71,7 @@ async function offerChallenge() {
         body: { agent: agentName, entry: Number(entry.value), name, key: document.getElementById('challenge-key').value },
       });
       localStorage.setItem('arena-person-name', name);
-      sessionStorage.setItem('arena-seats:' + made.match_id, JSON.stringify(made.seats));
-      location.href = '/match?id=' + encodeURIComponent(made.match_id);
+      arena.sitAt(made.match_id, made.seats);
     } catch (e) {
       problem('The challenge was not made: ' + e.message);
       button.disabled = false;

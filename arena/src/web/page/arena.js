@@ -47,6 +47,23 @@ const arena = {
   },
 
   // An element with text (never HTML: what the server sends is shown as text).
+  // The seats of match `id` this tab holds ([{seat, token}]), kept in its session storage (never
+  // in an address) by the page that made or joined the match, read by the match page.
+  heldSeats(id) {
+    return JSON.parse(sessionStorage.getItem('arena-seats:' + id) || '[]');
+  },
+
+  // Hold `seats` of match `id` in this tab.
+  holdSeats(id, seats) {
+    sessionStorage.setItem('arena-seats:' + id, JSON.stringify(seats));
+  },
+
+  // Hold `seats` of match `id` in this tab, and go to its page.
+  sitAt(id, seats) {
+    arena.holdSeats(id, seats);
+    location.href = '/match?id=' + encodeURIComponent(id);
+  },
+
   el(tag, text, className) {
     const e = document.createElement(tag);
     if (text !== undefined && text !== null) e.textContent = String(text);

@@ -7,7 +7,7 @@
 
 const matchId = new URLSearchParams(location.search).get('id') || '';
 // The seats this tab holds: [{seat, token}], kept by the page that made the match.
-const held = JSON.parse(sessionStorage.getItem('arena-seats:' + matchId) || '[]');
+const held = arena.heldSeats(matchId);
 let players = [];
 let shownVersion = -1;
 let current = null;
@@ -275,10 +275,10 @@ async function start() {
       try {
         const state = await arena.call('/api/matches/' + encodeURIComponent(matchId) + '/state', { token });
         const seat = { seat: state.seat, token };
-        sessionStorage.setItem('arena-seats:' + matchId, JSON.stringify([seat]));
+        held.push(seat);
+        arena.holdSeats(matchId, held);
         join.hidden = true;
         players[seat.seat] = 'you';
-        held.push(seat);
         followSeats();
       } catch (e) {
         problem('That token opens no seat here: ' + e.message);

@@ -88,8 +88,7 @@ async function startMatch(event) {
       method: 'POST',
       body: { game: chosenGame().name, preset: document.getElementById('preset').value, seats, move_time_ms: Math.round(seconds * 1000) },
     });
-    sessionStorage.setItem('arena-seats:' + made.match_id, JSON.stringify(made.seats));
-    location.href = '/match?id=' + encodeURIComponent(made.match_id);
+    arena.sitAt(made.match_id, made.seats);
   } catch (e) {
     problem('The match was not made: ' + e.message);
     button.disabled = false;
