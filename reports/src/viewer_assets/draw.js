@@ -20,6 +20,18 @@ const draw = (() => {
     parent.append(node('text', { x, y, class: cls }, text));
   }
 
+  // Two facts on one line (`first`'s class), or on a narrow screen one line each: the y of the
+  // last line written.
+  function lines(parent, x, y, [first, second], [cls, secondCls], narrow) {
+    if (!narrow) {
+      label(parent, x, y, first + ' · ' + second, cls);
+      return y;
+    }
+    label(parent, x, y, first, cls);
+    label(parent, x, y + 14, second, secondCls);
+    return y + 14;
+  }
+
   const red = c => /[♥♦]/.test(c);
 
   // A name cut to `n` characters to fit its box (the whole in the box's title).
@@ -129,14 +141,7 @@ const draw = (() => {
       ' (top: ' + (v.pile_top_is_place ? 'a place' : 'an artifact') + ')');
     const round = 'Round ' + v.round + ' of at most ' + v.max_rounds + (v.last_round ? ' (the last)' : '') + ' · pile: ' + pile;
     const bag = 'bag: ' + TOOLS.map(t => t + ' ' + (v.bag[t] || 0)).join(', ');
-    if (narrow) {
-      label(root, 10, y, round, 'head');
-      y += 14;
-      label(root, 10, y, bag, 'head');
-    } else {
-      label(root, 10, y, round + ' · ' + bag, 'head');
-    }
-    y += 12;
+    y = lines(root, 10, y, [round, bag], ['head', 'head'], narrow) + 12;
     label(root, 10, y + 10, 'Headquarters', 'zone-name');
     y += 16;
     v.hq.forEach((col, i) => {
@@ -182,15 +187,7 @@ const draw = (() => {
       const who = 'seat ' + s.seat + (mine ? ' (you)' : '') + ': ' + s.character;
       const state = 'score ' + s.score + ' · torch ' + (s.torch_lit ? 'lit' : 'out') + ' · favourite ' + s.favourite +
         (v.to_move === s.seat ? ' · to move' : '');
-      let py = y + 16;
-      if (narrow) {
-        label(g, 16, py, who, 'name');
-        py += 14;
-        label(g, 16, py, state, 'small');
-      } else {
-        label(g, 16, py, who + ' · ' + state, 'name');
-      }
-      py += 20;
+      let py = lines(g, 16, y + 16, [who, state], ['name', 'small'], narrow) + 20;
       label(g, 16, py, 'backpack', 'small');
       tokens(g, 70, py - 4, s.tools, ctx, mine);
       py += 10;
