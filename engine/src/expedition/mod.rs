@@ -140,9 +140,9 @@ pub(crate) struct Shared {
     pub content: Arc<Content>,
     /// The Discovery cards when they are wild (all the same card in effect), as a bit set.
     pub wild_discovery: u64,
-    /// The fields of a seat's tensor, with their ranges (built once: a learner writes a
-    /// tensor every step).
-    pub tensor_layout: [TensorField; tensor::FIELDS],
+    /// Where each field of a seat's tensor starts (found once: a learner writes a tensor
+    /// every step).
+    pub tensor_offsets: tensor::Offsets,
 }
 
 impl Shared {
@@ -156,8 +156,8 @@ impl Shared {
                 .fold(0u64, |m, (k, _)| m | 1 << k),
             DiscoveryRule::Named => 0,
         };
-        let tensor_layout = tensor::fields(params, &content);
-        Shared { params: params.clone(), content, wild_discovery, tensor_layout }
+        let tensor_offsets = tensor::Offsets::of(&tensor::fields(params, &content));
+        Shared { params: params.clone(), content, wild_discovery, tensor_offsets }
     }
 
     /// Cards that are the same card in effect share a class: 1 for Dice cards, 2 for wild

@@ -6,7 +6,9 @@
 //! A tensor is written from the facts of [`Facts`], gathered either from a seat's observation
 //! or straight from the state for that seat (a learner's hot path: no observation is built).
 //! The conformance suite checks, in every position it meets, that both give one tensor, and
-//! that redrawing what the seat cannot see changes neither.
+//! that redrawing what the seat cannot see changes neither. Each number goes straight to its
+//! place, by the offsets of the layout's fields ([`Offsets`], found once per parameter set),
+//! a learner's tensor being written at every step.
 
 use super::observe::{Observation, shown_cards};
 use super::scoring::coins_showing;
@@ -14,7 +16,7 @@ use super::{
     COMPLETIONS_PER_TURN, Content, Expedition, ExpeditionParams, FACE_UP, Face, HQ_COLUMNS, MAX_DISCOVERIES, NONE,
     Returning, Step, TOOL_LIMIT, TOOLS_PER_KIND,
 };
-use crate::core::{Seat, TensorField, TensorWriter};
+use crate::core::{Seat, TensorField};
 
 const SEATS: usize = 4;
 
@@ -323,17 +325,205 @@ impl Facts {
 /// The observation as numbers.
 pub fn encode(p: &ExpeditionParams, o: &Observation, out: &mut [f32]) {
     let c = p.content.get();
-    write(&fields(p, &c), c.tiles.len(), c.cards.len(), &Facts::of_observation(o), out);
+    write(&Offsets::of(&fields(p, &c)), &Facts::of_observation(o), out);
 }
 
 /// `seat`'s tensor written straight from the state: the same numbers as [`encode`] of its
-/// observation, with no observation built (and the layout the game's states share).
+/// observation, with no observation built (and the offsets the game's states share).
 pub(crate) fn write_for(g: &Expedition, seat: Seat, out: &mut [f32]) {
-    let (t, k) = (g.shared.content.tiles.len(), g.shared.content.cards.len());
-    write(&g.shared.tensor_layout, t, k, &Facts::of_state(g, seat), out);
+    write(&g.shared.tensor_offsets, &Facts::of_state(g, seat), out);
 }
 
-fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32]) {
+/// The fields, by their place in [`fields`]: what the writer names a field by.
+#[derive(Clone, Copy)]
+enum F {
+    Players,
+    DiceGame,
+    ToMove,
+    FirstPlayer,
+    Step,
+    Returning,
+    Die,
+    Round,
+    LastRound,
+    CoinBonus,
+    CompletedThisTurn,
+    PileSize,
+    DeckSize,
+    MaxRounds,
+    PileTopPlace,
+    PileBottom,
+    HqTiles,
+    HqTools,
+    Bag,
+    FaceUp,
+    OutOfPlayTiles,
+    OutOfPlayCards,
+    OutOfPlayTools,
+    SeatPresent,
+    SeatPosition,
+    SeatFavourite,
+    SeatTorch,
+    SeatTools,
+    SeatTiles,
+    SeatDiscoveries,
+    SeatCounts,
+    SeatCards,
+    SeatCardsSeen,
+}
+
+impl F {
+    /// Every field, in the layout's order.
+    const ALL: [F; FIELDS] = [
+        F::Players,
+        F::DiceGame,
+        F::ToMove,
+        F::FirstPlayer,
+        F::Step,
+        F::Returning,
+        F::Die,
+        F::Round,
+        F::LastRound,
+        F::CoinBonus,
+        F::CompletedThisTurn,
+        F::PileSize,
+        F::DeckSize,
+        F::MaxRounds,
+        F::PileTopPlace,
+        F::PileBottom,
+        F::HqTiles,
+        F::HqTools,
+        F::Bag,
+        F::FaceUp,
+        F::OutOfPlayTiles,
+        F::OutOfPlayCards,
+        F::OutOfPlayTools,
+        F::SeatPresent,
+        F::SeatPosition,
+        F::SeatFavourite,
+        F::SeatTorch,
+        F::SeatTools,
+        F::SeatTiles,
+        F::SeatDiscoveries,
+        F::SeatCounts,
+        F::SeatCards,
+        F::SeatCardsSeen,
+    ];
+
+    /// The field's name in the layout.
+    fn name(self) -> &'static str {
+        match self {
+            F::Players => "players",
+            F::DiceGame => "dice_game",
+            F::ToMove => "to_move",
+            F::FirstPlayer => "first_player",
+            F::Step => "step",
+            F::Returning => "returning",
+            F::Die => "die",
+            F::Round => "round",
+            F::LastRound => "last_round",
+            F::CoinBonus => "coin_bonus",
+            F::CompletedThisTurn => "completed_this_turn",
+            F::PileSize => "pile_size",
+            F::DeckSize => "deck_size",
+            F::MaxRounds => "max_rounds",
+            F::PileTopPlace => "pile_top_place",
+            F::PileBottom => "pile_bottom",
+            F::HqTiles => "hq_tiles",
+            F::HqTools => "hq_tools",
+            F::Bag => "bag",
+            F::FaceUp => "face_up",
+            F::OutOfPlayTiles => "out_of_play_tiles",
+            F::OutOfPlayCards => "out_of_play_cards",
+            F::OutOfPlayTools => "out_of_play_tools",
+            F::SeatPresent => "seat_present",
+            F::SeatPosition => "seat_position",
+            F::SeatFavourite => "seat_favourite",
+            F::SeatTorch => "seat_torch",
+            F::SeatTools => "seat_tools",
+            F::SeatTiles => "seat_tiles",
+            F::SeatDiscoveries => "seat_discoveries",
+            F::SeatCounts => "seat_counts",
+            F::SeatCards => "seat_cards",
+            F::SeatCardsSeen => "seat_cards_seen",
+        }
+    }
+}
+
+/// Where each field starts in a layout's tensor (and, last, where the tensor ends), by
+/// [`F`]; and the tiles and cards of its content set. A learner writes a tensor every step:
+/// the writer puts each number at its place, with no walk over the layout.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Offsets {
+    at: [usize; FIELDS + 1],
+    tiles: usize,
+    cards: usize,
+}
+
+impl Offsets {
+    /// The offsets of `layout`, as [`fields`] makes it ([`F`] names its fields in the same
+    /// order: checked here, by name, wherever a layout's offsets are made).
+    pub(crate) fn of(layout: &[TensorField; FIELDS]) -> Offsets {
+        let mut at = [0; FIELDS + 1];
+        for (i, (field, f)) in layout.iter().zip(F::ALL).enumerate() {
+            assert_eq!(field.name, f.name(), "the tensor writer's field {i} is not the layout's");
+            at[i + 1] = at[i] + field.size;
+        }
+        let size = |f: F| layout[f as usize].size;
+        Offsets { at, tiles: size(F::PileBottom), cards: size(F::FaceUp) / FACE_UP }
+    }
+}
+
+/// A tensor being written: zeroed first, then each number put in its field, at an index
+/// checked to lie inside the field.
+struct Out<'a> {
+    at: &'a [usize; FIELDS + 1],
+    out: &'a mut [f32],
+}
+
+impl Out<'_> {
+    #[inline(always)]
+    fn field(&mut self, f: F) -> &mut [f32] {
+        let i = f as usize;
+        &mut self.out[self.at[i]..self.at[i + 1]]
+    }
+
+    /// A 1 at `i` of the field.
+    #[inline(always)]
+    fn mark(&mut self, f: F, i: usize) {
+        self.field(f)[i] = 1.0;
+    }
+
+    /// A 1 at `i` of the field, if there is one.
+    #[inline(always)]
+    fn mark_some(&mut self, f: F, i: Option<usize>) {
+        if let Some(i) = i {
+            self.mark(f, i);
+        }
+    }
+
+    /// The field's numbers, as many as its size.
+    #[inline(always)]
+    fn values(&mut self, f: F, values: &[f32]) {
+        self.field(f).copy_from_slice(values);
+    }
+
+    /// A 1 in block `block` (of `stride` numbers) at each id of the bit set `ids`.
+    #[inline(always)]
+    fn bits(&mut self, f: F, block: usize, stride: usize, mut ids: u64) {
+        let field = self.field(f);
+        while ids != 0 {
+            field[block * stride + ids.trailing_zeros() as usize] = 1.0;
+            ids &= ids - 1;
+        }
+    }
+}
+
+fn write(at: &Offsets, o: &Facts, out: &mut [f32]) {
+    assert_eq!(out.len(), at.at[FIELDS], "a tensor's buffer holds the layout's size");
+    out.fill(0.0);
+    let (t, k) = (at.tiles, at.cards);
+    let mut w = Out { at: &at.at, out };
     let n = usize::from(o.players).clamp(1, SEATS);
     let me = usize::from(o.seat) % n;
     // (seat - me) mod n, without a division (this is a learner's hot path).
@@ -344,12 +534,10 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         }
         r
     };
-    let relative: [usize; SEATS] = std::array::from_fn(|s| rel(s as u8));
-    let mut w = TensorWriter::new(layout, out);
-    w.marks("players", [usize::from(o.players).clamp(2, 4) - 2]);
-    w.values("dice_game", [f32::from(u8::from(o.dice_game))]);
-    w.marks("to_move", [o.to_move.map_or(SEATS, rel)]);
-    w.marks("first_player", [rel(o.first_player)]);
+    w.mark(F::Players, usize::from(o.players).clamp(2, 4) - 2);
+    w.values(F::DiceGame, &[f32::from(u8::from(o.dice_game))]);
+    w.mark(F::ToMove, o.to_move.map_or(SEATS, rel));
+    w.mark(F::FirstPlayer, rel(o.first_player));
     let step = match o.step {
         Step::Roll => 0,
         Step::Rolled => 1,
@@ -358,66 +546,67 @@ fn write(layout: &[TensorField], t: usize, k: usize, o: &Facts, out: &mut [f32])
         Step::Finish => 4,
         Step::Over => 5,
     };
-    w.marks("step", [step]);
-    w.marks(
-        "returning",
+    w.mark(F::Step, step);
+    w.mark_some(
+        F::Returning,
         o.returning.map(|r| match r {
             Returning::Tile => 0,
             Returning::Tool => 1,
         }),
     );
-    w.marks(
-        "die",
+    w.mark_some(
+        F::Die,
         o.die.map(|f| match f {
             Face::Tool => 0,
             Face::Torch => 1,
             Face::Coin => 2,
         }),
     );
-    w.values("round", [f32::from(o.round) / f32::from(o.max_rounds.max(1))]);
-    w.values("last_round", [f32::from(u8::from(o.last_round))]);
-    w.values("coin_bonus", [part(&TENTHS, o.coin_bonus)]);
-    w.values("completed_this_turn", [part(&SIXTHS, o.completed_this_turn)]);
-    w.values("pile_size", [f32::from(o.pile_count) / t.max(1) as f32]);
-    w.values("deck_size", [f32::from(o.deck_count) / k.max(1) as f32]);
-    w.values("max_rounds", [f32::from(o.max_rounds) / 200.0]);
-    w.marks("pile_top_place", o.pile_top_is_place.map(|place| if place { 0 } else { 1 }));
-    w.bit_sets("pile_bottom", t, [(0, o.pile_bottom)]);
-    w.marks(
-        "hq_tiles",
-        o.hq_tiles.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(col, &id)| col * t + usize::from(id)),
-    );
-    w.values("hq_tools", o.hq_tools.as_flattened().iter().map(|&x| part(&THIRDS, x)));
-    w.values("bag", o.bag.map(|x| part(&TWENTIETHS, x)));
-    w.marks(
-        "face_up",
-        o.face_up.iter().enumerate().filter(|&(_, &id)| id != NONE).map(|(i, &id)| i * k + usize::from(id)),
-    );
-    w.values("out_of_play_tiles", [f32::from(o.out_of_play_tiles) / t.max(1) as f32]);
-    w.values("out_of_play_cards", [f32::from(o.out_of_play_cards) / k.max(1) as f32]);
-    w.values("out_of_play_tools", o.out_of_play_tools.map(|x| part(&TWENTIETHS, x)));
-    let seats = || relative.iter().copied().zip(&o.seats).take(n);
-    w.marks("seat_present", 0..n);
-    w.marks("seat_position", seats().map(|(r, s)| r * SEATS + usize::from(s.turn_position).min(3)));
-    w.marks("seat_favourite", seats().map(|(r, s)| r * 4 + s.favourite));
-    w.marks("seat_torch", seats().filter(|(_, s)| s.torch_lit).map(|(r, _)| r));
-    let mut tools = [0.0f32; SEATS * 4];
-    for (r, s) in seats() {
-        for (i, x) in s.tools.iter().enumerate() {
-            tools[r * 4 + i] = part(&SIXTHS, *x);
+    w.values(F::Round, &[f32::from(o.round) / f32::from(o.max_rounds.max(1))]);
+    w.values(F::LastRound, &[f32::from(u8::from(o.last_round))]);
+    w.values(F::CoinBonus, &[part(&TENTHS, o.coin_bonus)]);
+    w.values(F::CompletedThisTurn, &[part(&SIXTHS, o.completed_this_turn)]);
+    w.values(F::PileSize, &[f32::from(o.pile_count) / t.max(1) as f32]);
+    w.values(F::DeckSize, &[f32::from(o.deck_count) / k.max(1) as f32]);
+    w.values(F::MaxRounds, &[f32::from(o.max_rounds) / 200.0]);
+    w.mark_some(F::PileTopPlace, o.pile_top_is_place.map(|place| if place { 0 } else { 1 }));
+    w.bits(F::PileBottom, 0, t, o.pile_bottom);
+    for (col, &id) in o.hq_tiles.iter().enumerate() {
+        if id != NONE {
+            w.mark(F::HqTiles, col * t + usize::from(id));
         }
     }
-    w.values("seat_tools", tools);
-    w.bit_sets("seat_tiles", t, seats().map(|(r, s)| (r, s.tiles)));
-    w.bit_sets("seat_discoveries", t, seats().map(|(r, s)| (r, s.discoveries)));
-    let mut counts = [0.0f32; SEATS * 3];
-    for (r, s) in seats() {
-        counts[r * 3] = part(&TWENTIETHS, s.coins_visible);
-        counts[r * 3 + 1] = s.score as f32 / 100.0;
-        counts[r * 3 + 2] = part(&TENTHS, s.cards_held);
+    let hq_tools: [[f32; 4]; HQ_COLUMNS] = o.hq_tools.map(|c| c.map(|x| part(&THIRDS, x)));
+    w.values(F::HqTools, hq_tools.as_flattened());
+    w.values(F::Bag, &o.bag.map(|x| part(&TWENTIETHS, x)));
+    for (i, &id) in o.face_up.iter().enumerate() {
+        if id != NONE {
+            w.mark(F::FaceUp, i * k + usize::from(id));
+        }
     }
-    w.values("seat_counts", counts);
-    w.bit_sets("seat_cards", k, seats().map(|(r, s)| (r, s.cards)));
-    w.bit_sets("seat_cards_seen", k, seats().map(|(r, s)| (r, s.cards_seen_taken)));
-    w.finish();
+    w.values(F::OutOfPlayTiles, &[f32::from(o.out_of_play_tiles) / t.max(1) as f32]);
+    w.values(F::OutOfPlayCards, &[f32::from(o.out_of_play_cards) / k.max(1) as f32]);
+    w.values(F::OutOfPlayTools, &o.out_of_play_tools.map(|x| part(&TWENTIETHS, x)));
+    let (mut tools, mut counts) = ([0.0f32; SEATS * 4], [0.0f32; SEATS * 3]);
+    for (s, v) in o.seats.iter().enumerate().take(n) {
+        let r = rel(s as u8);
+        w.mark(F::SeatPresent, s);
+        w.mark(F::SeatPosition, r * SEATS + usize::from(v.turn_position).min(3));
+        w.mark(F::SeatFavourite, r * 4 + v.favourite);
+        if v.torch_lit {
+            w.mark(F::SeatTorch, r);
+        }
+        for (i, &x) in v.tools.iter().enumerate() {
+            tools[r * 4 + i] = part(&SIXTHS, x);
+        }
+        counts[r * 3] = part(&TWENTIETHS, v.coins_visible);
+        counts[r * 3 + 1] = v.score as f32 / 100.0;
+        counts[r * 3 + 2] = part(&TENTHS, v.cards_held);
+        w.bits(F::SeatTiles, r, t, v.tiles);
+        w.bits(F::SeatDiscoveries, r, t, v.discoveries);
+        w.bits(F::SeatCards, r, k, v.cards);
+        w.bits(F::SeatCardsSeen, r, k, v.cards_seen_taken);
+    }
+    w.values(F::SeatTools, &tools);
+    w.values(F::SeatCounts, &counts);
 }
