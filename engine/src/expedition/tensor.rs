@@ -610,3 +610,24 @@ fn write(at: &Offsets, o: &Facts, out: &mut [f32]) {
     w.values(F::SeatTools, &tools);
     w.values(F::SeatCounts, &counts);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The writer's names for the fields follow the layout's order, and a layout in another
+    /// order is refused where its offsets are made (not written in the wrong places).
+    #[test]
+    fn offsets_follow_the_layout_by_name() {
+        let p = ExpeditionParams::dice_game();
+        let mut layout = fields(&p, &p.content.get());
+        let offsets = Offsets::of(&layout);
+        assert_eq!(offsets.at[FIELDS], layout.iter().map(|f| f.size).sum::<usize>());
+        let (c, k) = (&p.content.get(), FACE_UP);
+        assert_eq!((offsets.tiles, offsets.cards * k), (c.tiles.len(), k * c.cards.len()));
+        layout.swap(F::Bag as usize, F::FaceUp as usize);
+        let refused = std::panic::catch_unwind(|| Offsets::of(&layout)).expect_err("a layout out of order");
+        let message = refused.downcast_ref::<String>().expect("a message");
+        assert!(message.contains("the tensor writer's field 18 is not the layout's"), "{message}");
+    }
+}
