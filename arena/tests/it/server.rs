@@ -61,6 +61,14 @@ fn play_seats(names: &[&str]) -> Vec<v1::SeatSpec> {
     names.iter().map(|n| v1::SeatSpec { player: Some(v1::seat_spec::Player::Play(n.to_string())) }).collect()
 }
 
+/// A seat played by this test through its token (seat 0), against the built-in agent `bot`.
+fn token_against(bot: &str) -> Vec<v1::SeatSpec> {
+    vec![
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
+        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot(bot.into())) },
+    ]
+}
+
 /// Play a token match to its end, each seat choosing uniformly among its legal actions.
 async fn play_by_tokens(m: &mut MatchesClient<Channel>, created: &v1::CreateMatchResponse, seed: u64) -> v1::SeatState {
     use rand::{RngExt, SeedableRng};
@@ -462,10 +470,7 @@ async fn a_spectator_asking_for_the_table_sees_what_every_seat_sees_and_no_more(
     // spectator's tables follow the game, each what a watcher of the replayed record sees.
     let (running, mut m) = start(ServerConfig::default()).await;
     let mut req = create("expedition", 8);
-    req.seats = vec![
-        v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
-        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("greedy".into())) },
-    ];
+    req.seats = token_against("greedy");
     let created = m.create_match(req).await.unwrap().into_inner();
     let (id, token) = (created.match_id.clone(), created.tokens[0].token.clone());
     let mut events = m
@@ -1369,10 +1374,7 @@ async fn reflection_v1alpha_and_v1_list_the_arena_and_not_the_bench() {
 async fn a_token_seat_plays_a_whole_match_from_its_watch_stream() {
     let (running, mut m) = start(ServerConfig::default()).await;
     let mut req = create("expedition", 12);
-    req.seats = vec![
-        v1::SeatSpec { player: Some(v1::seat_spec::Player::Token(true)) },
-        v1::SeatSpec { player: Some(v1::seat_spec::Player::Bot("random".into())) },
-    ];
+    req.seats = token_against("random");
     let c = m.create_match(req).await.unwrap().into_inner();
     let token = c.tokens[0].token.clone();
     let mut states = m
